@@ -1,0 +1,37 @@
+# Two commands on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test demo lint typecheck pytest bench clean golden
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict src/behavegate
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+test: lint typecheck pytest
+
+demo: $(STAMP)
+	$(BIN)/python examples/refund-agent/demo.py
+
+bench: $(STAMP)
+	$(BIN)/python bench/bench.py
+
+golden: $(STAMP)
+	$(BIN)/pytest --update-golden
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

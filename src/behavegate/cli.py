@@ -1,0 +1,271 @@
+"""The command line: the only place that reads the environment, the clock and
+argv, and the only place that turns exceptions into messages and exit codes.
+
+Heavy modules are imported inside the commands so ``behavegate --version``
+starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from . import __version__
+from .options import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
+
+EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="behavegate",
+        description="Test what a running AI agent does against a behavior contract.",
+    )
+    parser.add_argument("--version", action="version", version=f"behavegate {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    test = commands.add_parser(
+        "test",
+        help="judge an agent's behavior against a contract",
+        description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
+        "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
+    )
+    test.add_argument(
+        "contract",
+        nargs="?",
+        default=None,
+        help="contract path (default: discover .behavegate/contract.yml, then .skylos/agent-test.yml)",
+    )
+    test.add_argument(
+        "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
+    )
+    test.add_argument(
+        "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
+    )
+    test.add_argument(
+        "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
+    )
+    test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
+    test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
+    test.add_argument(
+        "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
+    )
+    test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
+    test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    test.add_argument("--max-scenarios", type=int, default=DEFAULT_MAX_SCENARIOS, metavar="N",
+                      help=f"most scenarios a run may select, 1-1000 (default: {DEFAULT_MAX_SCENARIOS})")  # fmt: skip
+    test.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
+                      help=f"wall-time budget of the run, 0-3600 (default: {int(DEFAULT_MAX_SECONDS)})")  # fmt: skip
+    test.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, metavar="N",
+                      help=f"response-token cap sent to the endpoint, 1-32768 (default: {DEFAULT_MAX_TOKENS})")  # fmt: skip
+
+    init = commands.add_parser(
+        "init",
+        help="write a starter contract",
+        description="Write a starter behavior contract.",
+    )
+    init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
+    init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "test":
+            return run_test(args, sys.stdout, sys.stderr)
+        if args.command == "init":
+            return run_init(args, sys.stdout, sys.stderr)
+        parser.print_help()
+        return EXIT_INCOMPLETE
+    except KeyboardInterrupt:
+        print("behavegate: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never a traceback to a user
+        if os.environ.get("BEHAVEGATE_DEBUG"):
+            raise
+        print(f"behavegate: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it", file=sys.stderr)
+        return EXIT_INCOMPLETE
+
+
+def exit_code(status: str) -> int:
+    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(status, EXIT_INCOMPLETE)
+
+
+def run_test(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .errors import BehavegateError
+    from .files import resolve_inside, write_project_text
+
+    root = Path.cwd().resolve()
+    try:
+        contract_path, root = _locate_contract(args.contract, root)
+        report = _test(args, contract_path, root)
+        output = _render(report, args.format)
+        if args.output:
+            destination = resolve_inside(args.output, root, "output path")
+            write_project_text(destination, root, output.rstrip() + "\n")
+            if args.format == "table":
+                print(f"Wrote agent behavior report: {destination}", file=stdout)
+        else:
+            stdout.write(output + "\n")
+        return exit_code(str(report["status"]))
+    except (BehavegateError, OSError) as exc:
+        _report_error(args, root, exc, stdout, stderr)
+        return EXIT_INCOMPLETE
+
+
+def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
+    from .errors import InputError
+    from .files import discover_contract
+
+    if argument is not None:
+        return Path(argument), cwd
+    found = discover_contract(cwd)
+    if found is None:
+        raise InputError("No .behavegate/contract.yml or .skylos/agent-test.yml found; run behavegate init")
+    return found
+
+
+def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str, Any]:
+    from .contract import load_contract
+    from .errors import RunError
+    from .observations import load_observations
+    from .offline import run_offline
+    from .options import RunOptions, scenario_selection, select, validate
+
+    clock = _Clock()
+    contract = load_contract(contract_path, root)
+    observations = load_observations(args.observations, root) if args.observations else None
+    options = RunOptions(
+        scenarios=scenario_selection(args.scenarios),
+        endpoint=args.endpoint,
+        auth_env=args.auth_env,
+        allow_remote=bool(args.allow_remote),
+        allow_contract_endpoint=bool(args.allow_contract_endpoint),
+        max_scenarios=args.max_scenarios,
+        max_seconds=args.max_seconds,
+        max_tokens=args.max_tokens,
+    )
+    validate(options, offline=observations is not None)
+    selected = select(contract, options, observations)
+    if observations is None:
+        raise RunError("live endpoints are not available in this version; use --observations FILE")
+    return run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
+
+
+def _display(path: Path, root: Path) -> str:
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    for base in filter(None, (workspace, str(root))):
+        try:
+            return Path(path).relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return str(path)
+
+
+class _Clock:
+    """The run's id and wall clock (the only clock reads of a run)."""
+
+    def __init__(self) -> None:
+        import time
+        import uuid
+        from datetime import UTC, datetime
+
+        self._time = time
+        self._datetime = datetime
+        self._utc = UTC
+        self.started = datetime.now(UTC)
+        self.monotonic = time.monotonic()
+        self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:8]}"
+
+    @staticmethod
+    def stamp(moment: Any) -> str:
+        return str(moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+
+    def facts(self, options: Any) -> Any:
+        from .report import RunFacts
+
+        elapsed_ms = int((self._time.monotonic() - self.monotonic) * 1000)
+        return RunFacts(
+            run_id=self.run_id,
+            started_at=self.stamp(self.started),
+            ended_at=self.stamp(self._datetime.now(self._utc)),
+            duration_ms=elapsed_ms,
+            max_scenarios=options.max_scenarios,
+            max_seconds=float(options.max_seconds),
+        )
+
+
+def _render(report: dict[str, Any], fmt: str) -> str:
+    if fmt == "json":
+        from .render import json as renderer
+    else:
+        from .render import table as renderer  # type: ignore[no-redef]
+    return renderer.render(report)
+
+
+def _report_error(args: argparse.Namespace, root: Path, exc: Exception, stdout: TextIO, stderr: TextIO) -> None:
+    from .errors import BehavegateError
+    from .files import resolve_inside, write_project_text
+
+    message = str(exc)
+    details = exc.details() if isinstance(exc, BehavegateError) else [message]
+    if args.format == "json":
+        payload: dict[str, Any] = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
+        if len(details) > 1 or details[0] != message:
+            payload["behavegate"] = {"problems": details}
+        rendered = json.dumps(payload, indent=2, sort_keys=True)
+        if args.output:
+            try:
+                destination = resolve_inside(args.output, root, "output path")
+                write_project_text(destination, root, rendered + "\n")
+                return
+            except (BehavegateError, OSError) as output_exc:
+                payload["output_error"] = str(output_exc)
+                rendered = json.dumps(payload, indent=2, sort_keys=True)
+        stdout.write(rendered + "\n")
+        return
+    from .text import one_line
+
+    lines = [f"Agent behavior test incomplete: {one_line(message, 2000)}"]
+    if len(details) > 1 or details[0] != message:
+        lines.append(f"{len(details)} problem(s):" if len(details) > 1 else "where:")
+        lines.extend(f"  {one_line(detail, 2000)}" for detail in details)
+    text = "\n".join(lines)
+    if args.output:
+        try:
+            destination = resolve_inside(args.output, root, "output path")
+            write_project_text(destination, root, text + "\n")
+            return
+        except (BehavegateError, OSError):
+            pass
+    print(text, file=stderr)
+
+
+def run_init(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .errors import BehavegateError
+    from .files import resolve_inside, write_project_text
+    from .starter import STARTER_CONTRACT
+
+    root = Path.cwd().resolve()
+    try:
+        destination = resolve_inside(args.path, root, "output path")
+        try:
+            write_project_text(destination, root, STARTER_CONTRACT, overwrite=bool(args.force))
+        except FileExistsError:
+            print(f"Could not create agent behavior contract: contract already exists: {destination}; "
+                  "use --force to overwrite", file=stderr)  # fmt: skip
+            return EXIT_INCOMPLETE
+    except (BehavegateError, OSError) as exc:
+        print(f"Could not create agent behavior contract: {exc}", file=stderr)
+        return EXIT_INCOMPLETE
+    print(f"Created agent behavior contract: {destination}", file=stdout)
+    print("Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)", file=stdout)
+    return EXIT_PASS

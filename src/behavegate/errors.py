@@ -1,0 +1,77 @@
+"""The one exception hierarchy. Only the CLI turns these into messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input file.
+
+    ``text`` is the message exactly as skylos words it (the JSON ``error`` field
+    carries the first one); ``path`` and ``line`` locate it for humans.
+    """
+
+    text: str
+    path: str = ""
+    line: int | None = None
+
+    def located(self) -> str:
+        where = self.path or "(document)"
+        if self.line is not None:
+            where = f"{where} (line {self.line})"
+        return f"{where}: {self._detail()}"
+
+    def _detail(self) -> str:
+        # Avoid "x.y (line 3): x.y must be ..." by dropping the repeated path.
+        if self.path and self.text.startswith(self.path + " "):
+            return self.text[len(self.path) + 1 :]
+        return self.text
+
+
+class BehavegateError(Exception):
+    """Base of every error behavegate reports to a user (exit 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def details(self) -> list[str]:
+        """Every line worth showing a human; the first is the message."""
+        return [self.message]
+
+
+class InputError(BehavegateError):
+    """A file or path could not be used (missing, too large, outside the project)."""
+
+
+class UsageError(BehavegateError):
+    """A flag value or combination is invalid."""
+
+
+class RunError(BehavegateError):
+    """The run itself could not complete (budget, oversized report, endpoint trust)."""
+
+
+class ValidationError(BehavegateError):
+    """A contract or evidence file broke one or more rules; all of them are kept."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        assert problems, "a ValidationError needs at least one problem"
+        super().__init__(problems[0].text)
+        self.problems = tuple(problems)
+
+    def details(self) -> list[str]:
+        return [problem.located() for problem in self.problems]
+
+
+class ContractError(ValidationError):
+    """The behavior contract is invalid."""
+
+
+class ObservationError(ValidationError):
+    """The observation file is invalid."""

@@ -1,0 +1,173 @@
+"""Scalar and shape rules shared by the contract and observation readers.
+
+Each check either returns the cleaned value or raises ``Bad`` with one
+skylos-worded problem. ``Collector.take`` records the problem and lets the
+reader go on, so a user sees every problem at once while the first one stays
+the one skylos reports.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from .errors import Problem
+
+MAX_DEPTH = 32
+MAX_VALUES = 20_000
+MAX_TEXT = 100_000
+MAX_SCENARIOS = 1_000
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+T = TypeVar("T")
+
+
+class Bad(Exception):
+    def __init__(self, text: str, path: str = "", line: int | None = None) -> None:
+        super().__init__(text)
+        self.problem = Problem(text, path, line)
+
+
+class Collector:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def take(self, check: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+        try:
+            return check(*args, **kwargs)
+        except Bad as bad:
+            self.problems.append(bad.problem)
+            return None
+
+    def add(self, text: str, path: str = "", line: int | None = None) -> None:
+        self.problems.append(Problem(text, path, line))
+
+    def mark(self) -> int:
+        return len(self.problems)
+
+    def clean_since(self, mark: int) -> bool:
+        return len(self.problems) == mark
+
+
+def check_shape(value: Any, label: str) -> None:
+    """Depth, value count and string length limits, walked as skylos walks them."""
+    count = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise Bad(f"{label} nesting exceeds {MAX_DEPTH}")
+        count += 1
+        if count > MAX_VALUES:
+            raise Bad(f"{label} exceeds {MAX_VALUES} values")
+        if isinstance(item, str):
+            if len(item) > MAX_TEXT:
+                raise Bad(f"{label} contains an oversized string")
+        elif isinstance(item, dict):
+            children: list[tuple[Any, int]] = []
+            for key, child in item.items():
+                children.append((key, depth + 1))
+                children.append((child, depth + 1))
+            stack.extend(reversed(children))
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in reversed(item))
+
+
+def mapping(value: Any, path: str, line: int | None = None, *, required: bool = False) -> dict[str, Any]:
+    if value is None and not required:
+        return {}
+    if not isinstance(value, dict):
+        raise Bad(f"{path} must be a mapping", path, line)
+    if not all(isinstance(key, str) for key in value):
+        raise Bad(f"{path} keys must be strings", path, line)
+    return value
+
+
+def json_mapping(value: Any, path: str, line: int | None = None) -> dict[str, Any]:
+    raw = mapping(value, path, line, required=True)
+    try:
+        json.dumps(raw, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        raise Bad(f"{path} must contain JSON values", path, line) from None
+    return dict(raw)
+
+
+def listing(value: Any, path: str, line: int | None = None, *, required: bool = False) -> list[Any]:
+    if value is None and not required:
+        return []
+    if not isinstance(value, list):
+        raise Bad(f"{path} must be a list", path, line)
+    return value
+
+
+def text(value: Any, path: str, line: int | None = None) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Bad(f"{path} must be a non-empty string", path, line)
+    if len(value) > MAX_TEXT:
+        raise Bad(f"{path} exceeds {MAX_TEXT} characters", path, line)
+    return value.strip()
+
+
+def optional_text(value: Any, path: str, line: int | None = None) -> str | None:
+    return None if value is None else text(value, path, line)
+
+
+def required_text(raw: dict[str, Any], key: str, path: str, line: int | None = None) -> str:
+    if key not in raw:
+        raise Bad(f"{path} is required", path, line)
+    return text(raw[key], path, line)
+
+
+def safe_id(value: Any, path: str, line: int | None = None) -> str:
+    identifier = text(value, path, line)
+    if not _SAFE_ID.fullmatch(identifier):
+        raise Bad(f"{path} must use 1-96 letters, numbers, dots, underscores, or hyphens", path, line)
+    return identifier
+
+
+def tool_name(value: Any, path: str, line: int | None = None) -> str:
+    name = text(value, path, line)
+    if not _TOOL_NAME.fullmatch(name):
+        raise Bad(f"{path} must use 1-64 letters, numbers, underscores, or hyphens", path, line)
+    return name
+
+
+def integer(value: Any, path: str, line: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Bad(f"{path} must be an integer", path, line)
+    return value
+
+
+def number(value: Any, path: str, line: int | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise Bad(f"{path} must be a number", path, line)
+    if not math.isfinite(value):
+        raise Bad(f"{path} must be finite", path, line)
+    return float(value)
+
+
+def boolean(value: Any, path: str, line: int | None = None) -> bool:
+    if not isinstance(value, bool):
+        raise Bad(f"{path} must be true or false", path, line)
+    return value
+
+
+def unknown_keys(raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> list[str]:
+    """Paths of keys not in ``allowed`` (in document order)."""
+    known = set(allowed)
+    return [f"{prefix}.{key}" if prefix else str(key) for key in raw if key not in known]
+
+
+def duplicates(values: Iterable[str]) -> list[str]:
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for value in values:
+        if value in seen:
+            repeated.add(value)
+        seen.add(value)
+    return sorted(repeated)

@@ -1,0 +1,183 @@
+"""The data model: one frozen type per pipeline stage.
+
+Contract (what should happen) → Observation (what did happen) → Verdict (one
+assertion judged) → ScenarioResult → Evaluation (the whole run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+Status = Literal["pass", "fail", "incomplete"]
+JSON = Any
+
+
+# --- contract -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolDefinition:
+    name: str
+    description: str
+    parameters: Mapping[str, JSON]
+
+
+@dataclass(frozen=True)
+class AgentTarget:
+    endpoint: str | None = None
+    model: str | None = None
+    timeout_seconds: float = 30.0
+    capabilities: tuple[str, ...] = ()
+    tools: tuple[ToolDefinition, ...] = ()
+
+    def tool_names(self) -> tuple[str, ...]:
+        return tuple(tool.name for tool in self.tools)
+
+
+@dataclass(frozen=True)
+class RequiredCall:
+    name: str
+    arguments: Mapping[str, JSON] | None = None
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """Everything a scenario's ``expect`` asks for (None = not requested)."""
+
+    contains: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    required: tuple[RequiredCall, ...] = ()
+    allowed: tuple[str, ...] | None = None
+    forbidden: tuple[str, ...] = ()
+    exact_sequence: tuple[str, ...] | None = None
+    max_calls: int | None = None
+    refusal: bool | None = None
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    id: str
+    prompt: str
+    expect: Expectation
+    system_prompt: str | None = None
+    available_tools: tuple[str, ...] | None = None
+    line: int | None = None
+    # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
+    assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Contract:
+    version: int
+    path: Path
+    project_root: Path
+    digest: str
+    agent: AgentTarget
+    scenarios: tuple[Scenario, ...]
+
+    def scenario_ids(self) -> tuple[str, ...]:
+        return tuple(scenario.id for scenario in self.scenarios)
+
+
+# --- evidence -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: Mapping[str, JSON] | None = None
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one attempt of one scenario showed; None means *not observed*."""
+
+    scenario_id: str
+    response: str | None = None
+    response_complete: bool | None = None
+    finish_reason: str | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None
+    tool_calls_complete: bool | None = None
+    refusal: bool | None = None
+    sources: tuple[str, ...] | None = None
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {
+            "id": self.scenario_id,
+            "response": self.response,
+            "response_complete": self.response_complete,
+            "finish_reason": self.finish_reason,
+            "tool_calls": None if self.tool_calls is None else [call.as_dict() for call in self.tool_calls],
+            "tool_calls_complete": self.tool_calls_complete,
+            "refusal": self.refusal,
+            "sources": None if self.sources is None else list(self.sources),
+            "error": self.error,
+        }
+
+
+@dataclass(frozen=True)
+class ObservationSet:
+    path: Path
+    digest: str
+    observations: Mapping[str, Observation]
+    version: int = 1
+
+
+# --- verdicts -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One assertion judged. ``message`` says expected vs observed in words."""
+
+    assertion: str
+    kind: str
+    status: Status
+    message: str
+    expected: JSON = None
+    observed: JSON = None
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {
+            "assertion": self.assertion,
+            "kind": self.kind,
+            "status": self.status,
+            "message": self.message,
+            "expected": self.expected,
+            "observed": self.observed,
+        }
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    scenario: Scenario
+    status: Status
+    verdicts: tuple[Verdict, ...]
+    observation: Observation | None
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    status: Status
+    results: tuple[ScenarioResult, ...]
+
+
+def combine(statuses: Any) -> Status:
+    """Failure beats incomplete; incomplete beats pass (and nothing is a pass)."""
+    seen = set(statuses)
+    if "fail" in seen:
+        return "fail"
+    if "incomplete" in seen:
+        return "incomplete"
+    return "pass"

@@ -1,0 +1,191 @@
+"""Reading a captured observation file (skylos v1 format) into the model.
+
+The file is an *unverified fixture*: whoever wrote it could have written
+anything, so reports label it as such and bind its digest into the evidence.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from . import fields as f
+from .errors import ObservationError, Problem
+from .files import read_project_text
+from .model import Observation, ObservationSet, ToolCall
+
+MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
+MAX_TOOL_CALLS = 250
+MAX_SOURCES = 1_000
+
+OBSERVATION_KEYS = (
+    "id",
+    "response",
+    "response_complete",
+    "finish_reason",
+    "tool_calls",
+    "tool_calls_complete",
+    "refusal",
+    "sources",
+    "error",
+)
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Duplicate(f"Duplicate observation mapping key: {key!r}")
+        result[key] = value
+    return result
+
+
+def load_observations(path: str | Path, root: Path) -> ObservationSet:
+    resolved, source = read_project_text(path, root, "Observation file", MAX_OBSERVATION_BYTES)
+    return parse_observation_text(source, resolved)
+
+
+def parse_observation_text(source: str, path: Path) -> ObservationSet:
+    try:
+        raw = json.loads(source, object_pairs_hook=_unique_object)
+    except _Duplicate as duplicate:
+        raise ObservationError([Problem(str(duplicate))]) from None
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ObservationError([Problem(f"Invalid observation JSON: {exc}")]) from None
+    try:
+        f.check_shape(raw, "Observation file")
+    except f.Bad as bad:
+        raise ObservationError([bad.problem]) from None
+    if not isinstance(raw, dict):
+        raise ObservationError([Problem("Observation file must be a JSON object")])
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return ObservationSet(path=path, digest=digest, observations=read_observations(raw))
+
+
+def read_observations(raw: dict[str, Any]) -> dict[str, Observation]:
+    c = f.Collector()
+    _unknown(c, raw, ("version", "scenarios"), "")
+    version = c.take(f.integer, raw.get("version"), "version")
+    if version is not None and version != 1:
+        c.add(f"observation version must be 1, got {version}", "version")
+    items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)
+    observations: list[Observation] = []
+    if items is not None:
+        if len(items) > f.MAX_SCENARIOS:
+            c.add(f"scenarios cannot exceed {f.MAX_SCENARIOS} entries", "scenarios")
+        else:
+            for index, item in enumerate(items):
+                observation = _observation(c, item, f"scenarios[{index}]")
+                if observation is not None:
+                    observations.append(observation)
+            repeated = f.duplicates(o.scenario_id for o in observations)
+            if repeated:
+                c.add(f"Duplicate observation scenario id: {repeated}", "scenarios")
+    if c.problems:
+        raise ObservationError(c.problems)
+    return {o.scenario_id: o for o in observations}
+
+
+def _unknown(c: f.Collector, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
+    # skylos words observation-file keys as contract keys; kept for compatibility.
+    for where in f.unknown_keys(raw, allowed, prefix):
+        c.add(f"Unknown behavior contract key: {where}", where)
+
+
+def _optional(c: f.Collector, check: Any, raw: dict[str, Any], key: str, path: str) -> Any:
+    if key not in raw:
+        return None
+    return c.take(check, raw[key], f"{path}.{key}")
+
+
+def _observation(c: f.Collector, value: Any, path: str) -> Observation | None:
+    raw = c.take(f.mapping, value, path, required=True)
+    if raw is None:
+        return None
+    mark = c.mark()
+    _unknown(c, raw, OBSERVATION_KEYS, path)
+    # Field order follows skylos: response side, tool side, refusal, sources, error, id.
+    response = _optional(c, f.optional_text, raw, "response", path)
+    response_complete = _optional(c, f.boolean, raw, "response_complete", path)
+    finish_reason = _optional(c, f.optional_text, raw, "finish_reason", path)
+    if finish_reason is not None and response_complete is not (finish_reason == "stop"):
+        c.add(f"{path}.response_complete conflicts with finish_reason", f"{path}.response_complete")
+    tool_calls_complete = _optional(c, f.boolean, raw, "tool_calls_complete", path)
+    if finish_reason is not None and tool_calls_complete is not (finish_reason in {"stop", "tool_calls"}):
+        c.add(f"{path}.tool_calls_complete conflicts with finish_reason", f"{path}.tool_calls_complete")
+    tool_calls = _tool_calls(c, raw, path) if "tool_calls" in raw else None
+    refusal = _optional(c, f.boolean, raw, "refusal", path)
+    sources = _sources(c, raw["sources"], f"{path}.sources") if "sources" in raw else None
+    error = _optional(c, f.optional_text, raw, "error", path)
+    scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id")
+    if not c.clean_since(mark) or scenario_id is None:
+        return None
+    return Observation(
+        scenario_id=scenario_id,
+        response=response,
+        response_complete=response_complete,
+        finish_reason=finish_reason,
+        tool_calls=tool_calls,
+        tool_calls_complete=tool_calls_complete,
+        refusal=refusal,
+        sources=sources,
+        error=error,
+    )
+
+
+def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str) -> tuple[ToolCall, ...] | None:
+    items = c.take(f.listing, raw.get("tool_calls"), f"{path}.tool_calls")
+    if items is None:
+        return None
+    if len(items) > MAX_TOOL_CALLS:
+        c.add(f"{path}.tool_calls cannot exceed {MAX_TOOL_CALLS}", f"{path}.tool_calls")
+        return None
+    calls: list[ToolCall] = []
+    for index, item in enumerate(items):
+        item_path = f"{path}.tool_calls[{index}]"
+        call_raw = c.take(f.mapping, item, item_path, required=True)
+        if call_raw is None:
+            continue
+        _unknown(c, call_raw, ("name", "arguments"), item_path)
+        arguments = None
+        if "arguments" in call_raw:
+            arguments = c.take(f.json_mapping, call_raw["arguments"], f"{item_path}.arguments")
+        name = c.take(f.tool_name, call_raw.get("name"), f"{item_path}.name")
+        if name is not None:
+            calls.append(ToolCall(name, arguments))
+    return tuple(calls)
+
+
+def _sources(c: f.Collector, value: Any, path: str) -> tuple[str, ...] | None:
+    items = c.take(f.listing, value, path)
+    if items is None:
+        return None
+    found: list[str] = []
+    for index, item in enumerate(items):
+        source = c.take(_source_id, item, f"{path}[{index}]")
+        if source is not None:
+            found.append(source)
+    if len(found) > MAX_SOURCES:
+        c.add(f"{path} cannot exceed {MAX_SOURCES}", path)
+        return None
+    return tuple(found)
+
+
+def _source_id(value: Any, path: str) -> str:
+    if isinstance(value, str):
+        return f.text(value, path)
+    raw = f.mapping(value, path, required=True)
+    extra = f.unknown_keys(raw, ("id", "source"), path)
+    if extra:
+        raise f.Bad(f"Unknown behavior contract key: {extra[0]}", extra[0])
+    source = f.optional_text(raw.get("id"), f"{path}.id")
+    source = source or f.optional_text(raw.get("source"), f"{path}.source")
+    if source is None:
+        raise f.Bad(f"{path} requires id or source", path)
+    return source

@@ -1,0 +1,39 @@
+"""The offline path: a contract judged against a captured observation file."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import __version__
+from .evaluate import evaluate
+from .model import Contract, ObservationSet
+from .options import RunOptions
+from .report import RunFacts, build_report, selected_digest
+
+
+def run_offline(
+    contract: Contract,
+    observations: ObservationSet,
+    options: RunOptions,
+    facts: RunFacts,
+    *,
+    display_path: str,
+) -> dict[str, Any]:
+    evaluation = evaluate(contract, observations.observations)
+    provenance = {
+        "kind": "observation_file",
+        "trust": "unverified_fixture",
+        "path": str(observations.path),
+        "schema_version": observations.version,
+        "source_digest": observations.digest,
+        "selected_digest": selected_digest(observations.observations, contract.scenario_ids()),
+    }
+    return build_report(
+        contract,
+        evaluation,
+        mode="offline",
+        provenance=provenance,
+        facts=facts,
+        contract_display_path=display_path,
+        version=__version__,
+    )

@@ -1,0 +1,81 @@
+"""Run options and their validation, in skylos's order and words."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+from .errors import UsageError
+from .model import Contract, ObservationSet
+
+DEFAULT_MAX_SCENARIOS = 25
+DEFAULT_MAX_SECONDS = 300.0
+DEFAULT_MAX_TOKENS = 1024
+MAX_RUN_SECONDS = 3_600.0
+MAX_OUTPUT_TOKENS = 32_768
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    scenarios: tuple[str, ...] | None = None
+    endpoint: str | None = None
+    auth_env: str | None = None
+    allow_remote: bool = False
+    allow_contract_endpoint: bool = False
+    max_scenarios: int = DEFAULT_MAX_SCENARIOS
+    max_seconds: float = DEFAULT_MAX_SECONDS
+    max_tokens: int = DEFAULT_MAX_TOKENS
+
+
+def scenario_selection(values: list[str] | None) -> tuple[str, ...] | None:
+    """``--scenario`` values stripped and de-duplicated, first occurrence kept."""
+    if not values:
+        return None
+    selected = tuple(dict.fromkeys(v.strip() for v in values if v.strip()))
+    if not selected:
+        raise UsageError("--scenario requires a non-empty scenario id")
+    return selected
+
+
+def validate(options: RunOptions, *, offline: bool) -> None:
+    endpoint = options.endpoint
+    if endpoint is not None and (not endpoint.strip() or endpoint != endpoint.strip()):
+        raise UsageError("--endpoint must be a non-empty URL without surrounding whitespace")
+    if offline and (endpoint is not None or options.auth_env or options.allow_remote or options.allow_contract_endpoint):
+        raise UsageError("--observations cannot be combined with live endpoint options")
+    _integer_between(options.max_scenarios, 1, 1_000, "--max-scenarios")
+    seconds: Any = options.max_seconds
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        raise UsageError("--max-seconds must be a number")
+    if not math.isfinite(seconds):
+        raise UsageError("--max-seconds must be finite")
+    if seconds <= 0 or seconds > MAX_RUN_SECONDS:
+        raise UsageError(f"--max-seconds must be between 0 and {int(MAX_RUN_SECONDS)}")
+    _integer_between(options.max_tokens, 1, MAX_OUTPUT_TOKENS, "--max-tokens")
+
+
+def _integer_between(value: Any, low: int, high: int, flag: str) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UsageError(f"{flag} must be an integer")
+    if value < low or value > high:
+        raise UsageError(f"{flag} must be between {low} and {high}")
+
+
+def select(contract: Contract, options: RunOptions, observations: ObservationSet | None) -> Contract:
+    """The contract narrowed to the selected scenarios (contract order kept)."""
+    selected = contract
+    if options.scenarios:
+        known = set(contract.scenario_ids())
+        unknown = sorted(set(options.scenarios) - known)
+        if unknown:
+            raise UsageError(f"unknown scenario ids: {unknown}")
+        wanted = set(options.scenarios)
+        selected = replace(contract, scenarios=tuple(s for s in contract.scenarios if s.id in wanted))
+    if len(selected.scenarios) > options.max_scenarios:
+        raise UsageError(f"selected scenarios exceed --max-scenarios ({options.max_scenarios})")
+    if observations is not None:
+        strangers = sorted(set(observations.observations) - set(contract.scenario_ids()))
+        if strangers:
+            raise UsageError(f"observations contain scenarios not defined by the contract: {strangers}")
+    return selected

@@ -1,0 +1,1 @@
+"""Report renderers: each module turns a report into one text format."""

@@ -1,0 +1,70 @@
+"""``--format table``: a plain table readable in a terminal and in a CI log."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..text import one_line
+
+_COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
+
+
+def _details(assertions: list[Mapping[str, Any]]) -> str:
+    failed = [a for a in assertions if a.get("status") == "fail"]
+    shown = failed or [a for a in assertions if a.get("status") == "incomplete"]
+    return "; ".join(str(a.get("message", "")) for a in shown[:3])
+
+
+def _value(value: Any) -> str:
+    return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 200)
+
+
+def render(report: Mapping[str, Any]) -> str:
+    scenarios = report.get("scenarios", [])
+    rows = []
+    for scenario in scenarios:
+        assertions = scenario.get("assertions", [])
+        counts = [sum(a.get("status") == s for a in assertions) for s in ("pass", "fail", "incomplete")]
+        rows.append(
+            (one_line(str(scenario.get("id", ""))), str(scenario.get("status", "")), *map(str, counts),
+             one_line(_details(assertions), 100))
+        )  # fmt: skip
+    widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(_COLUMNS)]
+    right = {2, 3, 4}
+
+    def line(cells: tuple[str, ...]) -> str:
+        parts = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(cells)]
+        return "  ".join(parts).rstrip()
+
+    out = [f"Agent behavior test: {report.get('status', 'incomplete')}", "", line(_COLUMNS)]
+    out.append("  ".join("-" * w for w in widths))
+    out.extend(line(row) for row in rows)
+    lines = report.get("behavegate", {}).get("scenarios", {})
+    path = report.get("behavegate", {}).get("contract_path", "contract")
+    problems = [s for s in scenarios if s.get("status") != "pass"]
+    if problems:
+        out.append("")
+    for scenario in problems:
+        scenario_id = str(scenario.get("id", ""))
+        out.append(f"{one_line(scenario_id)} ({scenario.get('status')}):")
+        at = lines.get(scenario_id, {}).get("assertion_lines", {})
+        for a in scenario.get("assertions", []):
+            if a.get("status") == "pass":
+                continue
+            mark = "FAIL" if a.get("status") == "fail" else "INCOMPLETE"
+            where = f"{path}:{at[a['assertion']]}" if a.get("assertion") in at else path
+            out.append(f"  {mark} {a.get('assertion')} [{where}]: {one_line(str(a.get('message', '')))}")
+            out.append(f"       expected {_value(a.get('expected'))}, observed {_value(a.get('observed'))}")
+    summary = report.get("summary", {})
+    out.append("")
+    out.append(
+        f"Scenarios: {summary.get('scenario_count', 0)} | Assertions: {summary.get('assertion_count', 0)} | "
+        f"Pass: {summary.get('passed_assertions', 0)} | Fail: {summary.get('failed_assertions', 0)} | "
+        f"Incomplete: {summary.get('incomplete_assertions', 0)}"
+    )
+    run_dir = (report.get("artifacts") or {}).get("run_dir")
+    if run_dir:
+        out.append(f"Run dir: {run_dir}")
+    return "\n".join(out)

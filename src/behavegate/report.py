@@ -1,0 +1,197 @@
+"""The report: skylos's JSON shape (so existing scripts keep working) plus ours.
+
+Our additions live under the top-level key ``behavegate``, which skylos does
+not use and which no digest covers, so digests stay byte-for-byte skylos's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import RunError
+from .model import Contract, Evaluation, Observation, Verdict
+
+MAX_REPORT_BYTES = 5_000_000
+REPORT_RESERVE_BYTES = 16 * 1024
+EVIDENCE_KEYS = (
+    "schema_version",
+    "kind",
+    "status",
+    "mode",
+    "contract",
+    "summary",
+    "coverage",
+    "scenarios",
+    "provenance",
+    "artifacts",
+)
+NO_ARTIFACTS = {"run_dir": None, "events": None, "state": None, "summary": None, "behavior_results": None}
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+def sha256_json(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def selected_digest(observations: Mapping[str, Observation], scenario_ids: Iterable[str]) -> str:
+    chosen = [observations[i].as_dict() for i in sorted(scenario_ids) if i in observations]
+    return sha256_json({"version": 1, "scenarios": chosen})
+
+
+def evidence_digest(report: Mapping[str, Any]) -> str:
+    return sha256_json({key: report.get(key) for key in EVIDENCE_KEYS})
+
+
+def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[str, Any]]:
+    """(assertion totals for the summary, the coverage block)."""
+    by_kind: dict[str, Counter[str]] = {}
+    totals: Counter[str] = Counter()
+    for verdict in verdicts:
+        by_kind.setdefault(verdict.kind, Counter())[verdict.status] += 1
+        totals[verdict.status] += 1
+    requested = sum(totals.values())
+    summary = {
+        "assertion_count": requested,
+        "passed_assertions": totals["pass"],
+        "failed_assertions": totals["fail"],
+        "incomplete_assertions": totals["incomplete"],
+    }
+    coverage = {
+        "requested": requested,
+        "completed": totals["pass"] + totals["fail"],
+        "incomplete": totals["incomplete"],
+        "by_assertion": {
+            kind: {
+                "requested": sum(counts.values()),
+                "passed": counts["pass"],
+                "failed": counts["fail"],
+                "incomplete": counts["incomplete"],
+            }
+            for kind, counts in sorted(by_kind.items())
+        },
+    }
+    return summary, coverage
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """Everything about the run that is not evidence: ids, clock, limits."""
+
+    run_id: str
+    started_at: str
+    ended_at: str
+    duration_ms: int
+    max_scenarios: int
+    max_seconds: float
+    tool_call_count: int = 0
+
+
+def harness_block(contract: Contract, evaluation: Evaluation, facts: RunFacts) -> dict[str, Any]:
+    """skylos's run summary (``harness``), kept so its consumers find it."""
+    steps = len(evaluation.results)
+    seconds = round(facts.duration_ms / 1000, 3)
+    failed = evaluation.status != "pass"
+    return {
+        "schema_version": 1,
+        "run_id": facts.run_id,
+        "kind": "agent_behavior",
+        "project_root": str(contract.project_root),
+        "status": "failed" if failed else "completed",
+        "started_at": facts.started_at,
+        "ended_at": facts.ended_at,
+        "duration_ms": facts.duration_ms,
+        "budget": {
+            "max_steps": facts.max_scenarios,
+            "max_findings": None,
+            "max_llm_calls": None,
+            "max_seconds": facts.max_seconds,
+            "max_fixes": None,
+        },
+        "budget_used": {"steps": steps, "findings": 0, "llm_calls": 0, "seconds": seconds, "fixes": 0},
+        "budget_remaining": {
+            "steps": facts.max_scenarios - steps,
+            "findings": None,
+            "llm_calls": None,
+            "seconds": round(max(facts.max_seconds - seconds, 0.0), 3),
+            "fixes": None,
+        },
+        "phase_count": steps,
+        "completed_phases": [f"scenario:{r.scenario.id}" for r in evaluation.results],
+        "failed_phase": None,
+        "tool_call_count": facts.tool_call_count,
+        "decision_count": sum(len(r.verdicts) for r in evaluation.results),
+        "trace_path": None,
+        "state_path": None,
+        "summary_path": None,
+        "error": f"agent behavior evaluation {evaluation.status}" if failed else None,
+    }
+
+
+def build_report(
+    contract: Contract,
+    evaluation: Evaluation,
+    *,
+    mode: str,
+    provenance: dict[str, Any],
+    facts: RunFacts,
+    contract_display_path: str,
+    version: str,
+) -> dict[str, Any]:
+    results = evaluation.results
+    assertion_summary, coverage = count_statuses(v for r in results for v in r.verdicts)
+    statuses = Counter(r.status for r in results)
+    report: dict[str, Any] = {
+        "schema_version": 1,
+        "kind": "agent_behavior",
+        "status": evaluation.status,
+        "mode": mode,
+        "contract": {"version": contract.version, "path": str(contract.path), "digest": contract.digest},
+        "summary": {
+            "scenario_count": len(results),
+            "passed_scenarios": statuses["pass"],
+            "failed_scenarios": statuses["fail"],
+            "incomplete_scenarios": statuses["incomplete"],
+            **assertion_summary,
+        },
+        "coverage": coverage,
+        "scenarios": [
+            {
+                "id": r.scenario.id,
+                "status": r.status,
+                "assertions": [v.as_dict() for v in r.verdicts],
+                "observation": None if r.observation is None else r.observation.as_dict(),
+            }
+            for r in results
+        ],
+        "provenance": provenance,
+        "artifacts": dict(NO_ARTIFACTS),
+    }
+    _enforce_size({**report, "evidence_digest": "0" * 64, "harness": harness_block(contract, evaluation, facts)})
+    report["evidence_digest"] = evidence_digest(report)
+    report["harness"] = harness_block(contract, evaluation, facts)
+    _enforce_size(report, reserve=0)
+    report["behavegate"] = {
+        "version": version,
+        "contract_path": contract_display_path,
+        "scenarios": {
+            r.scenario.id: {"line": r.scenario.line, "assertion_lines": dict(r.scenario.assertion_lines)} for r in results
+        },
+    }
+    return report
+
+
+def report_size(report: Mapping[str, Any]) -> int:
+    return len(json.dumps(report, indent=2, sort_keys=True, default=str).encode("utf-8")) + 1
+
+
+def _enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES) -> None:
+    if report_size(report) > MAX_REPORT_BYTES - reserve:
+        raise RunError(f"agent behavior evidence exceeds {MAX_REPORT_BYTES} bytes")

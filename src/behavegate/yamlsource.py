@@ -1,0 +1,165 @@
+"""Strict YAML 1.1 reading with line numbers kept for every key and item.
+
+PyYAML's resolvers give the YAML 1.1 typing skylos users rely on (``NO`` is
+false, ``012`` is 10). We build Python values ourselves so that duplicate keys,
+aliases and non-scalar keys are refused, and so that each mapping key and list
+item remembers its line. Construction order follows PyYAML's own (mappings at
+once, sequence items deferred round by round) so the *first* error reported
+matches skylos.
+
+libyaml does the parsing when present; on any parse error the pure-Python
+parser runs again, because its messages (with the source snippet) are what
+skylos shows.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from .errors import Problem
+
+MAP_TAG = "tag:yaml.org,2002:map"
+SEQ_TAG = "tag:yaml.org,2002:seq"
+
+_FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class YamlRefused(Exception):
+    """The document is not acceptable; carries the one skylos-worded problem."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.text)
+        self.problem = problem
+
+
+@dataclass
+class LineMap:
+    """Lines (1-based) of mapping keys and list items, keyed by container identity."""
+
+    keys: dict[int, dict[Any, int]] = field(default_factory=dict)
+    items: dict[int, list[int]] = field(default_factory=dict)
+    starts: dict[int, int] = field(default_factory=dict)
+
+    def of_key(self, container: Any, key: Any) -> int | None:
+        found = self.keys.get(id(container), {}).get(key)
+        return found if found is not None else self.starts.get(id(container))
+
+    def of_item(self, container: Any, index: int) -> int | None:
+        lines = self.items.get(id(container))
+        if lines is not None and 0 <= index < len(lines):
+            return lines[index]
+        return self.starts.get(id(container))
+
+    def of(self, container: Any) -> int | None:
+        return self.starts.get(id(container))
+
+
+class _PurePythonLoader(yaml.SafeLoader):
+    """Refuses aliases while composing, exactly where skylos does."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.events.AliasEvent):
+            raise YamlRefused(Problem("Contract contains a YAML alias"))
+        return super().compose_node(parent, index)
+
+
+def load_yaml(source: str, label: str = "Contract") -> tuple[Any, LineMap]:
+    """Parse ``source``; return the value and its line map, or raise YamlRefused."""
+    try:
+        return _load_with(_FAST_LOADER, source, label, check_aliases=True)
+    except yaml.YAMLError:
+        pass
+    except RecursionError:
+        raise YamlRefused(Problem(f"{label} nesting exceeds 32")) from None
+    try:
+        return _load_with(_PurePythonLoader, source, label, check_aliases=False)
+    except yaml.YAMLError as exc:
+        raise YamlRefused(Problem(f"Invalid contract YAML: {exc}")) from None
+    except RecursionError:
+        raise YamlRefused(Problem(f"{label} nesting exceeds 32")) from None
+
+
+def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliases: bool) -> tuple[Any, LineMap]:
+    loader = loader_class(source)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, LineMap()
+        if check_aliases and _has_alias(node):
+            raise YamlRefused(Problem("Contract contains a YAML alias"))
+        return _Builder(loader).build(node)
+    finally:
+        loader.dispose()
+
+
+def _has_alias(root: Node) -> bool:
+    """An alias shows in a composed graph as the same node object reached twice."""
+    seen: set[int] = set()
+    stack: list[Node] = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            return True
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            for key_node, value_node in node.value:
+                stack.append(key_node)
+                stack.append(value_node)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+    return False
+
+
+class _Builder:
+    def __init__(self, loader: Any) -> None:
+        self.loader = loader
+        self.lines = LineMap()
+        self.pending: deque[tuple[list[Any], SequenceNode]] = deque()
+
+    def build(self, root: Node) -> tuple[Any, LineMap]:
+        value = self.construct(root)
+        while self.pending:
+            target, node = self.pending.popleft()
+            self.lines.items[id(target)] = [child.start_mark.line + 1 for child in node.value]
+            target.extend(self.construct(child) for child in node.value)
+        return value, self.lines
+
+    def construct(self, node: Node) -> Any:
+        if isinstance(node, MappingNode) and node.tag == MAP_TAG:
+            return self.construct_mapping(node)
+        if isinstance(node, SequenceNode) and node.tag == SEQ_TAG:
+            items: list[Any] = []
+            self.lines.starts[id(items)] = node.start_mark.line + 1
+            self.pending.append((items, node))
+            return items
+        if isinstance(node, ScalarNode):
+            return self.loader.construct_object(node, deep=True)
+        # Sets, omaps and other typed collections: PyYAML's own constructors.
+        return self.loader.construct_object(node, deep=True)
+
+    def construct_mapping(self, node: MappingNode) -> dict[Any, Any]:
+        mapping: dict[Any, Any] = {}
+        key_lines: dict[Any, int] = {}
+        self.lines.starts[id(mapping)] = node.start_mark.line + 1
+        self.lines.keys[id(mapping)] = key_lines
+        for key_node, value_node in node.value:
+            key = self.construct(key_node)
+            try:
+                duplicate = key in mapping
+            except TypeError:
+                raise YamlRefused(Problem("Contract mapping keys must be scalar")) from None
+            if duplicate:
+                raise YamlRefused(
+                    Problem(
+                        f"Duplicate contract mapping key: {key!r}",
+                        line=key_node.start_mark.line + 1,
+                    )
+                )
+            key_lines[key] = key_node.start_mark.line + 1
+            mapping[key] = self.construct(value_node)
+        return mapping
