@@ -157,7 +157,14 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
     selected = select(contract, options, observations)
     if observations is None:
         raise RunError("live endpoints are not available in this version; use --observations FILE")
-    return run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
+    report = run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
+    elapsed = clock.elapsed()
+    if elapsed > options.max_seconds:
+        raise RunError(
+            "agent behavior run exceeded its budget: harness time budget exceeded: "
+            f"{elapsed:.3f}s>{options.max_seconds:.3f}s"
+        )
+    return report
 
 
 def _display(path: Path, root: Path) -> str:
@@ -184,6 +191,9 @@ class _Clock:
         self.started = datetime.now(UTC)
         self.monotonic = time.monotonic()
         self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:8]}"
+
+    def elapsed(self) -> float:
+        return float(self._time.monotonic() - self.monotonic)
 
     @staticmethod
     def stamp(moment: Any) -> str:

@@ -1,0 +1,85 @@
+"""Every recorded skylos 5.1.2 verdict is reproduced exactly.
+
+Each case in tests/conformance/cases/ holds a contract, an observation file,
+optional CLI arguments and ``expected.json``, recorded by running the real
+skylos (tests/conformance/record.py). The test run needs no skylos.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from behavegate.cli import main
+
+CASES = Path(__file__).parent / "conformance" / "cases"
+DEFAULT_ARGS = ["contract.yml", "--observations", "observations.json", "--format", "json", "--no-artifacts"]
+CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "expected.json").exists()) if CASES.exists() else []
+
+
+def run_case(case: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    for item in case.iterdir():
+        if item.name in {"expected.json", "args.json"}:
+            continue
+        if item.is_dir():
+            shutil.copytree(item, workdir / item.name)
+        else:
+            shutil.copyfile(item, workdir / item.name)
+    args = DEFAULT_ARGS
+    if (case / "args.json").exists():
+        args = json.loads((case / "args.json").read_text())["args"]
+    monkeypatch.chdir(workdir)
+    try:
+        code = main(["test", *args])
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    return code, capsys.readouterr().out
+
+
+def observed_summary(code: int, stdout: str) -> dict[str, Any]:
+    result: dict[str, Any] = {"exit_code": code}
+    try:
+        payload = json.loads(stdout)
+    except ValueError:
+        payload = None
+    if not isinstance(payload, dict):
+        result["argparse_error"] = True
+        return result
+    result["argparse_error"] = False
+    if "error" in payload:
+        result["error"] = payload["error"]
+        return result
+    provenance = dict(payload["provenance"])
+    provenance.pop("path", None)
+    result.update(
+        status=payload["status"],
+        mode=payload["mode"],
+        summary=payload["summary"],
+        coverage=payload["coverage"],
+        contract_digest=payload["contract"]["digest"],
+        contract_version=payload["contract"]["version"],
+        provenance=provenance,
+        scenarios=payload["scenarios"],
+    )
+    return result
+
+
+def test_the_corpus_is_large_enough() -> None:
+    assert len(CASE_NAMES) >= 120
+
+
+@pytest.mark.parametrize("name", CASE_NAMES)
+def test_case_matches_skylos(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = CASES / name
+    expected = json.loads((case / "expected.json").read_text())
+    code, stdout = run_case(case, tmp_path, monkeypatch, capsys)
+    observed = observed_summary(code, stdout)
+    wanted = {key: expected[key] for key in observed if key in expected}
+    assert observed == wanted
+    assert set(expected) <= set(observed) | {"argparse_error"}
