@@ -161,8 +161,7 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
     elapsed = clock.elapsed()
     if elapsed > options.max_seconds:
         raise RunError(
-            "agent behavior run exceeded its budget: harness time budget exceeded: "
-            f"{elapsed:.3f}s>{options.max_seconds:.3f}s"
+            f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
     return report
 

@@ -68,20 +68,29 @@ class _PurePythonLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
+DEEP = 32
+
+
+class _TooDeep(Exception):
+    pass
+
+
 def load_yaml(source: str, label: str = "Contract") -> tuple[Any, LineMap]:
-    """Parse ``source``; return the value and its line map, or raise YamlRefused."""
+    """Parse ``source``; return the value and its line map, or raise YamlRefused.
+
+    The fast parser handles every ordinary document. Documents with a syntax
+    error, or nested deeper than any valid contract, are parsed again by the
+    pure-Python parser so the error is the one skylos reports (for very deep
+    documents that is Python's own recursion limit).
+    """
     try:
         return _load_with(_FAST_LOADER, source, label, check_aliases=True)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, _TooDeep, RecursionError):
         pass
-    except RecursionError:
-        raise YamlRefused(Problem(f"{label} nesting exceeds 32")) from None
     try:
         return _load_with(_PurePythonLoader, source, label, check_aliases=False)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:
         raise YamlRefused(Problem(f"Invalid contract YAML: {exc}")) from None
-    except RecursionError:
-        raise YamlRefused(Problem(f"{label} nesting exceeds 32")) from None
 
 
 def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliases: bool) -> tuple[Any, LineMap]:
@@ -92,6 +101,8 @@ def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliase
             return None, LineMap()
         if check_aliases and _has_alias(node):
             raise YamlRefused(Problem("Contract contains a YAML alias"))
+        if check_aliases and _depth(node) > DEEP:
+            raise _TooDeep()
         return _Builder(loader).build(node)
     finally:
         loader.dispose()
@@ -113,6 +124,21 @@ def _has_alias(root: Node) -> bool:
         elif isinstance(node, SequenceNode):
             stack.extend(node.value)
     return False
+
+
+def _depth(root: Node) -> int:
+    deepest = 0
+    stack: list[tuple[Node, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, MappingNode):
+            for key_node, value_node in node.value:
+                stack.append((key_node, depth + 1))
+                stack.append((value_node, depth + 1))
+        elif isinstance(node, SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+    return deepest
 
 
 class _Builder:

@@ -1,0 +1,32 @@
+"""Shared fixtures: golden files (regenerate with `pytest --update-golden`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden files from the current output")
+
+
+class Golden:
+    def __init__(self, update: bool) -> None:
+        self.update = update
+
+    def check(self, name: str, text: str) -> None:
+        path = GOLDEN / name
+        if self.update:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            return
+        assert path.exists(), f"golden file {name} is missing; run `make golden`"
+        assert text == path.read_text(encoding="utf-8"), f"{name} differs; if intended, run `make golden`"
+
+
+@pytest.fixture
+def golden(request: pytest.FixtureRequest) -> Golden:
+    return Golden(bool(request.config.getoption("--update-golden")))

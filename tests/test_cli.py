@@ -1,0 +1,110 @@
+"""The command line as a user meets it: discovery, paths, errors, init."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLE
+
+from behavegate.cli import main
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / ".behavegate").mkdir()
+    shutil.copy(EXAMPLE / "contract.yml", tmp_path / ".behavegate" / "contract.yml")
+    shutil.copy(EXAMPLE / "observations-good.json", tmp_path / "good.json")
+    shutil.copy(EXAMPLE / "observations-regressed.json", tmp_path / "regressed.json")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_discovers_the_contract_from_a_subdirectory(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "sub" / "deeper").mkdir(parents=True)
+    monkeypatch.chdir(project / "sub" / "deeper")
+    # --observations is relative to the project root, not the cwd
+    assert main(["test", "--observations", "good.json", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["contract"]["path"] == str(project / ".behavegate" / "contract.yml")
+
+
+def test_a_skylos_project_is_discovered_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / ".skylos").mkdir()
+    shutil.copy(EXAMPLE / "contract.yml", tmp_path / ".skylos" / "agent-test.yml")
+    shutil.copy(EXAMPLE / "observations-regressed.json", tmp_path / "obs.json")
+    monkeypatch.chdir(tmp_path)
+    assert main(["test", "--observations", "obs.json"]) == 1
+
+
+def test_missing_contract_is_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["test", "--observations", "x.json"]) == 2
+    assert "run behavegate init" in capsys.readouterr().err
+
+
+def test_regressed_agent_fails_with_exit_1_and_names_the_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["test", "--observations", "regressed.json"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL tools.forbidden[0] [.behavegate/contract.yml:" in out
+
+
+def test_output_file_is_written_inside_the_project_only(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["test", "--observations", "good.json", "--format", "json", "--output", "reports/r.json"]) == 0
+    written = project / "reports" / "r.json"
+    assert json.loads(written.read_text())["status"] == "pass"
+    assert written.stat().st_mode & 0o777 == 0o600
+    assert main(["test", "--observations", "good.json", "--format", "json", "--output", "../r.json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == "output path must stay inside the project"
+
+
+def test_every_contract_problem_is_listed_with_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "bad.yml").write_text(
+        "version: 1\nagent: {}\nscenarios:\n  - id: a b\n    prompt: ' '\n    expect:\n      refusal: maybe\n      colour: red\n"
+    )
+    assert main(["test", "bad.yml", "--observations", "good.json"]) == 2
+    err = capsys.readouterr().err
+    assert "scenarios[0].id (line 4): must use 1-96 letters" in err
+    assert "scenarios[0].prompt (line 5): must be a non-empty string" in err
+    assert "scenarios[0].expect.refusal (line 7): must be true or false" in err
+    assert "Unknown behavior contract key: scenarios[0].expect.colour" in err
+
+
+def test_json_error_keeps_skylos_first_message_and_adds_all_problems(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "bad.yml").write_text("version: 2\nagent: []\nscenarios: []\n")
+    assert main(["test", "bad.yml", "--observations", "good.json", "--format", "json"]) == 2
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["error"] == "version must be 1, got 2"
+    assert len(payload["behavegate"]["problems"]) == 3
+
+
+def test_init_writes_a_valid_starter_and_refuses_to_overwrite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert main(["init"]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["init", "--force"]) == 0
+    (tmp_path / "obs.json").write_text('{"version": 1, "scenarios": []}')
+    assert main(["test", "--observations", "obs.json"]) == 2  # valid contract, evidence missing
+
+
+def test_unexpected_errors_never_show_a_traceback(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import behavegate.cli as cli
+
+    def explode(*args: object) -> int:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(cli, "run_test", explode)
+    assert main(["test"]) == 2
+    err = capsys.readouterr().err
+    assert "internal error: RuntimeError: boom" in err and "Traceback" not in err
+
+
+def test_version_starts_without_heavy_imports() -> None:
+    code = "import sys; from behavegate.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\nprint(sorted(m for m in ('yaml', 'httpx', 'jinja2') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().endswith("[]")

@@ -1,0 +1,50 @@
+"""The reference docs stay in step with the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from conftest import Golden
+
+from behavegate.assertions import REGISTRY
+from behavegate.cli import build_parser
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+BLOCK = re.compile(r"<!-- help:(?P<name>[a-z-]+) -->\n```text\n(?P<body>.*?)```\n<!-- /help -->", re.S)
+
+
+def help_text(command: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("COLUMNS", "100")
+    parser = build_parser()
+    if command == "behavegate":
+        return parser.format_help()
+    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    return subparsers.choices[command].format_help()  # type: ignore[attr-defined,no-any-return]
+
+
+def test_cli_reference_shows_the_current_help_of_every_command(monkeypatch: pytest.MonkeyPatch, golden: Golden) -> None:
+    path = DOCS / "cli.md"
+    text = path.read_text(encoding="utf-8")
+    blocks = {m.group("name"): m for m in BLOCK.finditer(text)}
+    parser = build_parser()
+    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    commands = ["behavegate", *subparsers.choices]  # type: ignore[attr-defined]
+    assert set(blocks) == set(commands), "docs/cli.md needs one help block per command"
+    current = {name: help_text(name, monkeypatch) for name in commands}
+    if golden.update:
+        path.write_text(
+            BLOCK.sub(lambda m: f"<!-- help:{m['name']} -->\n```text\n{current[m['name']]}```\n<!-- /help -->", text),
+            encoding="utf-8",
+        )
+        return
+    for name in commands:
+        assert blocks[name].group("body") == current[name], f"docs/cli.md help for {name!r} is stale; run `make golden`"
+
+
+def test_contract_reference_documents_every_assertion_key() -> None:
+    text = (DOCS / "contract.md").read_text(encoding="utf-8")
+    documented = set(re.findall(r"^\| `([a-z_.]+)` \|", text, re.M))
+    keys = {entry.key for entry in REGISTRY}
+    assert keys <= documented, f"undocumented contract keys: {sorted(keys - documented)}"
