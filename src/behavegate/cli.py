@@ -51,12 +51,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
     test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
+    test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                      help="allow plain-http endpoints on this service host name when it resolves only to private, "
+                      "loopback or link-local addresses (repeatable; for CI service containers)")  # fmt: skip
+    test.add_argument(
+        "--concurrency", type=int, default=4, metavar="N", help="live requests in flight at once, 1-64 (default: 4)"
+    )
     test.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
     )
     test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
     test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    test.add_argument("--save-observations", default=None, metavar="FILE",
+                      help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
     test.add_argument("--max-scenarios", type=int, default=DEFAULT_MAX_SCENARIOS, metavar="N",
                       help=f"most scenarios a run may select, 1-1000 (default: {DEFAULT_MAX_SCENARIOS})")  # fmt: skip
     test.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
@@ -135,7 +143,7 @@ def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
 
 def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str, Any]:
     from .contract import load_contract
-    from .errors import RunError
+    from .errors import RunError, UsageError
     from .observations import load_observations
     from .offline import run_offline
     from .options import RunOptions, scenario_selection, select, validate
@@ -154,16 +162,63 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
         max_tokens=args.max_tokens,
     )
     validate(options, offline=observations is not None)
+    if observations is not None and (args.allow_host or args.save_observations):
+        raise UsageError("--observations cannot be combined with live endpoint options")
+    if not 1 <= args.concurrency <= 64:
+        raise UsageError("--concurrency must be between 1 and 64")
     selected = select(contract, options, observations)
     if observations is None:
-        raise RunError("live endpoints are not available in this version; use --observations FILE")
-    report = run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
+        report = _live(args, selected, options, clock, root, display=_display(contract.path, root))
+    else:
+        report = run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
     elapsed = clock.elapsed()
     if elapsed > options.max_seconds:
         raise RunError(
             f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
     return report
+
+
+def _live(args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, display: str) -> dict[str, Any]:
+    from . import live
+    from .files import resolve_inside, write_project_text
+    from .progress import Progress
+    from .trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
+
+    credentials = load_credentials(options.auth_env, os.environ)
+    endpoint = choose_endpoint(
+        contract.agent.endpoint,
+        contract.agent.model,
+        override=options.endpoint,
+        allow_remote=options.allow_remote,
+        allow_contract_endpoint=options.allow_contract_endpoint,
+        authenticated=credentials is not None,
+        allow_hosts=args.allow_host,
+    )
+    endpoint = pin_allowed_host(endpoint, system_resolver)
+    settings = live.LiveSettings(
+        endpoint=endpoint,
+        credentials=credentials,
+        max_tokens=options.max_tokens,
+        max_seconds=float(options.max_seconds),
+        concurrency=args.concurrency,
+        started=clock.monotonic,
+    )
+    progress = Progress(len(contract.scenarios), sys.stderr, clock.monotonic)
+    observations = live.observe(contract, settings, progress.scenario_done)
+    progress.finish()
+    elapsed = clock.elapsed()
+    if elapsed > options.max_seconds:
+        from .errors import RunError
+
+        raise RunError(
+            f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
+        )
+    result = live.judge(contract, observations, settings, options, clock.facts(options), display_path=display)
+    if args.save_observations:
+        destination = resolve_inside(args.save_observations, root, "Observation file")
+        write_project_text(destination, root, live.observation_file(result) + "\n")
+    return result
 
 
 def _display(path: Path, root: Path) -> str:

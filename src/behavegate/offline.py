@@ -8,7 +8,7 @@ from . import __version__
 from .evaluate import evaluate
 from .model import Contract, ObservationSet
 from .options import RunOptions
-from .report import RunFacts, build_report, selected_digest
+from .report import RunFacts, build_report
 
 
 def run_offline(
@@ -26,7 +26,6 @@ def run_offline(
         "path": str(observations.path),
         "schema_version": observations.version,
         "source_digest": observations.digest,
-        "selected_digest": selected_digest(observations.observations, contract.scenario_ids()),
     }
     return build_report(
         contract,

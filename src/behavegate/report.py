@@ -15,6 +15,7 @@ from typing import Any
 
 from .errors import RunError
 from .model import Contract, Evaluation, Observation, Verdict
+from .redact import redact_json, redact_observation, redact_text
 
 MAX_REPORT_BYTES = 5_000_000
 REPORT_RESERVE_BYTES = 16 * 1024
@@ -144,8 +145,17 @@ def build_report(
     facts: RunFacts,
     contract_display_path: str,
     version: str,
+    secret: str | None = None,
 ) -> dict[str, Any]:
+    """The report. With ``secret`` (a bearer token) the persisted evidence is
+    redacted; the verdicts were reached on the raw evidence."""
     results = evaluation.results
+    persisted = {
+        r.scenario.id: r.observation if secret is None else redact_observation(r.observation, secret)
+        for r in results
+        if r.observation is not None
+    }
+    provenance = {**provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids())}
     assertion_summary, coverage = count_statuses(v for r in results for v in r.verdicts)
     statuses = Counter(r.status for r in results)
     report: dict[str, Any] = {
@@ -166,8 +176,8 @@ def build_report(
             {
                 "id": r.scenario.id,
                 "status": r.status,
-                "assertions": [v.as_dict() for v in r.verdicts],
-                "observation": None if r.observation is None else r.observation.as_dict(),
+                "assertions": [_persisted_verdict(v, secret) for v in r.verdicts],
+                "observation": persisted[r.scenario.id].as_dict() if r.scenario.id in persisted else None,
             }
             for r in results
         ],
@@ -186,6 +196,14 @@ def build_report(
         },
     }
     return report
+
+
+def _persisted_verdict(verdict: Verdict, secret: str | None) -> dict[str, Any]:
+    data = verdict.as_dict()
+    if secret is not None:
+        data["message"] = redact_text(verdict.message, secret)
+        data["observed"] = redact_json(verdict.observed, secret)
+    return data
 
 
 def report_size(report: Mapping[str, Any]) -> int:

@@ -1,0 +1,217 @@
+"""OpenAI-compatible Chat Completions: the request we send and what we read back.
+
+Pure functions. The request is exactly skylos's (model, messages, stream false,
+max_tokens, tools when any); the response is normalized from ``choices[0]``
+only, and every shape problem leaves evidence *unobserved*, never invented.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .model import AgentTarget, Observation, Scenario, ToolCall
+
+MAX_DEPTH = 64
+MAX_VALUES = 50_000
+MAX_TOOL_CALLS = 250
+MAX_SOURCES = 1_000
+MAX_TEXT = 200_000
+MAX_SOURCE_TEXT = 100_000
+MAX_FINISH_REASON = 64
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class EndpointError(Exception):
+    """This attempt produced no usable evidence; recorded on the observation."""
+
+
+def offered_tools(agent: AgentTarget, scenario: Scenario) -> list[dict[str, Any]]:
+    by_name = {tool.name: tool for tool in agent.tools}
+    names = scenario.available_tools if scenario.available_tools is not None else tuple(by_name)
+    return [
+        {
+            "type": "function",
+            "function": {"name": name, "description": by_name[name].description, "parameters": dict(by_name[name].parameters)},
+        }
+        for name in names
+    ]
+
+
+def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = []
+    if scenario.system_prompt:
+        messages.append({"role": "system", "content": scenario.system_prompt})
+    messages.append({"role": "user", "content": scenario.prompt})
+    payload: dict[str, Any] = {"model": agent.model, "messages": messages, "stream": False, "max_tokens": max_tokens}
+    tools = offered_tools(agent, scenario)
+    if tools:
+        payload["tools"] = tools
+    return payload
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise EndpointError("agent endpoint response contains duplicate keys")
+        result[key] = value
+    return result
+
+
+def _no_constants(value: str) -> Any:
+    raise ValueError(f"non-finite JSON value {value}")
+
+
+def strict_json(text: str) -> Any:
+    """JSON with unique keys, no NaN/Infinity, depth ≤ 64 and ≤ 50,000 values."""
+    value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constants)
+    check_shape(value)
+    return value
+
+
+def check_shape(value: Any) -> None:
+    pending: list[tuple[Any, int]] = [(value, 0)]
+    count = 0
+    while pending:
+        item, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise EndpointError(f"agent endpoint response nesting exceeds {MAX_DEPTH}")
+        count += 1
+        if count > MAX_VALUES:
+            raise EndpointError(f"agent endpoint response exceeds {MAX_VALUES} values")
+        if isinstance(item, dict):
+            pending.extend((key, depth + 1) for key in item)
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            pending.extend((child, depth + 1) for child in item)
+
+
+def decode_body(body: bytes, scenario_id: str) -> Observation:
+    try:
+        raw = strict_json(body.decode("utf-8"))
+    except (UnicodeError, ValueError, RecursionError):
+        raise EndpointError("agent endpoint returned invalid JSON") from None
+    return normalize(raw, scenario_id)
+
+
+def normalize(raw: Any, scenario_id: str) -> Observation:
+    if not isinstance(raw, dict):
+        raise EndpointError("agent endpoint response must be an object")
+    choices = raw.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise EndpointError("agent endpoint response requires choices[0]")
+    choice = choices[0]
+    if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
+        raise EndpointError("agent endpoint response requires choices[0].message")
+    message = choice["message"]
+    finish_reason = _finish_reason(choice.get("finish_reason"))
+    response, response_shape_ok = _text(message.get("content"))
+    calls, tools_shape_ok = _tool_calls(message)
+    response_complete = tool_calls_complete = None
+    if finish_reason is not None:
+        response_complete = finish_reason == "stop" and response_shape_ok
+        tool_calls_complete = finish_reason in {"stop", "tool_calls"} and tools_shape_ok
+    return Observation(
+        scenario_id=scenario_id,
+        response=response,
+        response_complete=response_complete,
+        finish_reason=finish_reason,
+        tool_calls=calls,
+        tool_calls_complete=tool_calls_complete,
+        refusal=_refusal(message),
+        sources=_sources(message),
+    )
+
+
+def _finish_reason(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip() and len(value.strip()) <= MAX_FINISH_REASON:
+        return value.strip()
+    return None
+
+
+def _text(value: Any) -> tuple[str | None, bool]:
+    """(text, shape ok). Content parts are joined; unknown parts break the shape."""
+    if value is None:
+        return None, True
+    if isinstance(value, str):
+        return (value, True) if len(value) <= MAX_TEXT else (None, False)
+    if not isinstance(value, list):
+        return None, False
+    parts: list[str] = []
+    ok = True
+    for part in value:
+        kind = part.get("type") if isinstance(part, dict) else "?"
+        if (kind is None or kind in {"text", "output_text"}) and isinstance(part, dict) and isinstance(part.get("text"), str):
+            parts.append(part["text"])
+        else:
+            ok = False
+    text = "".join(parts) if parts else None
+    if text is not None and len(text) > MAX_TEXT:
+        return None, False
+    return text, ok
+
+
+def _tool_calls(message: dict[str, Any]) -> tuple[tuple[ToolCall, ...] | None, bool]:
+    if "tool_calls" not in message:
+        return None, False
+    raw_calls = message["tool_calls"]
+    if raw_calls is None:
+        return (), True
+    if not isinstance(raw_calls, list) or len(raw_calls) > MAX_TOOL_CALLS:
+        return None, False
+    calls: list[ToolCall] = []
+    for raw in raw_calls:
+        function = raw.get("function") if isinstance(raw, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not _TOOL_NAME.fullmatch(name.strip()):
+            return None, False
+        assert isinstance(function, dict)
+        calls.append(ToolCall(name.strip(), _arguments(function.get("arguments"))))
+    return tuple(calls), True
+
+
+def _arguments(value: Any) -> dict[str, Any] | None:
+    if isinstance(value, dict):
+        return dict(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        parsed = strict_json(value)
+    except (EndpointError, ValueError, RecursionError):
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def _refusal(message: dict[str, Any]) -> bool | None:
+    if "refusal" not in message:
+        return None
+    value = message["refusal"]
+    if value is None:
+        return False  # OpenAI sends "refusal": null when the model did not refuse
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return bool(value.strip())
+    return None
+
+
+def _sources(message: dict[str, Any]) -> tuple[str, ...] | None:
+    if "sources" not in message:
+        return None
+    values = message["sources"]
+    if not isinstance(values, list) or len(values) > MAX_SOURCES:
+        return None
+    found: list[str] = []
+    for value in values:
+        source: str | None = None
+        if isinstance(value, str):
+            source = value.strip()
+        elif isinstance(value, dict):
+            candidate = value.get("id") or value.get("source")
+            source = candidate.strip() if isinstance(candidate, str) else None
+        if not source or len(source) > MAX_SOURCE_TEXT:
+            return None
+        found.append(source)
+    return tuple(found)

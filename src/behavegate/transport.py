@@ -1,0 +1,152 @@
+"""One HTTP exchange with the agent under test (the network edge).
+
+One monotonic deadline covers connect, headers and the whole body, so a server
+that trickles bytes cannot hold a run past ``timeout_seconds``. The body is
+capped at 2 MiB *while it streams*, after decompression done here with a
+bounded output, so neither a large body nor a compression bomb can grow
+memory. Redirects are never followed; proxies and netrc are never read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from .chat import EndpointError
+
+MAX_RESPONSE_BYTES = 2 * 1024 * 1024
+DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    url: str
+    payload: dict[str, Any]
+    headers: dict[str, str]
+    deadline: float  # on the event loop's clock (time.monotonic)
+
+
+def new_client(concurrency: int) -> httpx.AsyncClient:
+    return httpx.AsyncClient(
+        trust_env=False,
+        follow_redirects=False,
+        limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        timeout=httpx.Timeout(300.0),
+    )
+
+
+def request_headers(authorization: str | None, host_header: str | None, user_agent: str) -> dict[str, str]:
+    headers = {
+        "Accept": "application/json",
+        "Content-Type": "application/json",
+        "Accept-Encoding": "gzip, deflate",
+        "User-Agent": user_agent,
+    }
+    if host_header:
+        headers["Host"] = host_header
+    if authorization:
+        headers["Authorization"] = authorization
+    return headers
+
+
+async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
+    """POST and return the decoded body, or raise EndpointError with skylos's words."""
+    loop = asyncio.get_running_loop()
+    remaining = exchange.deadline - loop.time()
+    if remaining <= 0:
+        raise EndpointError(DEADLINE_MESSAGE)
+    body = json.dumps(exchange.payload).encode("utf-8")
+    phase = "send"
+    try:
+        async with asyncio.timeout_at(exchange.deadline):
+            request = client.build_request(
+                "POST", exchange.url, content=body, headers=exchange.headers, timeout=httpx.Timeout(remaining)
+            )
+            response = await client.send(request, stream=True, follow_redirects=False)
+            try:
+                _check_status(response.status_code)
+                phase = "body"
+                return await _read_bounded(response)
+            finally:
+                await response.aclose()
+    except EndpointError:
+        raise
+    except (TimeoutError, httpx.TimeoutException):
+        raise EndpointError(DEADLINE_MESSAGE) from None
+    except httpx.HTTPError as exc:
+        if loop.time() >= exchange.deadline:
+            raise EndpointError(DEADLINE_MESSAGE) from None
+        raise EndpointError(f"agent endpoint request failed: {_requests_name(exc, phase)}") from None
+    except (OSError, UnicodeError, zlib.error) as exc:
+        if loop.time() >= exchange.deadline:
+            raise EndpointError(DEADLINE_MESSAGE) from None
+        raise EndpointError(f"agent endpoint response failed: {type(exc).__name__}") from None
+
+
+def _check_status(status: int) -> None:
+    if 300 <= status < 400:
+        raise EndpointError("agent endpoint redirects are not allowed")
+    if status < 200 or status >= 300:
+        raise EndpointError(f"agent endpoint returned HTTP {status}")
+
+
+def _requests_name(exc: httpx.HTTPError, phase: str) -> str:
+    """The exception class name skylos (on requests) reports for the same failure."""
+    if isinstance(exc, httpx.DecodingError):
+        return "ContentDecodingError"
+    if phase == "body" and isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return "ChunkedEncodingError"
+    if isinstance(exc, httpx.TransportError):
+        return "ConnectionError"
+    return type(exc).__name__
+
+
+class _Decoder:
+    """gzip/deflate decoding with bounded output; other encodings pass through."""
+
+    def __init__(self, encoding: str) -> None:
+        encoding = encoding.strip().lower()
+        self.inflater: Any = None
+        if encoding == "gzip":
+            self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif encoding == "deflate":
+            self.inflater = zlib.decompressobj()
+            self.first = True
+
+    def feed(self, chunk: bytes, room: int) -> bytes:
+        if self.inflater is None:
+            return chunk
+        if getattr(self, "first", False):
+            self.first = False
+            # Some servers send raw deflate without the zlib header.
+            if chunk and (chunk[0] & 0x0F) != 8:
+                self.inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+        out = self.inflater.decompress(chunk, room)
+        if self.inflater.unconsumed_tail:
+            # more output than room: the body is too large
+            return bytes(out) + b"\0"
+        return bytes(out)
+
+
+async def _read_bounded(response: httpx.Response) -> bytes:
+    length = response.headers.get("Content-Length")
+    if length is not None:
+        try:
+            if int(length) > MAX_RESPONSE_BYTES:
+                raise EndpointError("agent endpoint response is too large")
+        except ValueError:
+            pass
+    decoder = _Decoder(response.headers.get("Content-Encoding", ""))
+    body = bytearray()
+    async for chunk in response.aiter_raw():
+        if not chunk:
+            continue
+        body.extend(decoder.feed(chunk, MAX_RESPONSE_BYTES - len(body) + 1))
+        if len(body) > MAX_RESPONSE_BYTES:
+            raise EndpointError("agent endpoint response is too large")
+    return bytes(body)
