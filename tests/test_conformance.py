@@ -18,6 +18,10 @@ from behavegate.cli import main
 
 CASES = Path(__file__).parent / "conformance" / "cases"
 DEFAULT_ARGS = ["contract.yml", "--observations", "observations.json", "--format", "json", "--no-artifacts"]
+# Documented in docs/compatibility.md: only the exit code must agree.
+DEVIATIONS = {
+    "file-autodiscover-missing": "contract discovery",
+}
 CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "expected.json").exists()) if CASES.exists() else []
 
 
@@ -80,6 +84,15 @@ def test_case_matches_skylos(
     expected = json.loads((case / "expected.json").read_text())
     code, stdout = run_case(case, tmp_path, monkeypatch, capsys)
     observed = observed_summary(code, stdout)
+    if name in DEVIATIONS:
+        assert observed["exit_code"] == expected["exit_code"]
+        return
     wanted = {key: expected[key] for key in observed if key in expected}
     assert observed == wanted
     assert set(expected) <= set(observed) | {"argparse_error"}
+
+
+def test_every_deviation_is_documented() -> None:
+    text = (Path(__file__).resolve().parents[1] / "docs" / "compatibility.md").read_text()
+    for reason in DEVIATIONS.values():
+        assert reason in text

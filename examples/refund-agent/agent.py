@@ -13,6 +13,7 @@ With ``--port 0`` the chosen port is printed as ``listening on URL``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import threading
@@ -119,10 +120,8 @@ def main() -> int:
     args = parser.parse_args()
     server, url = serve(args.port, regressed=args.regressed, delay=args.delay)
     print(f"listening on {url}", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
     server.shutdown()
     return 0
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
-from .options import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
+from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 
 EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
 
@@ -72,6 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, metavar="N",
                       help=f"response-token cap sent to the endpoint, 1-32768 (default: {DEFAULT_MAX_TOKENS})")  # fmt: skip
 
+    replay = commands.add_parser(
+        "replay",
+        help="check that a run's evidence artifacts are whole and untouched",
+        description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
+        "canonical and sealed, every digest and count re-derived. Exit 0: valid; 1: invalid; 2: unusable input.",
+    )
+    replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
+    replay.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+
     init = commands.add_parser(
         "init",
         help="write a starter contract",
@@ -90,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             return run_test(args, sys.stdout, sys.stderr)
         if args.command == "init":
             return run_init(args, sys.stdout, sys.stderr)
+        if args.command == "replay":
+            return run_replay(args, sys.stdout, sys.stderr)
         parser.print_help()
         return EXIT_INCOMPLETE
     except KeyboardInterrupt:
@@ -142,6 +153,7 @@ def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
 
 
 def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str, Any]:
+    from .artifacts import Timing
     from .contract import load_contract
     from .errors import RunError, UsageError
     from .observations import load_observations
@@ -160,6 +172,7 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
         max_scenarios=args.max_scenarios,
         max_seconds=args.max_seconds,
         max_tokens=args.max_tokens,
+        artifacts=not args.no_artifacts,
     )
     validate(options, offline=observations is not None)
     if observations is not None and (args.allow_host or args.save_observations):
@@ -168,18 +181,38 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
         raise UsageError("--concurrency must be between 1 and 64")
     selected = select(contract, options, observations)
     if observations is None:
-        report = _live(args, selected, options, clock, root, display=_display(contract.path, root))
+        report, timings = _live(args, selected, options, clock, root, display=_display(contract.path, root))
     else:
         report = run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
+        timings = [Timing(report["harness"]["started_at"], report["harness"]["ended_at"], 0)] * len(selected.scenarios)
     elapsed = clock.elapsed()
     if elapsed > options.max_seconds:
         raise RunError(
             f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
+    if options.artifacts:
+        _write_artifacts(report, timings, root)
     return report
 
 
-def _live(args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, display: str) -> dict[str, Any]:
+def _write_artifacts(report: dict[str, Any], timings: list[Any], root: Path) -> None:
+    """Write the run directory; on failure the report says so and a pass becomes incomplete."""
+    from .artifacts import build_files, write_run
+
+    try:
+        write_run(root, report["harness"]["run_id"], build_files(report, timings))
+    except OSError as exc:
+        report.setdefault("issues", []).append(
+            {"code": "harness_artifact_write_failed", "message": f"required harness artifacts were not written: {exc}"}
+        )
+        report["evidence_digest"] = None
+        if report["status"] != "fail":
+            report["status"] = "incomplete"
+
+
+def _live(
+    args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, display: str
+) -> tuple[dict[str, Any], list[Any]]:
     from . import live
     from .files import resolve_inside, write_project_text
     from .progress import Progress
@@ -205,20 +238,14 @@ def _live(args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, 
         started=clock.monotonic,
     )
     progress = Progress(len(contract.scenarios), sys.stderr, clock.monotonic)
-    observations = live.observe(contract, settings, progress.scenario_done)
+    results = live.observe(contract, settings, progress.scenario_done)
     progress.finish()
-    elapsed = clock.elapsed()
-    if elapsed > options.max_seconds:
-        from .errors import RunError
-
-        raise RunError(
-            f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
-        )
+    observations = [observation for observation, _ in results]
     result = live.judge(contract, observations, settings, options, clock.facts(options), display_path=display)
     if args.save_observations:
         destination = resolve_inside(args.save_observations, root, "Observation file")
         write_project_text(destination, root, live.observation_file(result) + "\n")
-    return result
+    return result, [timing for _, timing in results]
 
 
 def _display(path: Path, root: Path) -> str:
@@ -333,3 +360,15 @@ def run_init(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     print(f"Created agent behavior contract: {destination}", file=stdout)
     print("Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)", file=stdout)
     return EXIT_PASS
+
+
+def run_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from .replay import render, validate_run
+
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir() or run_dir.is_symlink():
+        print(f"behavegate replay: {args.run_dir} is not a run directory", file=stderr)
+        return EXIT_INCOMPLETE
+    issues = validate_run(run_dir)
+    stdout.write(render(run_dir, issues, args.format) + "\n")
+    return EXIT_FAIL if issues else EXIT_PASS

@@ -12,9 +12,13 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any
 
+import httpx
+
 from . import __version__
+from .artifacts import Timing
 from .chat import EndpointError, build_request, decode_body
 from .evaluate import evaluate
 from .model import Contract, Observation, Scenario
@@ -36,45 +40,58 @@ class LiveSettings:
     started: float  # time.monotonic() at the start of the run (the budget's origin)
 
 
+def _stamp() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
 async def _observe(
-    client: object, contract: Contract, scenario: Scenario, settings: LiveSettings, gate: asyncio.Semaphore
-) -> Observation:
+    client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings, gate: asyncio.Semaphore
+) -> tuple[Observation, Timing]:
     async with gate:
-        now = time.monotonic()
-        budget_left = settings.max_seconds - (now - settings.started)
-        timeout = max(min(contract.agent.timeout_seconds, budget_left), 0.001)
-        headers = request_headers(
-            settings.credentials.header() if settings.credentials else None,
-            settings.endpoint.host_header,
-            f"behavegate/{__version__}",
-        )
-        exchange = Exchange(
-            url=settings.endpoint.connect_url or settings.endpoint.url,
-            payload=build_request(contract.agent, scenario, settings.max_tokens),
-            headers=headers,
-            deadline=now + timeout,
-        )
-        try:
-            body = await post(client, exchange)  # type: ignore[arg-type]
-            return decode_body(body, scenario.id)
-        except EndpointError as error:
-            return Observation(scenario_id=scenario.id, error=str(error))
+        started_at, started = _stamp(), time.monotonic()
+        observation = await _ask(client, contract, scenario, settings)
+        duration = int((time.monotonic() - started) * 1000)
+        return observation, Timing(started_at, _stamp(), duration)
 
 
-async def observe_all(contract: Contract, settings: LiveSettings, on_done: OnDone | None = None) -> list[Observation]:
+async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
+    now = time.monotonic()
+    budget_left = settings.max_seconds - (now - settings.started)
+    timeout = max(min(contract.agent.timeout_seconds, budget_left), 0.001)
+    headers = request_headers(
+        settings.credentials.header() if settings.credentials else None,
+        settings.endpoint.host_header,
+        f"behavegate/{__version__}",
+    )
+    exchange = Exchange(
+        url=settings.endpoint.connect_url or settings.endpoint.url,
+        payload=build_request(contract.agent, scenario, settings.max_tokens),
+        headers=headers,
+        deadline=now + timeout,
+    )
+    try:
+        body = await post(client, exchange)
+        return decode_body(body, scenario.id)
+    except EndpointError as error:
+        return Observation(scenario_id=scenario.id, error=str(error))
+
+
+async def observe_all(
+    contract: Contract, settings: LiveSettings, on_done: OnDone | None = None
+) -> list[tuple[Observation, Timing]]:
     gate = asyncio.Semaphore(settings.concurrency)
     async with new_client(settings.concurrency) as client:
 
-        async def one(scenario: Scenario) -> Observation:
-            observation = await _observe(client, contract, scenario, settings, gate)
+        async def one(scenario: Scenario) -> tuple[Observation, Timing]:
+            result = await _observe(client, contract, scenario, settings, gate)
             if on_done is not None:
-                on_done(scenario, observation)
-            return observation
+                on_done(scenario, result[0])
+            return result
 
         return list(await asyncio.gather(*(one(s) for s in contract.scenarios)))
 
 
-def observe(contract: Contract, settings: LiveSettings, on_done: OnDone | None = None) -> list[Observation]:
+def observe(contract: Contract, settings: LiveSettings, on_done: OnDone | None = None) -> list[tuple[Observation, Timing]]:
     return asyncio.run(observe_all(contract, settings, on_done))
 
 
@@ -116,6 +133,7 @@ def judge(
         contract_display_path=display_path,
         version=__version__,
         secret=settings.credentials.token if settings.credentials else None,
+        artifacts=options.artifacts,
     )
 
 

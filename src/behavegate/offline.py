@@ -35,4 +35,5 @@ def run_offline(
         facts=facts,
         contract_display_path=display_path,
         version=__version__,
+        artifacts=options.artifacts,
     )

@@ -7,13 +7,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import UsageError
+from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
 from .model import Contract, ObservationSet
-
-DEFAULT_MAX_SCENARIOS = 25
-DEFAULT_MAX_SECONDS = 300.0
-DEFAULT_MAX_TOKENS = 1024
-MAX_RUN_SECONDS = 3_600.0
-MAX_OUTPUT_TOKENS = 32_768
 
 
 @dataclass(frozen=True)
@@ -26,6 +21,7 @@ class RunOptions:
     max_scenarios: int = DEFAULT_MAX_SCENARIOS
     max_seconds: float = DEFAULT_MAX_SECONDS
     max_tokens: int = DEFAULT_MAX_TOKENS
+    artifacts: bool = True
 
 
 def scenario_selection(values: list[str] | None) -> tuple[str, ...] | None:

@@ -99,46 +99,37 @@ def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliase
         node = loader.get_single_node()
         if node is None:
             return None, LineMap()
-        if check_aliases and _has_alias(node):
-            raise YamlRefused(Problem("Contract contains a YAML alias"))
-        if check_aliases and _depth(node) > DEEP:
-            raise _TooDeep()
+        if check_aliases:
+            has_alias, depth = _inspect(node)
+            if has_alias:
+                raise YamlRefused(Problem("Contract contains a YAML alias"))
+            if depth > DEEP:
+                raise _TooDeep()
         return _Builder(loader).build(node)
     finally:
         loader.dispose()
 
 
-def _has_alias(root: Node) -> bool:
-    """An alias shows in a composed graph as the same node object reached twice."""
+def _inspect(root: Node) -> tuple[bool, int]:
+    """(does the graph hold an alias, its nesting depth). An alias shows in a
+    composed graph as the same node object reached twice."""
     seen: set[int] = set()
-    stack: list[Node] = [root]
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            return True
-        seen.add(id(node))
-        if isinstance(node, MappingNode):
-            for key_node, value_node in node.value:
-                stack.append(key_node)
-                stack.append(value_node)
-        elif isinstance(node, SequenceNode):
-            stack.extend(node.value)
-    return False
-
-
-def _depth(root: Node) -> int:
     deepest = 0
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
-        deepest = max(deepest, depth)
+        if id(node) in seen:
+            return True, deepest
+        seen.add(id(node))
+        if depth > deepest:
+            deepest = depth
         if isinstance(node, MappingNode):
             for key_node, value_node in node.value:
                 stack.append((key_node, depth + 1))
                 stack.append((value_node, depth + 1))
         elif isinstance(node, SequenceNode):
             stack.extend((child, depth + 1) for child in node.value)
-    return deepest
+    return False, deepest
 
 
 class _Builder:

@@ -64,7 +64,7 @@ def render(report: Mapping[str, Any]) -> str:
         f"Pass: {summary.get('passed_assertions', 0)} | Fail: {summary.get('failed_assertions', 0)} | "
         f"Incomplete: {summary.get('incomplete_assertions', 0)}"
     )
-    run_dir = (report.get("artifacts") or {}).get("run_dir")
+    run_dir = report.get("behavegate", {}).get("run_dir") or (report.get("artifacts") or {}).get("run_dir")
     if run_dir:
         out.append(f"Run dir: {run_dir}")
     return "\n".join(out)

@@ -1,0 +1,219 @@
+"""Evidence artifacts of a run: ``.behavegate/runs/<run-id>/``.
+
+Four files: ``events.jsonl`` (what happened, in order), ``state.json`` (the
+whole run), ``summary.json`` (the run summary, = the report's ``harness``) and
+``behavior-results.json`` (the report). Every file is canonical JSON, and the
+last event seals the run: it carries the digest of every earlier event line
+and of the three other files, so ``behavegate replay`` notices a change of a
+single byte anywhere.
+
+Building the contents is pure; ``write_run`` is the only I/O, done with
+directory descriptors so no path component is ever a followed symlink.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import stat
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model import Observation
+
+EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
+LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
+RUNS_DIR = (".behavegate", "runs")
+
+
+@dataclass(frozen=True)
+class Timing:
+    started_at: str
+    ended_at: str
+    duration_ms: int
+
+
+def render_json(value: Any) -> str:
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def render_event(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False) + "\n"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def observation_summary(observation: Observation | None) -> dict[str, Any]:
+    o = observation
+    return {
+        "observed": o is not None,
+        "response_observed": bool(o is not None and o.response is not None),
+        "response_complete": None if o is None else o.response_complete,
+        "finish_reason": None if o is None else o.finish_reason,
+        "tool_calls_observed": bool(o is not None and o.tool_calls is not None),
+        "tool_calls_complete": None if o is None else o.tool_calls_complete,
+        "tool_call_count": 0 if o is None or o.tool_calls is None else len(o.tool_calls),
+        "refusal_observed": bool(o is not None and o.refusal is not None),
+        "sources_observed": bool(o is not None and o.sources is not None),
+        "source_count": 0 if o is None or o.sources is None else len(o.sources),
+        "error": None if o is None else o.error,
+    }
+
+
+def run_paths(project_root: Path, run_id: str) -> dict[str, str]:
+    run_dir = project_root.joinpath(*RUNS_DIR, run_id)
+    return {"trace_path": str(run_dir / EVENTS), "state_path": str(run_dir / STATE), "summary_path": str(run_dir / SUMMARY)}
+
+
+def build_files(report: dict[str, Any], timings: Sequence[Timing]) -> dict[str, str]:
+    """The four files' text for a finished report (whose ``harness`` names them)."""
+    harness = report["harness"]
+    run_id, mode = harness["run_id"], report["mode"]
+    base = {"run_id": run_id, "kind": "agent_behavior", "schema_version": 1}
+    steps: list[dict[str, Any]] = []
+    tool_calls: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = [
+        {**base, "event": "run_started", "timestamp": harness["started_at"], "project_root": harness["project_root"],
+         "budget": harness["budget"]}
+    ]  # fmt: skip
+    persisted = {s["id"]: s["observation"] for s in report["scenarios"]}
+    for scenario_id, timing in zip(persisted, timings, strict=True):
+        name = f"scenario:{scenario_id}"
+        observation = persisted[scenario_id]
+        summary = observation_summary(None if observation is None else _observation_from(observation))
+        step = {
+            "name": name,
+            "status": "completed",
+            "started_at": timing.started_at,
+            "ended_at": timing.ended_at,
+            "duration_ms": timing.duration_ms,
+            "input_summary": {"scenario_id": scenario_id, "mode": mode},
+            "output_summary": summary,
+            "error": None,
+        }
+        steps.append(step)
+        events.append({**base, "event": "step_started", "timestamp": timing.started_at, "step": name,
+                       "input_summary": step["input_summary"]})  # fmt: skip
+        if mode == "live":
+            call = {"tool": "agent_endpoint", "step": name, "status": "completed", "started_at": timing.started_at,
+                    "ended_at": timing.ended_at, "duration_ms": timing.duration_ms,
+                    "input_summary": {"scenario_id": scenario_id}, "output_summary": summary}  # fmt: skip
+            tool_calls.append(call)
+            events.append(
+                {**base, "event": "tool_started", "timestamp": timing.started_at, "step": name, "tool": "agent_endpoint"}
+            )
+            events.append({**base, "event": "tool_completed", "timestamp": timing.ended_at, "step": name,
+                           "tool": "agent_endpoint", "status": "completed"})  # fmt: skip
+        events.append({**base, "event": "step_completed", "timestamp": timing.ended_at, "step": name, "status": "completed",
+                       "duration_ms": timing.duration_ms, "output_summary": summary})  # fmt: skip
+    decisions = [
+        {
+            "phase": f"scenario:{scenario['id']}",
+            "code": f"behavior_assertion_{a['status']}",
+            "target": {"scenario_id": scenario["id"], "assertion": a["assertion"], "kind": a["kind"]},
+            "details": {"message": a["message"], "expected": a["expected"], "observed": a["observed"]},
+        }
+        for scenario in report["scenarios"]
+        for a in scenario["assertions"]
+    ]
+    provenance = report["provenance"]
+    state = {
+        **base,
+        "status": harness["status"],
+        "started_at": harness["started_at"],
+        "ended_at": harness["ended_at"],
+        "duration_ms": harness["duration_ms"],
+        "budget": harness["budget"],
+        "steps": steps,
+        "tool_calls": tool_calls,
+        "decisions": decisions,
+        "error": harness["error"],
+        "metadata": {
+            "contract_path": report["contract"]["path"],
+            "contract_digest": report["contract"]["digest"],
+            "contract_version": report["contract"]["version"],
+            "mode": mode,
+            "scenario_ids": sorted(s["id"] for s in report["scenarios"]),
+            "evidence_trust": provenance["trust"],
+            "registered_tools": ["agent_endpoint"] if mode == "live" else [],
+            "behavior_evidence_digest": report["evidence_digest"],
+            "observation_evidence_digest": provenance["selected_digest"],
+            "observation_source_digest": provenance.get("source_digest"),
+            "behavior_provenance": provenance,
+        },
+    }
+    files = {STATE: render_json(state), SUMMARY: render_json(harness), RESULTS: render_json(report)}
+    lines = "".join(render_event(e) for e in events)
+    events_text = lines + render_event(
+        {**base, "event": "run_completed", "timestamp": harness["ended_at"], "status": harness["status"],
+         "evidence_digest": report["evidence_digest"], "events_digest": sha256_text(lines),
+         "artifact_digests": {name: sha256_text(text) for name, text in sorted(files.items())}}
+    )  # fmt: skip
+    files[EVENTS] = events_text
+    return files
+
+
+def _observation_from(data: dict[str, Any]) -> Observation:
+    from .model import ToolCall
+
+    calls = data.get("tool_calls")
+    sources = data.get("sources")
+    return Observation(
+        scenario_id=data["id"],
+        response=data.get("response"),
+        response_complete=data.get("response_complete"),
+        finish_reason=data.get("finish_reason"),
+        tool_calls=None if calls is None else tuple(ToolCall(c["name"], c.get("arguments")) for c in calls),
+        tool_calls_complete=data.get("tool_calls_complete"),
+        refusal=data.get("refusal"),
+        sources=None if sources is None else tuple(sources),
+        error=data.get("error"),
+    )
+
+
+def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:
+    """Write the files into ``.behavegate/runs/<run_id>/`` (dirs 0700, files 0600).
+
+    Each file goes to a fresh temporary name and is renamed into place; every
+    directory is opened with O_NOFOLLOW, so a planted symlink fails the write
+    instead of redirecting it.
+    """
+    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(project_root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in (*RUNS_DIR, run_id):
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(part, 0o700, dir_fd=fd)
+            next_fd = os.open(part, flags, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        info = os.fstat(fd)
+        if not stat.S_ISDIR(info.st_mode):
+            raise OSError("run directory is not a directory")
+        for name in (STATE, SUMMARY, RESULTS, EVENTS):
+            _write_at(fd, name, files[name])
+    finally:
+        os.close(fd)
+
+
+def _write_at(dir_fd: int, name: str, text: str) -> None:
+    temp = f".{name}.{uuid.uuid4().hex}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp, dir_fd=dir_fd)
+        raise

@@ -1,0 +1,354 @@
+"""``behavegate replay RUN_DIR``: check that a run directory is whole and untouched.
+
+Every check yields ``Issue(code, message)``; a valid run has none. Beyond the
+consistency checks skylos makes (events against state, summary against the
+report, statuses and digests re-derived from the assertions), each file must
+be byte-for-byte the canonical rendering of its content, and the sealing
+``run_completed`` event must carry the digest of every other byte.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from .artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, render_json, sha256_text
+from .chat import EndpointError, strict_json
+from .model import combine
+from .report import evidence_digest, sha256_json
+
+LIMITS = {EVENTS: 5_000_000, STATE: 1_000_000, SUMMARY: 1_000_000, RESULTS: 5_000_000}
+MAX_REPLAY_VALUES = 100_000
+
+
+@dataclass(frozen=True)
+class Issue:
+    code: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message}
+
+
+class _Invalid(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.issue = Issue(code, message)
+
+
+def read_run(run_dir: Path) -> tuple[dict[str, str], list[Issue]]:
+    """The four files' text, and an issue for each that cannot be used."""
+    texts: dict[str, str] = {}
+    issues: list[Issue] = []
+    for name, limit in LIMITS.items():
+        path = run_dir / name
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            issues.append(Issue("artifact_missing", f"{name} is missing"))
+            continue
+        except OSError as exc:
+            issues.append(Issue("artifact_unreadable", f"{name} cannot be read: {exc.strerror}"))
+            continue
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            issues.append(Issue("artifact_not_regular", f"{name} is not a regular file"))
+            continue
+        if info.st_size > limit:
+            issues.append(Issue("artifact_too_large", f"{name} exceeds {limit} bytes"))
+            continue
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(limit + 1)
+            texts[name] = data.decode("utf-8")
+        except (OSError, UnicodeError) as exc:
+            issues.append(Issue("artifact_unreadable", f"{name} cannot be read as UTF-8: {exc}"))
+    return texts, issues
+
+
+def _parse(name: str, text: str) -> Any:
+    try:
+        value = strict_json(text)
+    except (EndpointError, ValueError, RecursionError) as exc:
+        raise _Invalid("artifact_invalid_json", f"{name} is not valid JSON: {_why(exc)}") from None
+    if _count(value) > MAX_REPLAY_VALUES:
+        raise _Invalid("artifact_invalid_json", f"{name} exceeds {MAX_REPLAY_VALUES} values")
+    return value
+
+
+def _why(exc: Exception) -> str:
+    return str(exc).replace("agent endpoint response", "document")
+
+
+def _count(value: Any) -> int:
+    total, stack = 0, [value]
+    while stack:
+        item = stack.pop()
+        total += 1
+        if isinstance(item, dict):
+            total += len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return total
+
+
+def validate_run(run_dir: Path) -> list[Issue]:
+    texts, issues = read_run(run_dir)
+    if issues:
+        return issues
+    try:
+        events = [_parse(f"{EVENTS} line {n}", line) for n, line in enumerate(texts[EVENTS].splitlines(keepends=True), 1)]
+        state, summary, report = (_parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
+    except _Invalid as invalid:
+        return [invalid.issue]
+    checks = (
+        partial(_canonical, texts, events, state, summary, report),
+        partial(_events, events),
+        partial(_seal, texts, events),
+        partial(_state_matches_events, events, state),
+        partial(_summary, summary, state, report),
+        partial(_report, report, state, events),
+    )
+    for check in checks:
+        try:
+            check()
+        except _Invalid as invalid:
+            issues.append(invalid.issue)
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+            issues.append(Issue("artifact_structure_invalid", f"unexpected structure: {type(exc).__name__}: {exc}"))
+    return issues
+
+
+def _expect(condition: bool, code: str, message: str) -> None:
+    if not condition:
+        raise _Invalid(code, message)
+
+
+def _canonical(texts: dict[str, str], events: list[Any], state: Any, summary: Any, report: Any) -> None:
+    for name, value in ((STATE, state), (SUMMARY, summary), (RESULTS, report)):
+        _expect(texts[name] == render_json(value), "artifact_not_canonical", f"{name} is not in canonical form")
+    _expect(
+        texts[EVENTS] == "".join(render_event(e) for e in events), "artifact_not_canonical", f"{EVENTS} is not in canonical form"
+    )
+
+
+def _events(events: list[Any]) -> None:
+    _expect(bool(events) and all(isinstance(e, dict) for e in events), "events_invalid", "events must be JSON objects")
+    _expect(events[0].get("event") == "run_started", "events_invalid", "first event must be run_started")
+    completed = [i for i, e in enumerate(events) if e.get("event") == "run_completed"]
+    _expect(completed == [len(events) - 1], "events_invalid", "run_completed must occur exactly once, last")
+    _expect(len({e.get("run_id") for e in events}) == 1, "run_id_mismatch", "events carry more than one run id")
+    _expect(all(e.get("kind") == "agent_behavior" for e in events), "kind_mismatch", "an event has the wrong kind")
+    _expect(all(e.get("schema_version") == 1 for e in events), "schema_version_mismatch", "an event has the wrong schema version")
+
+
+def _seal(texts: dict[str, str], events: list[Any]) -> None:
+    seal = events[-1]
+    body = "".join(texts[EVENTS].splitlines(keepends=True)[:-1])
+    _expect(seal.get("events_digest") == sha256_text(body), "events_digest_mismatch", "events before run_completed were changed")
+    digests = seal.get("artifact_digests")
+    _expect(
+        isinstance(digests, dict) and set(digests) == {STATE, SUMMARY, RESULTS},
+        "artifact_digest_mismatch",
+        "run_completed lacks artifact digests",
+    )
+    for name in (STATE, SUMMARY, RESULTS):
+        _expect(digests[name] == sha256_text(texts[name]), "artifact_digest_mismatch", f"{name} does not match its sealed digest")
+
+
+def _state_matches_events(events: list[Any], state: Any) -> None:
+    run_id = events[0]["run_id"]
+    _expect(state.get("run_id") == run_id, "run_id_mismatch", "state.json has another run id")
+    _expect(
+        state.get("kind") == "agent_behavior" and state.get("schema_version") == 1,
+        "kind_mismatch",
+        "state.json kind or schema version is wrong",
+    )
+    steps = state["steps"]
+    started = [e for e in events if e["event"] == "step_started"]
+    finished = [e for e in events if e["event"] == "step_completed"]
+    _expect(
+        [s["name"] for s in steps] == [e["step"] for e in started] == [e["step"] for e in finished],
+        "state_events_mismatch", "steps in state.json do not match the events",
+    )  # fmt: skip
+    for step, start, end in zip(steps, started, finished, strict=True):
+        _expect(
+            step["started_at"] == start["timestamp"] and step["ended_at"] == end["timestamp"]
+            and step["status"] == end["status"] and step["duration_ms"] == end["duration_ms"]
+            and step["input_summary"] == start["input_summary"] and step["output_summary"] == end["output_summary"],
+            "state_events_mismatch", f"step {step['name']!r} differs between state.json and events",
+        )  # fmt: skip
+    tools = [e for e in events if e["event"] in {"tool_started", "tool_completed"}]
+    _expect(
+        len(tools) == 2 * len(state["tool_calls"]), "state_events_mismatch", "tool calls in state.json do not match the events"
+    )
+    for call, start, end in zip(state["tool_calls"], tools[0::2], tools[1::2], strict=True):
+        _expect(
+            start["event"] == "tool_started" and end["event"] == "tool_completed"
+            and call["step"] == start["step"] == end["step"] and call["tool"] == start["tool"] == end["tool"]
+            and call["started_at"] == start["timestamp"] and call["ended_at"] == end["timestamp"]
+            and call["status"] == end["status"],
+            "state_events_mismatch", f"tool call of {call['step']!r} differs between state.json and events",
+        )  # fmt: skip
+    first, last = events[0], events[-1]
+    _expect(
+        state["started_at"] == first["timestamp"] and state["ended_at"] == last["timestamp"]
+        and state["budget"] == first["budget"] and state["status"] == last["status"],
+        "state_events_mismatch", "run times, budget or status differ between state.json and events",
+    )  # fmt: skip
+
+
+def _summary(summary: Any, state: Any, report: Any) -> None:
+    _expect(report.get("harness") == summary, "harness_summary_mismatch", "the report's harness differs from summary.json")
+    expected = {
+        "run_id": state["run_id"],
+        "status": state["status"],
+        "started_at": state["started_at"],
+        "ended_at": state["ended_at"],
+        "duration_ms": state["duration_ms"],
+        "budget": state["budget"],
+        "phase_count": len(state["steps"]),
+        "completed_phases": [s["name"] for s in state["steps"] if s["status"] == "completed"],
+        "tool_call_count": len(state["tool_calls"]),
+        "decision_count": len(state["decisions"]),
+        "error": state["error"],
+    }
+    for key, value in expected.items():
+        _expect(summary.get(key) == value, "summary_state_mismatch", f"summary.json {key} does not match state.json")
+    steps = summary["budget_used"]["steps"]
+    _expect(steps == len(state["steps"]), "summary_state_mismatch", "summary.json budget_used does not match state.json")
+    _expect(
+        summary["budget_remaining"]["steps"] == state["budget"]["max_steps"] - steps,
+        "summary_state_mismatch", "summary.json budget_remaining does not match its budget",
+    )  # fmt: skip
+
+
+def _report(report: Any, state: Any, events: list[Any]) -> None:
+    meta = state["metadata"]
+    _expect(
+        report.get("schema_version") == 1 and report.get("kind") == "agent_behavior",
+        "kind_mismatch",
+        "report kind or schema version is wrong",
+    )
+    _expect(report["artifacts"] == LAYOUT, "artifacts_layout_invalid", "report artifacts do not name the canonical layout")
+    _expect(
+        report["contract"]["digest"] == meta["contract_digest"],
+        "metadata_mismatch",
+        "contract digest differs from state metadata",
+    )
+    _expect(
+        report["contract"]["version"] == meta["contract_version"],
+        "metadata_mismatch",
+        "contract version differs from state metadata",
+    )
+    _expect(report["contract"]["path"] == meta["contract_path"], "metadata_mismatch", "contract path differs from state metadata")
+    _expect(report["mode"] == meta["mode"], "metadata_mismatch", "mode differs from state metadata")
+    _expect(report["provenance"] == meta["behavior_provenance"], "metadata_mismatch", "provenance differs from state metadata")
+    _expect(
+        meta["evidence_trust"] == report["provenance"]["trust"], "metadata_mismatch", "evidence trust differs from provenance"
+    )
+    scenarios = report["scenarios"]
+    statuses = []
+    by_kind: dict[str, dict[str, int]] = {}
+    totals = {"pass": 0, "fail": 0, "incomplete": 0}
+    for scenario in scenarios:
+        assertion_statuses = [a["status"] for a in scenario["assertions"]]
+        _expect(
+            all(s in totals for s in assertion_statuses),
+            "behavior_evidence_invalid",
+            f"behavior evidence scenario {scenario['id']!r} has an invalid assertion status",
+        )
+        _expect(
+            scenario["status"] == combine(assertion_statuses),
+            "behavior_evidence_invalid", f"behavior evidence scenario {scenario['id']!r} status does not match assertions",
+        )  # fmt: skip
+        statuses.append(scenario["status"])
+        for a in scenario["assertions"]:
+            totals[a["status"]] += 1
+            counts = by_kind.setdefault(a["kind"], {"requested": 0, "passed": 0, "failed": 0, "incomplete": 0})
+            counts["requested"] += 1
+            counts[{"pass": "passed", "fail": "failed", "incomplete": "incomplete"}[a["status"]]] += 1
+    derived = combine(statuses)
+    status_ok = report["status"] == derived or (report["status"] == "incomplete" and derived == "pass" and report.get("issues"))
+    _expect(bool(status_ok), "behavior_evidence_invalid", "behavior evidence status does not match its scenarios")
+    summary = {
+        "scenario_count": len(statuses),
+        "passed_scenarios": statuses.count("pass"),
+        "failed_scenarios": statuses.count("fail"),
+        "incomplete_scenarios": statuses.count("incomplete"),
+        "assertion_count": sum(totals.values()),
+        "passed_assertions": totals["pass"],
+        "failed_assertions": totals["fail"],
+        "incomplete_assertions": totals["incomplete"],
+    }
+    _expect(report["summary"] == summary, "behavior_evidence_invalid", "behavior evidence summary does not match assertions")
+    coverage = {
+        "requested": sum(totals.values()),
+        "completed": totals["pass"] + totals["fail"],
+        "incomplete": totals["incomplete"],
+        "by_assertion": dict(sorted(by_kind.items())),
+    }
+    _expect(report["coverage"] == coverage, "behavior_evidence_invalid", "behavior evidence coverage does not match assertions")
+    observations = sorted((s["id"], s["observation"]) for s in scenarios if s["observation"] is not None)
+    for scenario_id, observation in observations:
+        _expect(
+            observation.get("id") == scenario_id,
+            "behavior_evidence_invalid",
+            f"observation does not match scenario {scenario_id!r}",
+        )
+    selected = sha256_json({"version": 1, "scenarios": [o for _, o in observations]})
+    _expect(
+        report["provenance"]["selected_digest"] == selected,
+        "selected_digest_mismatch",
+        "selected_digest does not match the embedded observations",
+    )
+    _expect(
+        meta["observation_evidence_digest"] == selected,
+        "selected_digest_mismatch",
+        "state metadata observation digest does not match",
+    )
+    _expect(
+        meta["observation_source_digest"] == report["provenance"].get("source_digest"),
+        "source_digest_mismatch", "source digest differs between provenance and state metadata",
+    )  # fmt: skip
+    digest = evidence_digest(report)
+    for where, value in (("report", report["evidence_digest"]), ("state metadata", meta["behavior_evidence_digest"]),
+                         ("run_completed event", events[-1].get("evidence_digest"))):  # fmt: skip
+        _expect(value == digest, "evidence_digest_mismatch", f"evidence_digest in the {where} does not match the evidence")
+    _expect(
+        meta["scenario_ids"] == sorted(s["id"] for s in scenarios),
+        "scenario_ids_mismatch",
+        "scenario ids differ between state and report",
+    )
+    _expect(
+        [s["name"] for s in state["steps"]] == [f"scenario:{s['id']}" for s in scenarios],
+        "scenario_ids_mismatch", "steps do not match the report's scenarios",
+    )  # fmt: skip
+    decisions = [
+        {"phase": f"scenario:{s['id']}", "code": f"behavior_assertion_{a['status']}",
+         "target": {"scenario_id": s["id"], "assertion": a["assertion"], "kind": a["kind"]},
+         "details": {"message": a["message"], "expected": a["expected"], "observed": a["observed"]}}
+        for s in scenarios for a in s["assertions"]
+    ]  # fmt: skip
+    _expect(state["decisions"] == decisions, "decisions_mismatch", "state decisions do not equal the report's assertions")
+    _expect(
+        report["harness"]["decision_count"] == len(decisions) and report["harness"]["run_id"] == events[0]["run_id"],
+        "harness_summary_mismatch", "the report's harness does not match the run",
+    )  # fmt: skip
+
+
+def render(run_dir: Path, issues: list[Issue], fmt: str) -> str:
+    if fmt == "json":
+        payload = {"run_dir": str(run_dir), "valid": not issues, "issues": [i.as_dict() for i in issues]}
+        return json.dumps(payload, indent=2, sort_keys=True)
+    if not issues:
+        return f"Run {run_dir}: valid"
+    lines = [f"Run {run_dir}: INVALID ({len(issues)} issue(s))"]
+    lines.extend(f"  {i.code}: {i.message}" for i in issues)
+    return "\n".join(lines)
