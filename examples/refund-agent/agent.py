@@ -74,6 +74,7 @@ def completion(body: dict[str, Any], regressed: bool) -> dict[str, Any]:
 def make_handler(regressed: bool, delay: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out as separate writes
 
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -103,11 +104,14 @@ def make_handler(regressed: bool, delay: float) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # the listen backlog: concurrent clients must not wait for SYN retries
+
+
 def serve(port: int = 0, *, regressed: bool = False, delay: float = 0.0) -> tuple[ThreadingHTTPServer, str]:
     """Start in a background thread; returns the server and its endpoint URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", port), make_handler(regressed, delay))
-    server.daemon_threads = True
-    server.request_queue_size = 128
+    server = Server(("127.0.0.1", port), make_handler(regressed, delay))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
 
