@@ -1,0 +1,282 @@
+"""The live adapter: request shape and normalization on httpx.MockTransport,
+and every transport outcome against real loopback servers."""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import json
+import socket
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+from helpers import contract
+
+from behavegate.chat import EndpointError, build_request, decode_body
+from behavegate.transport import Exchange, post, request_headers
+
+CONTRACT = contract(
+    """
+version: 1
+agent:
+  model: m
+  tools:
+    - {name: a, description: tool a, parameters: {type: object}}
+    - {name: b, description: tool b, parameters: {type: object}}
+scenarios:
+  - id: s
+    system_prompt: "  be brief  "
+    prompt: "  hello  "
+    available_tools: [b]
+    expect: {refusal: false}
+  - id: none
+    prompt: hi
+    available_tools: []
+    expect: {refusal: false}
+"""
+)
+
+
+def completion(message: dict[str, Any], finish_reason: Any = "stop") -> bytes:
+    return json.dumps({"choices": [{"message": message, "finish_reason": finish_reason}]}).encode()
+
+
+def exchange(url: str, timeout: float = 2.0, payload: dict[str, Any] | None = None) -> Exchange:
+    return Exchange(url, payload or {"x": 1}, request_headers(None, None, "test"), time.monotonic() + timeout)
+
+
+async def _post_with(handler: Callable[[httpx.Request], httpx.Response], timeout: float = 2.0) -> bytes:
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        return await post(client, exchange("http://agent.test/v1/chat/completions", timeout))
+
+
+def post_mock(handler: Callable[[httpx.Request], httpx.Response]) -> bytes:
+    return asyncio.run(_post_with(handler))
+
+
+# --- request and normalization (no network) ------------------------------------------
+
+
+def test_request_is_exactly_the_skylos_shape() -> None:
+    scenario = CONTRACT.scenarios[0]
+    assert build_request(CONTRACT.agent, scenario, 7) == {
+        "model": "m",
+        "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hello"}],
+        "stream": False,
+        "max_tokens": 7,
+        "tools": [{"type": "function", "function": {"name": "b", "description": "tool b", "parameters": {"type": "object"}}}],
+    }
+    assert "tools" not in build_request(CONTRACT.agent, CONTRACT.scenarios[1], 1024)
+
+
+def test_tool_call_arguments_may_be_objects_or_json_strings() -> None:
+    body = completion(
+        {"content": None, "tool_calls": [
+            {"function": {"name": " a ", "arguments": "{\"k\": 1}"}},
+            {"function": {"name": "b", "arguments": {"k": 2}}},
+            {"function": {"name": "b", "arguments": "not json"}},
+        ]},
+        "tool_calls",
+    )  # fmt: skip
+    observation = decode_body(body, "s")
+    assert [(c.name, c.arguments) for c in observation.tool_calls or ()] == [("a", {"k": 1}), ("b", {"k": 2}), ("b", None)]
+    assert observation.tool_calls_complete is True and observation.response_complete is False
+
+
+def test_missing_tool_calls_key_is_not_evidence_of_no_calls() -> None:
+    observation = decode_body(completion({"content": "hi"}), "s")
+    assert observation.tool_calls is None and observation.tool_calls_complete is False
+    assert observation.response == "hi" and observation.response_complete is True
+
+
+def test_content_parts_are_joined_and_unknown_parts_break_the_shape() -> None:
+    parts = [{"type": "text", "text": "a"}, {"type": "output_text", "text": "b"}, {"type": "image_url", "image_url": {}}]
+    observation = decode_body(completion({"content": parts, "tool_calls": None}), "s")
+    assert observation.response == "ab" and observation.response_complete is False
+
+
+def test_refusal_null_means_did_not_refuse() -> None:
+    assert decode_body(completion({"content": "x", "refusal": None}), "s").refusal is False
+    assert decode_body(completion({"content": "x", "refusal": "  "}), "s").refusal is False
+    assert decode_body(completion({"content": "x", "refusal": "no way"}), "s").refusal is True
+    assert decode_body(completion({"content": "x"}), "s").refusal is None
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"\xff", "agent endpoint returned invalid JSON"),
+        (b'{"a": NaN}', "agent endpoint returned invalid JSON"),
+        (b'{"a": 1, "a": 2}', "agent endpoint response contains duplicate keys"),
+        (b"[]", "agent endpoint response must be an object"),
+        (b'{"choices": []}', "agent endpoint response requires choices[0]"),
+        (b'{"choices": [{"message": "x"}]}', "agent endpoint response requires choices[0].message"),
+        (("[" * 66 + "]" * 66).encode(), "agent endpoint response nesting exceeds 64"),
+    ],
+)
+def test_bad_bodies_become_scenario_errors(body: bytes, message: str) -> None:
+    with pytest.raises(EndpointError, match=message.replace("[", r"\[").replace("]", r"\]").replace(".", r"\.")):
+        decode_body(body, "s")
+
+
+def test_redirects_are_never_followed() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v1/chat/completions", "followed a redirect"
+        return httpx.Response(302, headers={"Location": "http://elsewhere.test/"})
+
+    with pytest.raises(EndpointError, match="redirects are not allowed"):
+        post_mock(handler)
+
+
+@pytest.mark.parametrize("status", [400, 401, 500, 503])
+def test_non_2xx_is_reported_with_its_status(status: int) -> None:
+    with pytest.raises(EndpointError, match=f"returned HTTP {status}"):
+        post_mock(lambda request: httpx.Response(status, json={}))
+
+
+def test_any_2xx_is_read_and_headers_are_sent() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(201, stream=httpx.ByteStream(b"{}"))
+
+    assert post_mock(handler) == b"{}"
+    headers = seen[0].headers
+    assert headers["accept"] == "application/json" and headers["content-type"] == "application/json"
+    assert json.loads(seen[0].content) == {"x": 1}
+
+
+def test_declared_oversized_body_is_refused_before_reading() -> None:
+    with pytest.raises(EndpointError, match="too large"):
+        post_mock(lambda request: httpx.Response(200, headers={"Content-Length": str(3 * 1024 * 1024)}, stream=httpx.ByteStream(b"{}")))
+
+
+def test_a_compression_bomb_is_stopped_at_the_cap() -> None:
+    bomb = gzip.compress(b" " * (50 * 1024 * 1024))
+    tracemalloc.start()
+    with pytest.raises(EndpointError, match="too large"):
+        post_mock(lambda request: httpx.Response(200, headers={"Content-Encoding": "gzip"}, stream=httpx.ByteStream(bomb)))
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 16 * 1024 * 1024
+
+
+# --- real loopback servers ---------------------------------------------------------------
+
+
+@pytest.fixture
+def raw_server() -> Iterator[Callable[[Callable[[socket.socket], None]], str]]:
+    """A loopback TCP server whose connection handler the test writes byte by byte."""
+    sockets: list[socket.socket] = []
+
+    def start(handle: Callable[[socket.socket], None]) -> str:
+        listener = socket.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        sockets.append(listener)
+
+        def run() -> None:
+            while True:
+                try:
+                    connection, _ = listener.accept()
+                except OSError:
+                    return
+                threading.Thread(target=_serve_one, args=(connection, handle), daemon=True).start()
+
+        threading.Thread(target=run, daemon=True).start()
+        return f"http://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions"
+
+    yield start
+    for listener in sockets:
+        listener.close()
+
+
+def _serve_one(connection: socket.socket, handle: Callable[[socket.socket], None]) -> None:
+    with connection:
+        data = b""
+        while b"\r\n\r\n" not in data:
+            chunk = connection.recv(65536)
+            if not chunk:
+                return
+            data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
+        while len(body) < length:
+            body += connection.recv(65536)
+        try:
+            handle(connection)
+        except OSError:
+            pass
+
+
+def real_post(url: str, timeout: float) -> tuple[bytes | EndpointError, float]:
+    async def go() -> bytes:
+        async with httpx.AsyncClient(trust_env=False) as client:
+            return await post(client, exchange(url, timeout))
+
+    started = time.monotonic()
+    try:
+        result: bytes | EndpointError = asyncio.run(go())
+    except EndpointError as error:
+        result = error
+    return result, time.monotonic() - started
+
+
+def test_a_trickling_server_is_cut_off_at_the_deadline(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+    def trickle(connection: socket.socket) -> None:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+        for _ in range(1000):
+            connection.sendall(b" ")
+            time.sleep(0.05)
+
+    result, elapsed = real_post(raw_server(trickle), timeout=1.5)
+    assert isinstance(result, EndpointError) and str(result) == "agent endpoint exceeded request deadline"
+    assert abs(elapsed - 1.5) <= 0.5
+
+
+def test_a_server_that_never_answers_is_cut_off_at_the_deadline(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+    result, elapsed = real_post(raw_server(lambda connection: time.sleep(5)), timeout=1.0)
+    assert isinstance(result, EndpointError) and "deadline" in str(result)
+    assert abs(elapsed - 1.0) <= 0.5
+
+
+def test_an_endless_body_is_stopped_at_2_mib_with_bounded_memory(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+    def endless(connection: socket.socket) -> None:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"x" * 65536
+        for _ in range(2000):  # ~128 MiB if nobody stops reading
+            connection.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+
+    tracemalloc.start()
+    result, _ = real_post(raw_server(endless), timeout=20)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert isinstance(result, EndpointError) and str(result) == "agent endpoint response is too large"
+    assert peak < 16 * 1024 * 1024
+
+
+def test_a_connection_closed_without_reply_is_a_connection_error(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+    result, _ = real_post(raw_server(lambda connection: None), timeout=2)
+    assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ConnectionError"
+
+
+def test_a_refused_connection_is_a_connection_error() -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    result, _ = real_post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=2)
+    assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ConnectionError"
+
+
+def test_a_body_cut_short_is_reported(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+    def short(connection: socket.socket) -> None:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"choices\"")
+
+    result, _ = real_post(raw_server(short), timeout=2)
+    assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ChunkedEncodingError"
