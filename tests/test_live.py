@@ -4,6 +4,7 @@ and every transport outcome against real loopback servers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import json
 import socket
@@ -209,10 +210,8 @@ def _serve_one(connection: socket.socket, handle: Callable[[socket.socket], None
         length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
         while len(body) < length:
             body += connection.recv(65536)
-        try:
+        with contextlib.suppress(OSError):
             handle(connection)
-        except OSError:
-            pass
 
 
 def real_post(url: str, timeout: float) -> tuple[bytes | EndpointError, float]:

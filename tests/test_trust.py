@@ -99,7 +99,7 @@ def test_allow_host_reaches_a_service_by_name_through_the_checked_address(
     sys.path.insert(0, str(EXAMPLE))
     import agent  # type: ignore[import-not-found]
 
-    server, url = agent.serve(0)
+    server, _url = agent.serve(0)
     port = server.server_address[1]
     try:
         contract = (EXAMPLE / "contract.yml").read_text().replace(
