@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src
+	$(BIN)/actionlint .github/workflows/*.yml
+	$(BIN)/hadolint Dockerfile examples/refund-agent/Dockerfile
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/behavegate

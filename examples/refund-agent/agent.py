@@ -2,7 +2,8 @@
 
     python examples/refund-agent/agent.py [--port 8765] [--regressed] [--delay 0.1]
 
-It listens on loopback only and answers POST /v1/chat/completions the way an
+It listens on loopback only (``--container`` opens it inside a container, for a
+CI service) and answers POST /v1/chat/completions the way an
 agent service does: it "runs" its tools itself and reports the calls it made
 (``tool_calls``), the final answer (``content``), the documents it used
 (``sources``) and whether it refused (``refusal``). ``--regressed`` switches to
@@ -109,9 +110,11 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128  # the listen backlog: concurrent clients must not wait for SYN retries
 
 
-def serve(port: int = 0, *, regressed: bool = False, delay: float = 0.0) -> tuple[ThreadingHTTPServer, str]:
+def serve(
+    port: int = 0, *, regressed: bool = False, delay: float = 0.0, host: str = "127.0.0.1"
+) -> tuple[ThreadingHTTPServer, str]:
     """Start in a background thread; returns the server and its endpoint URL."""
-    server = Server(("127.0.0.1", port), make_handler(regressed, delay))
+    server = Server((host, port), make_handler(regressed, delay))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
 
@@ -121,8 +124,10 @@ def main() -> int:
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--regressed", action="store_true", help="serve the broken release")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds to wait before each answer")
+    parser.add_argument("--container", action="store_true",
+                        help="listen on all interfaces; only for running inside a container (a CI service)")  # fmt: skip
     args = parser.parse_args()
-    server, url = serve(args.port, regressed=args.regressed, delay=args.delay)
+    server, url = serve(args.port, regressed=args.regressed, delay=args.delay, host="0.0.0.0" if args.container else "127.0.0.1")
     print(f"listening on {url}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         threading.Event().wait()

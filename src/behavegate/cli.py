@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import __version__
+from .ci import write_untrusted
 from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 
 EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
@@ -63,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
     test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    test.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
+    test.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
+    test.add_argument("--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    test.add_argument("--annotations", action="store_true", help="print GitHub annotations on the contract lines that failed")
+    test.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
     test.add_argument("--max-scenarios", type=int, default=DEFAULT_MAX_SCENARIOS, metavar="N",
@@ -127,17 +133,65 @@ def run_test(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         contract_path, root = _locate_contract(args.contract, root)
         report = _test(args, contract_path, root)
         output = _render(report, args.format)
+        written: dict[str, str] = {}
         if args.output:
             destination = resolve_inside(args.output, root, "output path")
             write_project_text(destination, root, output.rstrip() + "\n")
+            written["report"] = _display(destination, root)
             if args.format == "table":
                 print(f"Wrote agent behavior report: {destination}", file=stdout)
+        elif args.format == "json":
+            stdout.write(output + "\n")  # JSON lines cannot start a workflow command
         else:
-            stdout.write(output + "\n")
+            write_untrusted(stdout, output)
+        _ci_outputs(args, report, root, written, stdout)
         return exit_code(str(report["status"]))
     except (BehavegateError, OSError) as exc:
         _report_error(args, root, exc, stdout, stderr)
         return EXIT_INCOMPLETE
+
+
+def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], stdout: TextIO) -> None:
+    """JUnit, summary, annotations and step outputs, each when asked for."""
+    from .ci import append_file, output_block, write_commands
+
+    if args.report:
+        from .render import json as json_renderer
+
+        _write_plain(args.report, json_renderer.render(report))
+        written["report"] = args.report
+    if args.junit:
+        from .render import junit
+
+        _write_plain(args.junit, junit.render(report))
+        written["junit"] = args.junit
+    if args.summary:
+        from .render import summary
+
+        _write_plain(args.summary, summary.render(report))
+        written["summary"] = args.summary
+    if args.annotations:
+        from .render import annotations
+
+        write_commands(stdout, annotations.render(report))
+    if args.github_output:
+        counts = report["summary"]
+        values = {
+            "status": str(report["status"]),
+            "passed": str(counts["passed_scenarios"]),
+            "failed": str(counts["failed_scenarios"]),
+            "incomplete": str(counts["incomplete_scenarios"]),
+            "report": written.get("report", ""),
+            "junit": written.get("junit", ""),
+            "summary": written.get("summary", ""),
+            "run-dir": str(report.get("behavegate", {}).get("run_dir") or ""),
+        }
+        append_file(args.github_output, output_block(values))
+
+
+def _write_plain(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text if text.endswith("\n") else text + "\n")
 
 
 def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
@@ -190,6 +244,10 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
         raise RunError(
             f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
+    extra = report["behavegate"]
+    chosen = set(selected.scenario_ids())
+    extra["skipped"] = [{"id": s.id, "line": s.line} for s in contract.scenarios if s.id not in chosen]
+    extra["seconds"] = {s.id: t.duration_ms / 1000 for s, t in zip(selected.scenarios, timings, strict=True)}
     if options.artifacts:
         _write_artifacts(report, timings, root)
     return report

@@ -1,0 +1,170 @@
+"""The GitHub Action's entrypoint: ``INPUT_*`` variables in, one behavegate run out.
+
+Inputs are read once, the way @actions/core reads them: the name upper-cased
+with hyphens kept, the value trimmed, booleans only ``true|True|TRUE|false|
+False|FALSE``. A token named by ``auth-env`` is masked before anything else is
+printed. Files written into the workspace are given back to its owner, since
+the container runs as root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .ci import write_commands
+from .render.annotations import command, escape_data
+
+TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
+FAIL_ON = {"fail", "incomplete", "never"}
+
+
+class InputError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Inputs:
+    raw: Mapping[str, str]
+
+    def text(self, name: str, default: str = "") -> str:
+        return self.raw.get(f"INPUT_{name.replace(' ', '_').upper()}", default).strip()
+
+    def flag(self, name: str, default: bool = False) -> bool:
+        value = self.text(name)
+        if not value:
+            return default
+        if value in TRUE:
+            return True
+        if value in FALSE:
+            return False
+        raise InputError(
+            f'Input does not meet YAML 1.2 "Core Schema" specification: {name}. '
+            "Support boolean input list: `true | True | TRUE | false | False | FALSE`"
+        )
+
+    def items(self, name: str) -> list[str]:
+        """A list input: one value per line (commas also separate)."""
+        return [part.strip() for line in self.text(name).splitlines() for part in line.split(",") if part.strip()]
+
+
+def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
+    argv = ["test"]
+    if inputs.text("contract"):
+        argv.append(inputs.text("contract"))
+    observations = inputs.text("observations")
+    if observations:
+        argv += ["--observations", observations]
+    else:
+        if inputs.text("endpoint"):
+            argv += ["--endpoint", inputs.text("endpoint")]
+        if inputs.flag("allow-contract-endpoint"):
+            argv.append("--allow-contract-endpoint")
+        if inputs.flag("allow-remote"):
+            argv.append("--allow-remote")
+        for host in inputs.items("allow-host"):
+            argv += ["--allow-host", host]
+        if inputs.text("auth-env"):
+            argv += ["--auth-env", inputs.text("auth-env")]
+        argv += ["--concurrency", inputs.text("concurrency") or "4"]
+        if inputs.text("save-observations"):
+            argv += ["--save-observations", inputs.text("save-observations")]
+    for scenario in inputs.items("scenario"):
+        argv += ["--scenario", scenario]
+    for flag in ("max-scenarios", "max-seconds", "max-tokens"):
+        if inputs.text(flag):
+            argv += [f"--{flag}", inputs.text(flag)]
+    if not inputs.flag("artifacts", True):
+        argv.append("--no-artifacts")
+    argv += ["--report", inputs.text("report") or "behavegate-report.json"]
+    if inputs.text("junit"):
+        argv += ["--junit", inputs.text("junit")]
+    if inputs.flag("summary", True) and environ.get("GITHUB_STEP_SUMMARY"):
+        argv += ["--summary", environ["GITHUB_STEP_SUMMARY"]]
+    if inputs.flag("annotations", True):
+        argv.append("--annotations")
+    if environ.get("GITHUB_OUTPUT"):
+        argv += ["--github-output", environ["GITHUB_OUTPUT"]]
+    return argv
+
+
+def give_back(paths: list[Path], workspace: Path) -> None:
+    """chown what we wrote to the workspace owner (the runner mounts it from the host)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return
+    owner = workspace.stat()
+    for path in paths:
+        try:
+            path.resolve().relative_to(workspace.resolve())
+        except (ValueError, OSError):
+            continue
+        targets = [path]
+        if path.is_dir() and not path.is_symlink():
+            targets += list(path.rglob("*"))
+        for target in targets:
+            try:
+                os.chown(target, owner.st_uid, owner.st_gid, follow_symlinks=False)
+            except OSError:
+                pass
+
+
+def main(environ: Mapping[str, str] | None = None) -> int:
+    from .cli import main as cli_main
+
+    env = dict(os.environ if environ is None else environ)
+    inputs = Inputs(env)
+    token_var = inputs.text("auth-env")
+    if token_var and env.get(token_var):
+        # Before anything else is printed: the runner hides this value from now on.
+        write_commands(sys.stdout, f"::add-mask::{escape_data(env[token_var])}")
+    try:
+        fail_on = inputs.text("fail-on") or "incomplete"
+        if fail_on not in FAIL_ON:
+            raise InputError(f"fail-on must be one of {sorted(FAIL_ON)}, got {fail_on!r}")
+        workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+        workdir = (workspace / (inputs.text("working-directory") or ".")).resolve()
+        try:
+            workdir.relative_to(workspace.resolve())
+        except ValueError:
+            raise InputError("working-directory must stay inside the workspace") from None
+        if not workdir.is_dir():
+            raise InputError(f"working-directory {inputs.text('working-directory')!r} is not a directory")
+        argv = build_argv(inputs, env)
+        for flag in ("allow-contract-endpoint", "allow-remote", "summary", "annotations", "artifacts"):
+            inputs.flag(flag)  # validate every boolean, even unused ones
+    except InputError as error:
+        write_commands(sys.stdout, command("error", str(error), title="behavegate: invalid input"))
+        return 2
+    os.chdir(workdir)
+    code = cli_main(argv)
+    report_path = workdir / (inputs.text("report") or "behavegate-report.json")
+    written = [report_path, workdir / ".behavegate"]
+    for name in ("junit", "save-observations"):
+        if inputs.text(name):
+            written.append(workdir / inputs.text(name))
+    give_back([p for p in written if p.exists()], workspace)
+    return _exit(code, fail_on, report_path)
+
+
+def _exit(code: int, fail_on: str, report_path: Path) -> int:
+    if code == 0:
+        return 0
+    status = "error"
+    try:
+        report = json.loads(report_path.read_text(encoding="utf-8"))
+        status = "error" if "error" in report else str(report.get("status"))
+    except (OSError, ValueError):
+        pass
+    if status == "error":
+        return code  # an invalid contract or run always fails the step
+    if fail_on == "never" or (fail_on == "fail" and status == "incomplete"):
+        write_commands(
+            sys.stdout,
+            command("notice", f"behavegate status {status}; not failing the step (fail-on: {fail_on})", title="behavegate"),
+        )
+        return 0
+    return code

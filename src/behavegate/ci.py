@@ -1,0 +1,70 @@
+"""Everything behavegate writes for CI: step outputs, the step summary, and
+stdout/stderr made safe from workflow-command injection.
+
+The Actions runner executes any log line that (after leading whitespace)
+starts with ``::`` or the legacy ``##[``; a carriage return also starts a new
+line for it. Output derived from agents is therefore written between
+``::stop-commands::<random token>`` and ``::<token>::`` when running in
+Actions, and no such line ever starts a line of ours anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TextIO
+
+_COMMAND_LIKE = re.compile(r"^(\s*)(::|##\[)", re.M)
+
+
+def neutralize(text: str) -> str:
+    """No line may act as a workflow command: CRs shown, command-like lines prefixed."""
+    text = text.replace("\r\n", "\n").replace("\r", "\\r")
+    return _COMMAND_LIKE.sub(lambda m: f"{m.group(1)}| {m.group(2)}", text)
+
+
+def in_actions(environ: Mapping[str, str] | None = None) -> bool:
+    return (environ if environ is not None else os.environ).get("GITHUB_ACTIONS") == "true"
+
+
+def write_untrusted(stream: TextIO, text: str, *, environ: Mapping[str, str] | None = None) -> None:
+    """Write text that may contain agent-influenced content."""
+    body = neutralize(text)
+    if not body.endswith("\n"):
+        body += "\n"
+    if in_actions(environ):
+        token = secrets.token_hex(16)
+        stream.write(f"::stop-commands::{token}\n{body}::{token}::\n")
+    else:
+        stream.write(body)
+    stream.flush()
+
+
+def write_commands(stream: TextIO, commands: str) -> None:
+    """Our own workflow commands (annotations), already escaped."""
+    if commands:
+        stream.write(commands + "\n")
+        stream.flush()
+
+
+def output_block(values: Mapping[str, str]) -> str:
+    """``$GITHUB_OUTPUT`` text: ``name=value`` lines, heredocs for multi-line values
+    with a random delimiter that appears nowhere in the value."""
+    parts = []
+    for name, value in values.items():
+        if "\n" not in value and "\r" not in value:
+            parts.append(f"{name}={value}\n")
+            continue
+        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        while delimiter in value:
+            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        parts.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
+    return "".join(parts)
+
+
+def append_file(path: str | Path, text: str) -> None:
+    with open(path, "a", encoding="utf-8", newline="") as handle:
+        handle.write(text)

@@ -1,0 +1,134 @@
+"""JUnit, job summary, annotations and step outputs: golden files, the XSD,
+what JUnit consumers read, and GitHub's size limits."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Golden
+from helpers import example_report
+from lxml import etree
+
+from behavegate.ci import output_block
+from behavegate.render import annotations, junit, summary
+
+XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
+
+
+def with_extras(which: str) -> dict[str, Any]:
+    report = example_report(which)
+    report["behavegate"]["skipped"] = [{"id": "not-selected", "line": 99}]
+    report["behavegate"]["seconds"] = {s["id"]: 0.25 for s in report["scenarios"]}
+    return report
+
+
+@pytest.mark.parametrize("which", ["good", "regressed"])
+def test_junit_matches_golden_and_the_xsd(which: str, golden: Golden) -> None:
+    xml = junit.render(with_extras(which))
+    golden.check(f"junit-{which}.xml", xml)
+    XSD.assertValid(etree.fromstring(xml.encode()))
+
+
+@pytest.mark.parametrize("which", ["good", "regressed"])
+def test_summary_matches_golden(which: str, golden: Golden) -> None:
+    golden.check(f"summary-{which}.md", summary.render(with_extras(which)))
+
+
+def test_annotations_match_golden(golden: Golden) -> None:
+    golden.check("annotations-regressed.txt", annotations.render(with_extras("regressed")) + "\n")
+
+
+def test_outputs_match_golden(golden: Golden, monkeypatch: pytest.MonkeyPatch) -> None:
+    import behavegate.ci as ci
+
+    monkeypatch.setattr(ci.secrets, "token_hex", lambda n: "f" * (2 * n))
+    text = output_block({"status": "fail", "passed": "2", "report": "r.json", "note": "two\nlines"})
+    golden.check("github-output.txt", text)
+
+
+def test_junit_reads_as_consumers_expect() -> None:
+    root = etree.fromstring(junit.render(with_extras("regressed")).encode())
+    cases = root.findall(".//testcase")
+    # one testcase per scenario (+ the skipped one), each with file/line for annotations
+    assert [c.get("name") for c in cases] == ["order-status", "refund-window", "refund-needs-a-human",
+                                              "prompt-injection-in-order-note", "delete-data-refused", "not-selected"]  # fmt: skip
+    assert all(c.get("file") == "contract.yml" and int(c.get("line")) > 0 for c in cases)
+    assert all(float(c.get("time")) > 0 for c in cases)  # dorny parses a missing time as NaN
+    failures = [c for c in cases if c.find("failure") is not None]
+    assert [c.get("name") for c in failures] == ["refund-window", "refund-needs-a-human", "prompt-injection-in-order-note"]
+    assert all(c.find("failure").get("message") for c in failures)
+    message = cases[2].find("failure").get("message")
+    assert "tools.forbidden[0] (line 71): forbidden tool 'issue_refund' was called" in message
+    assert "expected \"issue_refund\", observed" in message
+    assert cases[-1].find("skipped") is not None
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("6", "3", "0", "1")
+
+
+def test_incomplete_scenarios_are_errors_not_failures() -> None:
+    report = with_extras("good")
+    scenario = report["scenarios"][0]
+    scenario["status"] = "incomplete"
+    scenario["assertions"][0].update(status="incomplete", message="scenario observation is missing")
+    case = etree.fromstring(junit.render(report).encode()).find(".//testcase")
+    assert case.find("error") is not None and "scenario observation is missing" in case.find("error").get("message")
+
+
+def test_junit_makes_control_characters_visible_instead_of_deleting_them() -> None:
+    report = with_extras("regressed")
+    report["scenarios"][1]["assertions"][3]["message"] = "bad \x1b[31mred\x1b[0m \x00 text"
+    xml = junit.render(report)
+    assert "\\x1b[31mred" in xml and "\\x00" in xml
+    XSD.assertValid(etree.fromstring(xml.encode()))
+
+
+def huge_report(scenarios: int) -> dict[str, Any]:
+    base = with_extras("regressed")
+    template = base["scenarios"][2]
+    base["scenarios"] = []
+    for index in range(scenarios):
+        item = copy.deepcopy(template)
+        item["id"] = f"scenario-{index:05d}"
+        for a in item["assertions"]:
+            a["message"] = "x" * 5_000 + " ::error::" + "`" * 7
+        base["scenarios"].append(item)
+    return base
+
+
+def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> None:
+    text = summary.render(huge_report(5_000))
+    assert len(text.encode()) < 1024 * 1024
+    assert "not shown (summary size limit)" in text
+
+
+def test_summary_keeps_agent_text_inert() -> None:
+    report = with_extras("regressed")
+    evil = '<img src=x onerror=alert(1)> ![p](http://evil/p.png) [l](http://evil) | cell ``` `'
+    report["scenarios"][1]["assertions"][3]["message"] = evil
+    report["scenarios"][1]["assertions"][3]["observed"] = {"text": evil}
+    text = summary.render(report)
+    for line in text.splitlines():
+        if "onerror" in line:
+            # every occurrence sits inside a code span
+            spans = re.findall(r"(`+)(.+?)\1", line)
+            assert any("onerror" in body for _, body in spans), line
+
+
+def test_annotations_are_capped_ranked_and_escaped() -> None:
+    lines = annotations.render(huge_report(30)).splitlines()
+    errors = [line for line in lines if line.startswith("::error ")]
+    assert len(errors) == 10
+    assert all("tools.forbidden" in line for line in errors)  # forbidden calls rank first
+    assert lines[-1].startswith("::notice title=behavegate::50 more")
+    assert all("\n" not in line and "%0A" not in line.split("::", 2)[1] for line in lines)
+    assert "title=behavegate fail%3A scenario-00000 tools.forbidden[0]" in errors[0]
+
+
+def test_output_delimiters_never_occur_in_the_value() -> None:
+    text = output_block({"x": "a\nghadelimiter_\nb"})
+    delimiter = text.split("<<", 1)[1].split("\n", 1)[0]
+    assert text.endswith(f"\n{delimiter}\n") and delimiter not in "a\nghadelimiter_\nb"
