@@ -9,6 +9,7 @@ the container runs as root.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -106,10 +107,8 @@ def give_back(paths: list[Path], workspace: Path) -> None:
         if path.is_dir() and not path.is_symlink():
             targets += list(path.rglob("*"))
         for target in targets:
-            try:
+            with contextlib.suppress(OSError):
                 os.chown(target, owner.st_uid, owner.st_gid, follow_symlinks=False)
-            except OSError:
-                pass
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:
