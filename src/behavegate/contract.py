@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from . import fields as f
 from .errors import ContractError, Problem
 from .files import read_project_text
-from .model import AgentTarget, Contract, Expectation, RequiredCall, Scenario, ToolDefinition
+from .contract_v2 import V2_KEYS, V2Fields
+from .model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
 from .yamlsource import LineMap, YamlRefused, load_yaml
 
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_TOOLS = 1_000
 MAX_ASSERTIONS = 250
+MAX_ASSERTIONS_V2 = 5_000
 CAPABILITIES = frozenset({"chat", "tools", "retrieval"})
 
 TOP_KEYS = ("version", "agent", "scenarios")
@@ -52,10 +55,15 @@ def parse_contract_text(source: str, path: Path, root: Path) -> Contract:
     return _Reader(lines).contract(raw, path=path, root=root, digest=digest)
 
 
-class _Reader:
+class _Reader(V2Fields):
     def __init__(self, lines: LineMap) -> None:
         self.lines = lines
         self.c = f.Collector()
+        self.v2 = False
+        self.run_defaults: dict[str, Any] = {}
+
+    def keys(self, block: str, v1: tuple[str, ...]) -> tuple[str, ...]:
+        return v1 + V2_KEYS[block] if self.v2 else v1
 
     # -- helpers ---------------------------------------------------------------
 
@@ -86,12 +94,17 @@ class _Reader:
 
     def contract(self, raw: dict[str, Any], *, path: Path, root: Path, digest: str) -> Contract:
         c, lines = self.c, self.lines
-        self.unknown(raw, TOP_KEYS, "")
+        self.v2 = type(raw.get("version")) is int and raw.get("version") == 2
+        self.unknown(raw, self.keys("top", TOP_KEYS), "")
         version = c.take(f.integer, raw.get("version"), "version", lines.of_key(raw, "version"))
-        if version is not None and version != 1:
+        if version is not None and version not in (1, 2):
             c.add(f"version must be 1, got {version}", "version", lines.of_key(raw, "version"))
         agent_raw = c.take(f.mapping, raw.get("agent"), "agent", lines.of_key(raw, "agent"), required=True)
         agent = self.agent(agent_raw) if agent_raw is not None else None
+        gates = Gates()
+        if self.v2:
+            self.run_defaults = self.defaults(raw)
+            gates = self.gates(raw)
         scenarios_raw = c.take(f.listing, raw.get("scenarios"), "scenarios", lines.of_key(raw, "scenarios"), required=True)
         scenarios: list[Scenario] = []
         if scenarios_raw is not None:
@@ -105,18 +118,47 @@ class _Reader:
                     scenario = self.scenario(item, index, agent, lines.of_item(scenarios_raw, index))
                     if scenario is not None:
                         scenarios.append(scenario)
+                if self.v2 and "include" in raw:
+                    scenarios.extend(self.includes(raw, agent, path, root))
                 self.no_duplicates(tuple(s.id for s in scenarios), "scenario id", "scenarios", line)
-        if sum(_assertion_count(s.expect) for s in scenarios) > MAX_ASSERTIONS:
-            c.add(f"contract assertions cannot exceed {MAX_ASSERTIONS}", "scenarios", lines.of_key(raw, "scenarios"))
+        cap = MAX_ASSERTIONS_V2 if self.v2 else MAX_ASSERTIONS
+        if sum(assertion_count(s.expect) for s in scenarios) > cap:
+            c.add(f"contract assertions cannot exceed {cap}", "scenarios", lines.of_key(raw, "scenarios"))
         if c.problems:
             raise ContractError(c.problems)
         assert version is not None and agent is not None
-        return Contract(version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios))
+        return Contract(
+            version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates
+        )
+
+    def includes(self, raw: dict[str, Any], agent: AgentTarget | None, path: Path, root: Path) -> list[Scenario]:
+        """Scenario libraries: ``builtin:NAME`` or a file next to the contract."""
+        from .includes import read_include
+
+        found: list[Scenario] = []
+        names = self.names(raw, "include", "include", f.text) or ()
+        for index, name in enumerate(names):
+            where = f"include[{index}]"
+            try:
+                items, lines = read_include(name, path.parent, root)
+            except f.Bad as bad:
+                self.c.add(f"{where}: {bad.problem.text}", where, self.lines.of_item(raw["include"], index))
+                continue
+            outer = self.lines
+            self.lines = lines
+            try:
+                for item_index, item in enumerate(items):
+                    scenario = self.scenario(item, item_index, agent, lines.of_item(items, item_index), prefix=f"{where}({name}).")
+                    if scenario is not None:
+                        found.append(replace(scenario, source=name))
+            finally:
+                self.lines = outer
+        return found
 
     def agent(self, raw: dict[str, Any]) -> AgentTarget | None:
         c, lines = self.c, self.lines
         mark = c.mark()
-        self.unknown(raw, AGENT_KEYS, "agent")
+        self.unknown(raw, self.keys("agent", AGENT_KEYS), "agent")
         endpoint = c.take(f.optional_text, raw.get("endpoint"), "agent.endpoint", lines.of_key(raw, "endpoint"))
         model = c.take(f.optional_text, raw.get("model"), "agent.model", lines.of_key(raw, "model"))
         timeout_line = lines.of_key(raw, "timeout_seconds")
@@ -140,6 +182,7 @@ class _Reader:
                     if tool is not None:
                         tools.append(tool)
                 self.no_duplicates(tuple(t.name for t in tools), "agent tool name", "agent.tools", lines.of_key(raw, "tools"))
+        extras = self.agent_extras(raw) if self.v2 else {}
         if not c.clean_since(mark):
             return None
         return AgentTarget(
@@ -148,6 +191,7 @@ class _Reader:
             timeout_seconds=float(timeout if timeout is not None else 30),
             capabilities=capabilities or (),
             tools=tuple(tools),
+            **extras,
         )
 
     def tool(self, value: Any, index: int, line: int | None) -> ToolDefinition | None:
@@ -165,16 +209,25 @@ class _Reader:
             return None
         return ToolDefinition(name=name, description=description, parameters=parameters)
 
-    def scenario(self, value: Any, index: int, agent: AgentTarget | None, line: int | None) -> Scenario | None:
+    def scenario(
+        self, value: Any, index: int, agent: AgentTarget | None, line: int | None, prefix: str = ""
+    ) -> Scenario | None:
         c, lines = self.c, self.lines
-        path = f"scenarios[{index}]"
+        path = f"{prefix}scenarios[{index}]"
         raw = c.take(f.mapping, value, path, line, required=True)
         if raw is None:
             return None
         mark = c.mark()
-        self.unknown(raw, SCENARIO_KEYS, path)
+        self.unknown(raw, self.keys("scenario", SCENARIO_KEYS), path)
         scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id", lines.of_key(raw, "id"))
-        prompt = c.take(f.required_text, raw, "prompt", f"{path}.prompt", lines.of_key(raw, "prompt"))
+        messages: tuple[dict[str, Any], ...] | None = ()
+        if self.v2 and "messages" in raw:
+            if "prompt" in raw:
+                c.add(f"{path} takes prompt or messages, not both", f"{path}.messages", lines.of_key(raw, "messages"))
+            messages = self.messages(raw, path)
+            prompt = next((m["content"] for m in reversed(messages or ()) if m["role"] == "user"), "")
+        else:
+            prompt = c.take(f.required_text, raw, "prompt", f"{path}.prompt", lines.of_key(raw, "prompt"))
         system_prompt = c.take(
             f.optional_text, raw.get("system_prompt"), f"{path}.system_prompt", lines.of_key(raw, "system_prompt")
         )
@@ -197,8 +250,9 @@ class _Reader:
         else:
             availability = None
         assertion_lines: dict[str, int] = {}
+        extras = self.scenario_extras(raw, path, self.run_defaults) if self.v2 else {}
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
-        if expect is not None and _assertion_count(expect) == 0:
+        if expect is not None and assertion_count(expect) == 0:
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
         if not c.clean_since(mark) or expect is None or scenario_id is None or prompt is None:
             return None
@@ -210,6 +264,8 @@ class _Reader:
             available_tools=available,
             line=line,
             assertion_lines=assertion_lines,
+            messages=messages or (),
+            **extras,
         )
 
     def expectation(
@@ -217,9 +273,9 @@ class _Reader:
     ) -> Expectation | None:
         c, lines = self.c, self.lines
         mark = c.mark()
-        self.unknown(raw, EXPECT_KEYS, path)
+        self.unknown(raw, self.keys("expect", EXPECT_KEYS), path)
         response = c.take(f.mapping, raw.get("response"), f"{path}.response", lines.of_key(raw, "response"))
-        contains, excludes = self.response(response, f"{path}.response", at) if response is not None else ((), ())
+        texts = self.response(response, f"{path}.response", at) if response is not None else {}
         tools = c.take(f.mapping, raw.get("tools"), f"{path}.tools", lines.of_key(raw, "tools"))
         tool_expect = self.tools(tools, f"{path}.tools", availability, at) if tools is not None else None
         sources_raw = c.take(f.mapping, raw.get("sources"), f"{path}.sources", lines.of_key(raw, "sources"))
@@ -236,15 +292,10 @@ class _Reader:
         if "refusal" in raw:
             refusal = c.take(f.boolean, raw.get("refusal"), f"{path}.refusal", lines.of_key(raw, "refusal"))
             at["refusal"] = lines.of_key(raw, "refusal") or 0
+        extras = self.expect_extras(raw, path, at) if self.v2 else {}
         if not c.clean_since(mark):
             return None
-        return Expectation(
-            contains=contains or (),
-            excludes=excludes or (),
-            refusal=refusal,
-            sources=sources or (),
-            **(tool_expect or {}),
-        )
+        return Expectation(refusal=refusal, sources=sources or (), **texts, **(tool_expect or {}), **extras)
 
     def _item_lines(self, raw: dict[str, Any], key: str) -> list[int]:
         items = raw.get(key)
@@ -252,11 +303,9 @@ class _Reader:
             return []
         return [self.lines.of_item(items, i) or 0 for i in range(len(items))]
 
-    def response(
-        self, raw: dict[str, Any], path: str, at: dict[str, int]
-    ) -> tuple[tuple[str, ...] | None, tuple[str, ...] | None]:
+    def response(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
         lines = self.lines
-        self.unknown(raw, RESPONSE_KEYS, path)
+        self.unknown(raw, self.keys("response", RESPONSE_KEYS), path)
         contains = self.names(raw, "contains", f"{path}.contains", f.text)
         excludes = self.names(raw, "excludes", f"{path}.excludes", f.text)
         self.no_duplicates(contains, f"{path}.contains value", f"{path}.contains", lines.of_key(raw, "contains"))
@@ -267,12 +316,13 @@ class _Reader:
         for kind in RESPONSE_KEYS:
             for i, line in enumerate(self._item_lines(raw, kind)):
                 at[f"response.{kind}[{i}]"] = line
-        return contains, excludes
+        extras = self.response_extras(raw, path, at) if self.v2 else {}
+        return {"contains": contains or (), "excludes": excludes or (), **extras}
 
     def tools(self, raw: dict[str, Any], path: str, availability: set[str] | None, at: dict[str, int]) -> dict[str, Any] | None:
         c, lines = self.c, self.lines
         mark = c.mark()
-        self.unknown(raw, TOOLS_KEYS, path)
+        self.unknown(raw, self.keys("tools", TOOLS_KEYS), path)
         required: list[RequiredCall] = []
         required_raw = c.take(f.listing, raw.get("required"), f"{path}.required", lines.of_key(raw, "required"))
         for index, item in enumerate(required_raw or ()):
@@ -300,12 +350,21 @@ class _Reader:
         for key in ("allowed", "exact_sequence", "max_calls"):
             if key in raw:
                 at[f"tools.{key}"] = lines.of_key(raw, key) or 0
+        extras = self.tools_extras(raw, path, at) if self.v2 else {}
         if not c.clean_since(mark):
             return None
         self.tool_rules(raw, path, tuple(required), allowed, forbidden or (), sequence, max_calls, availability)
+        if availability is not None and extras:
+            reference = extras.get("sequence")
+            named = {call.name for call in (reference.calls if reference is not None else ())}
+            named |= set(extras.get("tool_set") or ())
+            named |= {count.name for count in extras.get("calls", ()) if count.min}
+            unavailable = sorted(named - availability)
+            if unavailable:
+                c.add(f"{path} references tools unavailable to the scenario: {unavailable}", path, lines.of_key(raw, "sequence"))
         if not c.clean_since(mark):
             return None
-        return {
+        return {**extras,
             "required": tuple(required),
             "allowed": allowed,
             "forbidden": forbidden or (),
@@ -384,8 +443,14 @@ class _Reader:
                 add(f"{path} references tools unavailable to the scenario: {unavailable}", path, line(raw, "required"))
 
 
-def _assertion_count(expect: Expectation) -> int:
+def assertion_count(expect: Expectation) -> int:
     return (
+        len(expect.icontains) + len(expect.matches) + len(expect.not_matches) + len(expect.calls) + len(expect.pii)
+        + sum(value is not None for value in (
+            expect.min_calls, expect.sequence, expect.tool_set, expect.arguments_valid, expect.known_only,
+            expect.no_errors, expect.max_steps, expect.max_latency_ms, expect.max_total_tokens, expect.injection,
+        ))
+    ) + (  # fmt: skip
         len(expect.contains)
         + len(expect.excludes)
         + len(expect.required)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 from .assertions import REGISTRY, Evidence
 from .matching import assign_calls
-from .model import Contract, Evaluation, Observation, Scenario, ScenarioResult, combine
+from .model import AgentTarget, Contract, Evaluation, Observation, Scenario, ScenarioResult, combine
 
 
 def observation_gap(observation: Observation | None) -> str | None:
@@ -47,16 +47,16 @@ def tool_gap(observation: Observation | None) -> str | None:
     return None
 
 
-def evidence_for(scenario: Scenario, observation: Observation | None) -> Evidence:
+def evidence_for(scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None) -> Evidence:
     tools = tool_gap(observation)
     assignment: Mapping[int, int] = {}
     if tools is None and observation is not None and observation.tool_calls is not None:
         assignment = assign_calls(scenario.expect.required, observation.tool_calls)
-    return Evidence(observation, response_gap(observation), tools, assignment)
+    return Evidence(observation, response_gap(observation), tools, assignment, scenario, agent)
 
 
-def evaluate_scenario(scenario: Scenario, observation: Observation | None) -> ScenarioResult:
-    evidence = evidence_for(scenario, observation)
+def evaluate_scenario(scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None) -> ScenarioResult:
+    evidence = evidence_for(scenario, observation, agent)
     verdicts = tuple(
         entry.judge(assertion, spec, evidence) for entry in REGISTRY for assertion, spec in entry.requested(scenario.expect)
     )
@@ -64,5 +64,5 @@ def evaluate_scenario(scenario: Scenario, observation: Observation | None) -> Sc
 
 
 def evaluate(contract: Contract, observations: Mapping[str, Observation]) -> Evaluation:
-    results = tuple(evaluate_scenario(s, observations.get(s.id)) for s in contract.scenarios)
+    results = tuple(evaluate_scenario(s, observations.get(s.id), contract.agent) for s in contract.scenarios)
     return Evaluation(combine(r.status for r in results), results)

@@ -75,7 +75,12 @@ def check_shape(value: Any, label: str) -> None:
                 children.append((child, depth + 1))
             stack.extend(reversed(children))
         elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in reversed(item))
+            # skylos walks lists as (index, value) pairs: indexes count as values
+            pairs: list[tuple[Any, int]] = []
+            for index, child in enumerate(item):
+                pairs.append((index, depth + 1))
+                pairs.append((child, depth + 1))
+            stack.extend(reversed(pairs))
 
 
 def mapping(value: Any, path: str, line: int | None = None, *, required: bool = False) -> dict[str, Any]:

@@ -32,6 +32,9 @@ class AgentTarget:
     timeout_seconds: float = 30.0
     capabilities: tuple[str, ...] = ()
     tools: tuple[ToolDefinition, ...] = ()
+    # version 2
+    parameters: Mapping[str, JSON] = field(default_factory=dict)  # extra request-body keys
+    missing_tool_calls: str = "unobserved"  # or "none": the endpoint omits the key when no tool was called
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
@@ -59,6 +62,37 @@ class Expectation:
     max_calls: int | None = None
     refusal: bool | None = None
     sources: tuple[str, ...] = ()
+    # version 2
+    icontains: tuple[str, ...] = ()
+    matches: tuple[str, ...] = ()
+    not_matches: tuple[str, ...] = ()
+    min_calls: int | None = None
+    calls: tuple[CallCount, ...] = ()
+    sequence: Sequence | None = None
+    tool_set: tuple[str, ...] | None = None
+    arguments_valid: bool | None = None
+    known_only: bool | None = None
+    no_errors: bool | None = None
+    max_steps: int | None = None
+    max_latency_ms: float | None = None
+    max_total_tokens: int | None = None
+    pii: tuple[str, ...] = ()
+    injection: bool | None = None
+
+
+@dataclass(frozen=True)
+class CallCount:
+    name: str
+    min: int | None = None
+    max: int | None = None
+
+
+@dataclass(frozen=True)
+class Sequence:
+    """Trajectory matching (LangChain agentevals semantics)."""
+
+    mode: str  # exact | in_order | unordered | subset | superset
+    calls: tuple[RequiredCall, ...]
 
 
 @dataclass(frozen=True)
@@ -69,8 +103,27 @@ class Scenario:
     system_prompt: str | None = None
     available_tools: tuple[str, ...] | None = None
     line: int | None = None
+    # version 2
+    messages: tuple[Mapping[str, JSON], ...] = ()
+    tags: tuple[str, ...] = ()
+    runs: int = 1
+    min_pass_rate: float = 1.0
+    gate: str = "rate"  # or "lower_bound": gate on the Wilson interval's lower end
+    tool_results: Mapping[str, JSON] = field(default_factory=dict)
+    max_turns: int = 1
+    canaries: tuple[str, ...] = ()
+    source: str = ""  # the include file it came from ("" = the contract itself)
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Gates:
+    """Suite-level gates (version 2)."""
+
+    min_pass_rate: float | None = None
+    threshold_mode: str = "average"  # or "all": every source file must reach it
+    latency_p95_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +134,7 @@ class Contract:
     digest: str
     agent: AgentTarget
     scenarios: tuple[Scenario, ...]
+    gates: Gates = field(default_factory=lambda: Gates())
 
     def scenario_ids(self) -> tuple[str, ...]:
         return tuple(scenario.id for scenario in self.scenarios)
@@ -111,6 +165,11 @@ class Observation:
     refusal: bool | None = None
     sources: tuple[str, ...] | None = None
     error: str | None = None
+    # version 2 evidence (None = not observed)
+    latency_ms: float | None = None
+    total_tokens: int | None = None
+    steps: int | None = None
+    tool_errors: tuple[str | None, ...] | None = None  # per call: error text, or None when it succeeded
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -125,6 +184,15 @@ class Observation:
             "error": self.error,
         }
 
+    def as_dict_v2(self) -> dict[str, JSON]:
+        return {
+            **self.as_dict(),
+            "latency_ms": self.latency_ms,
+            "total_tokens": self.total_tokens,
+            "steps": self.steps,
+            "tool_errors": None if self.tool_errors is None else list(self.tool_errors),
+        }
+
 
 @dataclass(frozen=True)
 class ObservationSet:
@@ -132,6 +200,7 @@ class ObservationSet:
     digest: str
     observations: Mapping[str, Observation]
     version: int = 1
+    attempts: Mapping[str, tuple[Observation, ...]] = field(default_factory=dict)  # every observation per id
 
 
 # --- verdicts -------------------------------------------------------------------

@@ -1217,6 +1217,9 @@ add("eval-contains-no-unicode-normalisation", "5.2", "composed vs decomposed é 
     contract(scen("s1", "response:\n  contains: [\"caf\\u00e9\"]")), obs(done("s1", "cafe\u0301")))
 add("eval-contains-quote-in-message", "5.2", "message uses Python repr of the text (quotes)",
     contract(scen("s1", "response:\n  contains: [\"it's\", 'say \"hi\"']")), obs(done("s1", "it's fine")))
+add("eval-message-repr-escapes", "5.2", "messages quote text with Python repr (tab escape, backslash, non-ASCII kept)",
+    contract(scen("s1", 'response:\n  contains: ["a\\tb", "back\\\\slash", "caf\u00e9 \u2603", "new\\nline"]')),
+    obs(done("s1", "nothing to see")))
 add("eval-excludes-pass", "5.2", "forbidden text absent",
     contract(scen("s1", "response:\n  excludes: [secret]")), obs(done("s1", "public info")))
 add("eval-excludes-fail", "5.2", "forbidden text present",
@@ -1525,6 +1528,9 @@ NOTES: list[str] = [
     "`in \"<unicode string>\", line L, column C` snippets (`yaml-syntax-error`, "
     "`yaml-multiple-documents`, `yaml-tab-indentation`, `yaml-python-tag-rejected`, "
     "`obs-invalid-json`, `obs-bom`, ...).",
+    "Assertion messages format texts and lists with Python `repr()`: `'x'` normally, `\"it's\"` "
+    "when the text contains a single quote, escapes such as `\\t`/`\\n`/`\\\\`, non-ASCII kept; "
+    "lists as `['z', 'y', 'z']` (`eval-contains-quote-in-message`, `eval-message-repr-escapes`).",
     "`--observations ''` is falsy and selects *live* mode (`cli-observations-empty-string-is-live`: "
     "`agent.endpoint is required for live tests ...`, no network I/O).",
     "Not in the corpus because it is timing-dependent: offline runs also enforce `--max-seconds` as "

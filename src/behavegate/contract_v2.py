@@ -1,0 +1,292 @@
+"""Version-2 contract keys: read by the same reader as version 1, never
+changing what a version-1 contract means.
+
+Each method reads one block's version-2 keys from a raw mapping and returns
+the extra model fields; problems go to the shared collector with their YAML
+path and line.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import fields as f
+from .model import CallCount, Gates, RequiredCall, Sequence
+
+SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
+GATES = ("rate", "lower_bound")
+MESSAGE_ROLES = ("system", "user", "assistant", "tool")
+RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
+MISSING_TOOL_CALLS = ("unobserved", "none")
+MAX_RUNS = 100
+MAX_TURNS = 20
+
+V2_KEYS = {
+    "top": ("defaults", "gates", "include"),
+    "agent": ("parameters", "missing_tool_calls"),
+    "scenario": ("messages", "tags", "runs", "min_pass_rate", "gate", "tool_results", "max_turns", "canaries"),
+    "expect": ("steps", "latency", "usage", "safety"),
+    "response": ("icontains", "matches", "not_matches"),
+    "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors"),
+}
+DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns")
+GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms")
+
+
+def rate(value: Any, path: str, line: int | None = None) -> float:
+    number = f.number(value, path, line)
+    if not 0 <= number <= 1:
+        raise f.Bad(f"{path} must be between 0 and 1", path, line)
+    return number
+
+
+def positive_int(value: Any, path: str, line: int | None = None, *, high: int | None = None) -> int:
+    number = f.integer(value, path, line)
+    if number < 1 or (high is not None and number > high):
+        raise f.Bad(f"{path} must be between 1 and {high}" if high else f"{path} must be at least 1", path, line)
+    return number
+
+
+def non_negative_int(value: Any, path: str, line: int | None = None) -> int:
+    number = f.integer(value, path, line)
+    if number < 0:
+        raise f.Bad(f"{path} must be non-negative", path, line)
+    return number
+
+
+def positive_number(value: Any, path: str, line: int | None = None) -> float:
+    number = f.number(value, path, line)
+    if number <= 0:
+        raise f.Bad(f"{path} must be greater than 0", path, line)
+    return number
+
+
+def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) -> str:
+    text = f.text(value, path, line)
+    if text not in options:
+        raise f.Bad(f"{path} must be one of {list(options)}, got {text!r}", path, line)
+    return text
+
+
+def pattern(value: Any, path: str, line: int | None = None) -> str:
+    text = f.text(value, path, line)
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise f.Bad(f"{path} is not a valid regular expression: {exc}", path, line) from None
+    return text
+
+
+class V2Fields:
+    """Mixed into the contract reader; uses its collector and line map."""
+
+    c: f.Collector
+    lines: Any
+
+    def unknown(self, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
+        raise NotImplementedError
+
+    def names(self, raw: dict[str, Any], key: str, path: str, check: Any = f.tool_name) -> tuple[str, ...] | None:
+        raise NotImplementedError
+
+    def required_call(self, value: Any, path: str, line: int | None) -> RequiredCall | None:
+        raise NotImplementedError
+
+    def _take(self, check: Any, raw: dict[str, Any], key: str, path: str, *extra: Any) -> Any:
+        if key not in raw:
+            return None
+        return self.c.take(check, raw[key], f"{path}.{key}", self.lines.of_key(raw, key), *extra)
+
+    def _block(self, raw: dict[str, Any], key: str, path: str, allowed: tuple[str, ...]) -> dict[str, Any] | None:
+        block = self.c.take(f.mapping, raw.get(key), f"{path}.{key}", self.lines.of_key(raw, key))
+        if block is not None:
+            self.unknown(block, allowed, f"{path}.{key}")
+        return block
+
+    # -- top level -------------------------------------------------------------
+
+    def defaults(self, raw: dict[str, Any]) -> dict[str, Any]:
+        block = self._block(raw, "defaults", "", DEFAULT_KEYS) if "defaults" in raw else None
+        return self.run_settings(block or {}, "defaults")
+
+    def run_settings(self, raw: dict[str, Any], path: str) -> dict[str, Any]:
+        found = {
+            "runs": self._take(lambda v, p, ln: positive_int(v, p, ln, high=MAX_RUNS), raw, "runs", path),
+            "min_pass_rate": self._take(rate, raw, "min_pass_rate", path),
+            "gate": self._take(lambda v, p, ln: choice(v, p, ln, GATES), raw, "gate", path),
+            "max_turns": self._take(lambda v, p, ln: positive_int(v, p, ln, high=MAX_TURNS), raw, "max_turns", path),
+        }
+        return {key: value for key, value in found.items() if value is not None}
+
+    def gates(self, raw: dict[str, Any]) -> Gates:
+        block = self._block(raw, "gates", "", GATE_KEYS) if "gates" in raw else None
+        if not block:
+            return Gates()
+        mode = self._take(lambda v, p, ln: choice(v, p, ln, ("average", "all")), block, "threshold_mode", "gates")
+        return Gates(
+            min_pass_rate=self._take(rate, block, "min_pass_rate", "gates"),
+            threshold_mode=mode or "average",
+            latency_p95_ms=self._take(positive_number, block, "latency_p95_ms", "gates"),
+        )
+
+    # -- agent ---------------------------------------------------------------------
+
+    def agent_extras(self, raw: dict[str, Any]) -> dict[str, Any]:
+        extras: dict[str, Any] = {}
+        if "parameters" in raw:
+            params = self.c.take(f.json_mapping, raw["parameters"], "agent.parameters", self.lines.of_key(raw, "parameters"))
+            if params is not None:
+                reserved = sorted(set(params) & set(RESERVED_PARAMETERS))
+                if reserved:
+                    self.c.add(f"agent.parameters cannot set {reserved}", "agent.parameters", self.lines.of_key(raw, "parameters"))
+                extras["parameters"] = params
+        missing = self._take(lambda v, p, ln: choice(v, p, ln, MISSING_TOOL_CALLS), raw, "missing_tool_calls", "agent")
+        if missing is not None:
+            extras["missing_tool_calls"] = missing
+        return extras
+
+    # -- scenario --------------------------------------------------------------------
+
+    def messages(self, raw: dict[str, Any], path: str) -> tuple[dict[str, Any], ...] | None:
+        items = self.c.take(f.listing, raw.get("messages"), f"{path}.messages", self.lines.of_key(raw, "messages"), required=True)
+        if items is None:
+            return None
+        if not items:
+            self.c.add(f"{path}.messages must contain at least one message", f"{path}.messages", self.lines.of_key(raw, "messages"))
+            return None
+        found: list[dict[str, Any]] = []
+        for index, item in enumerate(items):
+            item_path = f"{path}.messages[{index}]"
+            line = self.lines.of_item(items, index)
+            message = self.c.take(f.mapping, item, item_path, line, required=True)
+            if message is None:
+                continue
+            self.unknown(message, ("role", "content", "name", "tool_call_id"), item_path)
+            role = self._take(lambda v, p, ln: choice(v, p, ln, MESSAGE_ROLES), message, "role", item_path)
+            if "role" not in message:
+                self.c.add(f"{item_path}.role is required", f"{item_path}.role", line)
+            content = self.c.take(f.required_text, message, "content", f"{item_path}.content", self.lines.of_key(message, "content") or line)
+            extra = {k: self._take(f.text, message, k, item_path) for k in ("name", "tool_call_id") if k in message}
+            if role is not None and content is not None:
+                found.append({"role": role, "content": content, **{k: v for k, v in extra.items() if v is not None}})
+        if found and found[-1]["role"] != "user" and found[-1]["role"] != "tool":
+            self.c.add(f"{path}.messages must end with a user or tool message", f"{path}.messages", self.lines.of_key(raw, "messages"))
+        return tuple(found)
+
+    def scenario_extras(self, raw: dict[str, Any], path: str, defaults: dict[str, Any]) -> dict[str, Any]:
+        extras: dict[str, Any] = {**defaults, **self.run_settings(raw, path)}
+        tags = self.names(raw, "tags", f"{path}.tags", f.safe_id) if "tags" in raw else None
+        if tags:
+            extras["tags"] = tags
+        canaries = self.names(raw, "canaries", f"{path}.canaries", f.text) if "canaries" in raw else None
+        if canaries:
+            extras["canaries"] = canaries
+        if "tool_results" in raw:
+            results = self.c.take(f.json_mapping, raw["tool_results"], f"{path}.tool_results", self.lines.of_key(raw, "tool_results"))
+            if results is not None:
+                for name in results:
+                    self.c.take(f.tool_name, name, f"{path}.tool_results.{name}", self.lines.of_key(results, name))
+                extras["tool_results"] = results
+        return extras
+
+    # -- expectations ------------------------------------------------------------------
+
+    def response_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
+        extras: dict[str, Any] = {}
+        for key, check in (("icontains", f.text), ("matches", pattern), ("not_matches", pattern)):
+            if key in raw:
+                values = self.names(raw, key, f"{path}.{key}", check)
+                extras[key] = values or ()
+                for i in range(len(values or ())):
+                    at[f"response.{key}[{i}]"] = self.lines.of_item(raw[key], i) or 0
+        return extras
+
+    def tools_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
+        extras: dict[str, Any] = {}
+        line = self.lines.of_key
+        if "min_calls" in raw:
+            extras["min_calls"] = self._take(non_negative_int, raw, "min_calls", path)
+        if "calls" in raw:
+            block = self.c.take(f.mapping, raw["calls"], f"{path}.calls", line(raw, "calls"))
+            counts: list[CallCount] = []
+            for name, spec in (block or {}).items():
+                item_path = f"{path}.calls.{name}"
+                if self.c.take(f.tool_name, name, item_path, line(block, name)) is None:
+                    continue
+                bounds = self.c.take(f.mapping, spec, item_path, line(block, name), required=True)
+                if bounds is None:
+                    continue
+                self.unknown(bounds, ("min", "max"), item_path)
+                low = self._take(non_negative_int, bounds, "min", item_path)
+                high = self._take(non_negative_int, bounds, "max", item_path)
+                if low is None and high is None:
+                    self.c.add(f"{item_path} needs min or max", item_path, line(block, name))
+                elif low is not None and high is not None and low > high:
+                    self.c.add(f"{item_path}.min cannot exceed max", item_path, line(block, name))
+                counts.append(CallCount(name, low, high))
+                at[f"tools.calls.{name}"] = line(block, name) or 0
+            extras["calls"] = tuple(counts)
+        if "sequence" in raw:
+            extras["sequence"] = self.sequence(raw, path)
+            at["tools.sequence"] = line(raw, "sequence") or 0
+        if "set" in raw:
+            extras["tool_set"] = self.names(raw, "set", f"{path}.set")
+            at["tools.set"] = line(raw, "set") or 0
+        for key in ("arguments_valid", "known_only", "no_errors"):
+            if key in raw:
+                extras[key] = self._take(f.boolean, raw, key, path)
+                at[f"tools.{key}"] = line(raw, key) or 0
+        if "min_calls" in raw:
+            at["tools.min_calls"] = line(raw, "min_calls") or 0
+        return extras
+
+    def sequence(self, raw: dict[str, Any], path: str) -> Sequence | None:
+        block = self._block(raw, "sequence", path, ("mode", "calls"))
+        if block is None:
+            return None
+        seq_path = f"{path}.sequence"
+        mode = self._take(lambda v, p, ln: choice(v, p, ln, SEQUENCE_MODES), block, "mode", seq_path)
+        if "mode" not in block:
+            self.c.add(f"{seq_path}.mode is required", f"{seq_path}.mode", self.lines.of_key(raw, "sequence"))
+        items = self.c.take(f.listing, block.get("calls"), f"{seq_path}.calls", self.lines.of_key(block, "calls"), required=True)
+        calls = []
+        for index, item in enumerate(items or ()):
+            call = self.required_call(item, f"{seq_path}.calls[{index}]", self.lines.of_item(items, index))
+            if call is not None:
+                calls.append(call)
+        if mode is None or items is None:
+            return None
+        return Sequence(mode, tuple(calls))
+
+    def expect_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
+        extras: dict[str, Any] = {}
+        line = self.lines.of_key
+        if "steps" in raw:
+            block = self._block(raw, "steps", path, ("max",))
+            if block is not None and "max" in block:
+                extras["max_steps"] = self._take(positive_int, block, "max", f"{path}.steps")
+                at["steps.max"] = line(block, "max") or 0
+        if "latency" in raw:
+            block = self._block(raw, "latency", path, ("max_ms",))
+            if block is not None and "max_ms" in block:
+                extras["max_latency_ms"] = self._take(positive_number, block, "max_ms", f"{path}.latency")
+                at["latency.max_ms"] = line(block, "max_ms") or 0
+        if "usage" in raw:
+            block = self._block(raw, "usage", path, ("max_total_tokens",))
+            if block is not None and "max_total_tokens" in block:
+                extras["max_total_tokens"] = self._take(positive_int, block, "max_total_tokens", f"{path}.usage")
+                at["usage.max_total_tokens"] = line(block, "max_total_tokens") or 0
+        if "safety" in raw:
+            from .safety import DETECTORS
+
+            block = self._block(raw, "safety", path, ("pii", "injection"))
+            if block is not None and "pii" in block:
+                detectors = self.names(block, "pii", f"{path}.safety.pii", lambda v, p, ln: choice(v, p, ln, tuple(DETECTORS)))
+                extras["pii"] = detectors or ()
+                for i in range(len(detectors or ())):
+                    at[f"safety.pii[{i}]"] = self.lines.of_item(block["pii"], i) or 0
+            if block is not None and "injection" in block:
+                extras["injection"] = self._take(f.boolean, block, "injection", f"{path}.safety")
+                at["safety.injection"] = line(block, "injection") or 0
+        return extras
