@@ -75,10 +75,10 @@ def test_every_contract_problem_is_listed_with_its_line(project: Path, capsys: p
 
 
 def test_json_error_keeps_skylos_first_message_and_adds_all_problems(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "bad.yml").write_text("version: 2\nagent: []\nscenarios: []\n")
+    (project / "bad.yml").write_text("version: 3\nagent: []\nscenarios: []\n")
     assert main(["test", "bad.yml", "--observations", "good.json", "--format", "json"]) == 2
     payload = json.loads(capsys.readouterr().out)
-    assert payload["error"] == "version must be 1, got 2"
+    assert payload["error"] == "version must be 1, got 3"
     assert len(payload["behavegate"]["problems"]) == 3
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import safety, trajectory
-
 from .matching import unclaimed
 from .model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
 
@@ -380,7 +379,9 @@ def judge_latency(assertion: str, limit: float, ev: Evidence) -> Verdict:
 
 def judge_usage(assertion: str, limit: int, ev: Evidence) -> Verdict:
     tokens = ev.observation.total_tokens if ev.observation else None
-    return _measure(assertion, "usage_max_total_tokens", limit, tokens, "the endpoint reported no token usage", "total tokens", ev)
+    return _measure(
+        assertion, "usage_max_total_tokens", limit, tokens, "the endpoint reported no token usage", "total tokens", ev
+    )
 
 
 # --- version 2: safety ----------------------------------------------------------------------

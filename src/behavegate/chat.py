@@ -39,12 +39,24 @@ def offered_tools(agent: AgentTarget, scenario: Scenario) -> list[dict[str, Any]
     ]
 
 
-def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int) -> dict[str, Any]:
+def first_messages(scenario: Scenario) -> list[dict[str, Any]]:
+    if scenario.messages:
+        return [dict(m) for m in scenario.messages]
     messages: list[dict[str, Any]] = []
     if scenario.system_prompt:
         messages.append({"role": "system", "content": scenario.system_prompt})
     messages.append({"role": "user", "content": scenario.prompt})
-    payload: dict[str, Any] = {"model": agent.model, "messages": messages, "stream": False, "max_tokens": max_tokens}
+    return messages
+
+
+def build_request(
+    agent: AgentTarget, scenario: Scenario, max_tokens: int, messages: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The request body: exactly skylos's for version 1; version 2 adds the
+    contract's ``agent.parameters`` (which can never replace these keys) and
+    multi-turn ``messages``."""
+    payload: dict[str, Any] = dict(agent.parameters)
+    payload.update(model=agent.model, messages=messages or first_messages(scenario), stream=False, max_tokens=max_tokens)
     tools = offered_tools(agent, scenario)
     if tools:
         payload["tools"] = tools
@@ -88,15 +100,20 @@ def check_shape(value: Any) -> None:
             pending.extend((child, depth + 1) for child in item)
 
 
-def decode_body(body: bytes, scenario_id: str) -> Observation:
+def decode_body(body: bytes, scenario_id: str, missing_tool_calls: str = "unobserved") -> Observation:
+    return normalize(parse_body(body), scenario_id, missing_tool_calls)
+
+
+def parse_body(body: bytes) -> Any:
     try:
-        raw = strict_json(body.decode("utf-8"))
+        return strict_json(body.decode("utf-8"))
     except (UnicodeError, ValueError, RecursionError):
         raise EndpointError("agent endpoint returned invalid JSON") from None
-    return normalize(raw, scenario_id)
 
 
-def normalize(raw: Any, scenario_id: str) -> Observation:
+def normalize(raw: Any, scenario_id: str, missing_tool_calls: str = "unobserved") -> Observation:
+    """``missing_tool_calls="none"`` (a version-2 contract's trust statement):
+    an absent ``tool_calls`` key means the agent called no tool."""
     if not isinstance(raw, dict):
         raise EndpointError("agent endpoint response must be an object")
     choices = raw.get("choices")
@@ -106,6 +123,8 @@ def normalize(raw: Any, scenario_id: str) -> Observation:
     if not isinstance(choice, dict) or not isinstance(choice.get("message"), dict):
         raise EndpointError("agent endpoint response requires choices[0].message")
     message = choice["message"]
+    if missing_tool_calls == "none" and "tool_calls" not in message:
+        message = {**message, "tool_calls": None}
     finish_reason = _finish_reason(choice.get("finish_reason"))
     response, response_shape_ok = _text(message.get("content"))
     calls, tools_shape_ok = _tool_calls(message)
@@ -122,7 +141,22 @@ def normalize(raw: Any, scenario_id: str) -> Observation:
         tool_calls_complete=tool_calls_complete,
         refusal=_refusal(message),
         sources=_sources(message),
+        total_tokens=_total_tokens(raw.get("usage")),
     )
+
+
+def _total_tokens(usage: Any) -> int | None:
+    total = usage.get("total_tokens") if isinstance(usage, dict) else None
+    return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+
+
+def assistant_turn(raw: Any) -> dict[str, Any]:
+    """The assistant message to send back in the next turn, as the agent wrote it."""
+    message = raw["choices"][0]["message"]
+    turn: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        turn["tool_calls"] = message["tool_calls"]
+    return turn
 
 
 def _finish_reason(value: Any) -> str | None:

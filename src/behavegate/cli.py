@@ -64,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
     test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    test.add_argument("--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)")
+    test.add_argument("--tag", action="append", dest="tags", default=[], metavar="TAG",
+                      help="version 2: only scenarios with this tag or golden-query category (repeatable)")  # fmt: skip
+    test.add_argument("--min-pass-rate", type=float, default=None, metavar="RATE",
+                      help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)")  # fmt: skip
+    test.add_argument("--threshold-mode", choices=["average", "all"], default=None,
+                      help="version 2: the floor applies to the average, or to every included file")  # fmt: skip
     test.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
     test.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
     test.add_argument("--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
@@ -212,11 +219,12 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
     from .errors import RunError, UsageError
     from .observations import load_observations
     from .offline import run_offline
-    from .options import RunOptions, scenario_selection, select, validate
+    from .options import RunOptions, scenario_selection, select, validate, validate_v2
 
     clock = _Clock()
     contract = load_contract(contract_path, root)
-    observations = load_observations(args.observations, root) if args.observations else None
+    attempts = contract.version >= 2
+    observations = load_observations(args.observations, root, attempts=attempts) if args.observations else None
     options = RunOptions(
         scenarios=scenario_selection(args.scenarios),
         endpoint=args.endpoint,
@@ -227,8 +235,13 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
         max_seconds=args.max_seconds,
         max_tokens=args.max_tokens,
         artifacts=not args.no_artifacts,
+        runs=args.runs,
+        tags=tuple(args.tags),
+        min_pass_rate=args.min_pass_rate,
+        threshold_mode=args.threshold_mode,
     )
     validate(options, offline=observations is not None)
+    validate_v2(options, contract)
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")
     if not 1 <= args.concurrency <= 64:
@@ -295,15 +308,31 @@ def _live(
         concurrency=args.concurrency,
         started=clock.monotonic,
     )
-    progress = Progress(len(contract.scenarios), sys.stderr, clock.monotonic)
-    results = live.observe(contract, settings, progress.scenario_done)
+    progress = Progress(len(live.jobs(contract, options.runs)), sys.stderr, clock.monotonic)
+    results = live.observe(contract, settings, progress.scenario_done, options.runs)
     progress.finish()
-    observations = [observation for observation, _ in results]
+    observations = [observation for _, observation, _ in results]
     result = live.judge(contract, observations, settings, options, clock.facts(options), display_path=display)
     if args.save_observations:
         destination = resolve_inside(args.save_observations, root, "Observation file")
         write_project_text(destination, root, live.observation_file(result) + "\n")
-    return result, [timing for _, timing in results]
+    return result, _scenario_timings(contract, results)
+
+
+def _scenario_timings(contract: Any, results: list[Any]) -> list[Any]:
+    """One timing per scenario (attempts of one scenario span from first start to last end)."""
+    from .artifacts import Timing
+
+    spans: dict[str, list[Any]] = {}
+    for job, _, timing in results:
+        spans.setdefault(job.scenario.id, []).append(timing)
+    out = []
+    for scenario in contract.scenarios:
+        timings = spans.get(scenario.id) or [Timing("", "", 0)]
+        out.append(
+            Timing(min(t.started_at for t in timings), max(t.ended_at for t in timings), sum(t.duration_ms for t in timings))
+        )
+    return out
 
 
 def _display(path: Path, root: Path) -> str:

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from . import fields as f
+from .contract_v2 import V2_KEYS, V2Fields
 from .errors import ContractError, Problem
 from .files import read_project_text
-from .contract_v2 import V2_KEYS, V2Fields
 from .model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
 from .yamlsource import LineMap, YamlRefused, load_yaml
 
@@ -148,7 +148,9 @@ class _Reader(V2Fields):
             self.lines = lines
             try:
                 for item_index, item in enumerate(items):
-                    scenario = self.scenario(item, item_index, agent, lines.of_item(items, item_index), prefix=f"{where}({name}).")
+                    scenario = self.scenario(
+                        item, item_index, agent, lines.of_item(items, item_index), prefix=f"{where}({name})."
+                    )
                     if scenario is not None:
                         found.append(replace(scenario, source=name))
             finally:
@@ -209,9 +211,7 @@ class _Reader(V2Fields):
             return None
         return ToolDefinition(name=name, description=description, parameters=parameters)
 
-    def scenario(
-        self, value: Any, index: int, agent: AgentTarget | None, line: int | None, prefix: str = ""
-    ) -> Scenario | None:
+    def scenario(self, value: Any, index: int, agent: AgentTarget | None, line: int | None, prefix: str = "") -> Scenario | None:
         c, lines = self.c, self.lines
         path = f"{prefix}scenarios[{index}]"
         raw = c.take(f.mapping, value, path, line, required=True)
@@ -364,7 +364,8 @@ class _Reader(V2Fields):
                 c.add(f"{path} references tools unavailable to the scenario: {unavailable}", path, lines.of_key(raw, "sequence"))
         if not c.clean_since(mark):
             return None
-        return {**extras,
+        return {
+            **extras,
             "required": tuple(required),
             "allowed": allowed,
             "forbidden": forbidden or (),
@@ -445,12 +446,27 @@ class _Reader(V2Fields):
 
 def assertion_count(expect: Expectation) -> int:
     return (
-        len(expect.icontains) + len(expect.matches) + len(expect.not_matches) + len(expect.calls) + len(expect.pii)
-        + sum(value is not None for value in (
-            expect.min_calls, expect.sequence, expect.tool_set, expect.arguments_valid, expect.known_only,
-            expect.no_errors, expect.max_steps, expect.max_latency_ms, expect.max_total_tokens, expect.injection,
-        ))
-    ) + (  # fmt: skip
+        len(expect.icontains)
+        + len(expect.matches)
+        + len(expect.not_matches)
+        + len(expect.calls)
+        + len(expect.pii)
+        + sum(
+            value is not None
+            for value in (
+                expect.min_calls,
+                expect.sequence,
+                expect.tool_set,
+                expect.arguments_valid,
+                expect.known_only,
+                expect.no_errors,
+                expect.max_steps,
+                expect.max_latency_ms,
+                expect.max_total_tokens,
+                expect.injection,
+            )
+        )
+    ) + (
         len(expect.contains)
         + len(expect.excludes)
         + len(expect.required)

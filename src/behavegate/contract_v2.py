@@ -139,7 +139,9 @@ class V2Fields:
             if params is not None:
                 reserved = sorted(set(params) & set(RESERVED_PARAMETERS))
                 if reserved:
-                    self.c.add(f"agent.parameters cannot set {reserved}", "agent.parameters", self.lines.of_key(raw, "parameters"))
+                    self.c.add(
+                        f"agent.parameters cannot set {reserved}", "agent.parameters", self.lines.of_key(raw, "parameters")
+                    )
                 extras["parameters"] = params
         missing = self._take(lambda v, p, ln: choice(v, p, ln, MISSING_TOOL_CALLS), raw, "missing_tool_calls", "agent")
         if missing is not None:
@@ -153,7 +155,9 @@ class V2Fields:
         if items is None:
             return None
         if not items:
-            self.c.add(f"{path}.messages must contain at least one message", f"{path}.messages", self.lines.of_key(raw, "messages"))
+            self.c.add(
+                f"{path}.messages must contain at least one message", f"{path}.messages", self.lines.of_key(raw, "messages")
+            )
             return None
         found: list[dict[str, Any]] = []
         for index, item in enumerate(items):
@@ -166,12 +170,16 @@ class V2Fields:
             role = self._take(lambda v, p, ln: choice(v, p, ln, MESSAGE_ROLES), message, "role", item_path)
             if "role" not in message:
                 self.c.add(f"{item_path}.role is required", f"{item_path}.role", line)
-            content = self.c.take(f.required_text, message, "content", f"{item_path}.content", self.lines.of_key(message, "content") or line)
+            content = self.c.take(
+                f.required_text, message, "content", f"{item_path}.content", self.lines.of_key(message, "content") or line
+            )
             extra = {k: self._take(f.text, message, k, item_path) for k in ("name", "tool_call_id") if k in message}
             if role is not None and content is not None:
                 found.append({"role": role, "content": content, **{k: v for k, v in extra.items() if v is not None}})
         if found and found[-1]["role"] != "user" and found[-1]["role"] != "tool":
-            self.c.add(f"{path}.messages must end with a user or tool message", f"{path}.messages", self.lines.of_key(raw, "messages"))
+            self.c.add(
+                f"{path}.messages must end with a user or tool message", f"{path}.messages", self.lines.of_key(raw, "messages")
+            )
         return tuple(found)
 
     def scenario_extras(self, raw: dict[str, Any], path: str, defaults: dict[str, Any]) -> dict[str, Any]:
@@ -183,7 +191,9 @@ class V2Fields:
         if canaries:
             extras["canaries"] = canaries
         if "tool_results" in raw:
-            results = self.c.take(f.json_mapping, raw["tool_results"], f"{path}.tool_results", self.lines.of_key(raw, "tool_results"))
+            results = self.c.take(
+                f.json_mapping, raw["tool_results"], f"{path}.tool_results", self.lines.of_key(raw, "tool_results")
+            )
             if results is not None:
                 for name in results:
                     self.c.take(f.tool_name, name, f"{path}.tool_results.{name}", self.lines.of_key(results, name))

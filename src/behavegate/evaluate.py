@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from . import aggregate
 from .assertions import REGISTRY, Evidence
 from .matching import assign_calls
-from .model import AgentTarget, Contract, Evaluation, Observation, Scenario, ScenarioResult, combine
+from .model import AgentTarget, Attempt, Contract, Evaluation, GateResult, Gates, Observation, Scenario, ScenarioResult, combine
 
 
 def observation_gap(observation: Observation | None) -> str | None:
@@ -63,6 +64,87 @@ def evaluate_scenario(scenario: Scenario, observation: Observation | None, agent
     return ScenarioResult(scenario, combine(v.status for v in verdicts), verdicts, observation)
 
 
-def evaluate(contract: Contract, observations: Mapping[str, Observation]) -> Evaluation:
-    results = tuple(evaluate_scenario(s, observations.get(s.id), contract.agent) for s in contract.scenarios)
-    return Evaluation(combine(r.status for r in results), results)
+def evaluate(
+    contract: Contract,
+    observations: Mapping[str, Observation],
+    *,
+    attempts: Mapping[str, Sequence[Observation]] | None = None,
+    runs: int | None = None,
+    gates: Gates | None = None,
+) -> Evaluation:
+    """Judge every scenario. Version 1: one observation each. Version 2: every
+    attempt, aggregated per scenario, then the suite gates."""
+    if contract.version < 2:
+        results = tuple(evaluate_scenario(s, observations.get(s.id), contract.agent) for s in contract.scenarios)
+        return Evaluation(combine(r.status for r in results), results)
+    tries = attempts if attempts is not None else {key: (value,) for key, value in observations.items()}
+    results = tuple(evaluate_repeated(s, tries.get(s.id, ()), contract.agent, runs) for s in contract.scenarios)
+    suite = suite_gates(results, gates or contract.gates)
+    return Evaluation(combine([r.status for r in results] + [g.status for g in suite]), results, suite)
+
+
+def evaluate_repeated(
+    scenario: Scenario, observations: Sequence[Observation], agent: AgentTarget | None, runs: int | None = None
+) -> ScenarioResult:
+    planned = max(runs or scenario.runs, len(observations))
+    tries = []
+    for index in range(planned):
+        observation = observations[index] if index < len(observations) else None
+        result = evaluate_scenario(scenario, observation, agent)
+        tries.append(Attempt(index, result.status, result.verdicts, observation))
+    statuses = [t.status for t in tries]
+    status = aggregate.scenario_status(statuses, planned, scenario.min_pass_rate, scenario.gate)
+    shown = next((t for t in tries if t.status == status), tries[0])
+    return ScenarioResult(
+        scenario,
+        status,
+        shown.verdicts,
+        shown.observation,
+        attempts=tuple(tries),
+        reliability=aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
+    )
+
+
+def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateResult, ...]:
+    found: list[GateResult] = []
+    if gates.min_pass_rate is not None:
+        groups: dict[str, list[ScenarioResult]] = {}
+        for result in results:
+            key = result.scenario.source if gates.threshold_mode == "all" else "suite"
+            groups.setdefault(key or "contract", []).append(result)
+        for name, group in groups.items():
+            found.append(_accuracy_gate(name, group, gates.min_pass_rate))
+    if gates.latency_p95_ms is not None:
+        latencies = [
+            t.observation.latency_ms
+            for r in results
+            for t in r.attempts
+            if t.observation is not None and t.observation.latency_ms is not None
+        ]
+        limit = gates.latency_p95_ms
+        if not latencies:
+            found.append(GateResult("latency_p95_ms", "incomplete", "no attempt reported its latency", limit, None))
+        else:
+            p95 = aggregate.percentile(latencies, 95)
+            ok = p95 <= limit
+            message = (f"latency p95 {p95:g} ms is within {limit:g} ms" if ok
+                       else f"expected latency p95 at most {limit:g} ms, observed {p95:g} ms over {len(latencies)} attempts")  # fmt: skip
+            found.append(
+                GateResult("latency_p95_ms", "pass" if ok else "fail", message, limit, {"p95": p95, "attempts": len(latencies)})
+            )
+    return tuple(found)
+
+
+def _accuracy_gate(name: str, group: Sequence[ScenarioResult], floor: float) -> GateResult:
+    rates = [r.reliability for r in group if r.reliability is not None]
+    mean = sum(x.pass_rate for x in rates) / len(rates) if rates else 0.0
+    best = sum((x.passed + x.incomplete) / x.runs for x in rates) / len(rates) if rates else 0.0
+    gate = "min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]"
+    observed = {"pass_rate": round(mean, 6), "scenarios": len(rates)}
+    if mean >= floor - 1e-12:
+        return GateResult(gate, "pass", f"pass rate {mean:.1%} reaches {floor:.1%}", floor, observed)
+    if best < floor - 1e-12:
+        return GateResult(gate, "fail", f"expected a pass rate of at least {floor:.1%}, observed {mean:.1%}", floor, observed)
+    return GateResult(
+        gate, "incomplete", f"pass rate {mean:.1%} is below {floor:.1%} only because evidence is missing", floor, observed
+    )

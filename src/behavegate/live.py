@@ -19,9 +19,9 @@ import httpx
 
 from . import __version__
 from .artifacts import Timing
-from .chat import EndpointError, build_request, decode_body
+from .chat import EndpointError, assistant_turn, build_request, first_messages, normalize, parse_body
 from .evaluate import evaluate
-from .model import Contract, Observation, Scenario
+from .model import Contract, Observation, Scenario, ToolCall
 from .options import RunOptions
 from .report import RunFacts, build_report
 from .transport import MAX_RESPONSE_BYTES, Exchange, new_client, post, request_headers
@@ -45,54 +45,112 @@ def _stamp() -> str:
 
 
 async def _observe(
-    client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings, gate: asyncio.Semaphore
+    client: httpx.AsyncClient, contract: Contract, job: Job, settings: LiveSettings, gate: asyncio.Semaphore
 ) -> tuple[Observation, Timing]:
     async with gate:
         started_at, started = _stamp(), time.monotonic()
-        observation = await _ask(client, contract, scenario, settings)
-        duration = int((time.monotonic() - started) * 1000)
-        return observation, Timing(started_at, _stamp(), duration)
+        observation = await _ask(client, contract, job.scenario, settings)
+        duration = (time.monotonic() - started) * 1000
+        if contract.version >= 2 and observation.error is None:
+            observation = replace(observation, latency_ms=round(duration, 3))
+        return observation, Timing(started_at, _stamp(), int(duration))
 
 
 async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
-    now = time.monotonic()
-    budget_left = settings.max_seconds - (now - settings.started)
-    timeout = max(min(contract.agent.timeout_seconds, budget_left), 0.001)
+    """One attempt. Version 1: one request. Version 2: while the agent calls tools
+    the scenario scripts results for, send them back (never executing anything),
+    up to ``max_turns`` requests."""
+    agent = contract.agent
     headers = request_headers(
         settings.credentials.header() if settings.credentials else None,
         settings.endpoint.host_header,
         f"behavegate/{__version__}",
     )
-    exchange = Exchange(
-        url=settings.endpoint.connect_url or settings.endpoint.url,
-        payload=build_request(contract.agent, scenario, settings.max_tokens),
-        headers=headers,
-        deadline=now + timeout,
+    messages = first_messages(scenario)
+    earlier: list[ToolCall] = []
+    errors: list[str | None] = []
+    turns = 0
+    while True:
+        turns += 1
+        now = time.monotonic()
+        timeout = max(min(agent.timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
+        exchange = Exchange(
+            url=settings.endpoint.connect_url or settings.endpoint.url,
+            payload=build_request(agent, scenario, settings.max_tokens, messages),
+            headers=headers,
+            deadline=now + timeout,
+        )
+        try:
+            raw = parse_body(await post(client, exchange))
+            observation = normalize(raw, scenario.id, agent.missing_tool_calls)
+        except EndpointError as error:
+            return Observation(scenario_id=scenario.id, error=str(error))
+        if contract.version < 2:
+            return observation
+        calls = observation.tool_calls or ()
+        if not (scenario.tool_results and calls and turns < scenario.max_turns):
+            break
+        messages.append(assistant_turn(raw))
+        for index, raw_call in enumerate(raw["choices"][0]["message"].get("tool_calls") or ()):
+            content, failure = scripted_result(scenario, calls[index].name)
+            call_id = raw_call.get("id") if isinstance(raw_call, dict) else None
+            messages.append({"role": "tool", "tool_call_id": str(call_id or f"call_{turns}_{index}"), "content": content})
+            errors.append(failure)
+        earlier.extend(calls)
+    if not earlier:
+        return replace(observation, steps=turns)
+    all_calls = None if observation.tool_calls is None else (*earlier, *observation.tool_calls)
+    answered = observation.tool_calls == ()
+    return replace(
+        observation,
+        tool_calls=all_calls,
+        steps=turns + len(earlier),
+        tool_errors=tuple(errors) if answered else None,
     )
-    try:
-        body = await post(client, exchange)
-        return decode_body(body, scenario.id)
-    except EndpointError as error:
-        return Observation(scenario_id=scenario.id, error=str(error))
+
+
+def scripted_result(scenario: Scenario, name: str) -> tuple[str, str | None]:
+    """(tool message content, error) for a call the agent made."""
+    if name not in scenario.tool_results:
+        return json.dumps({"error": f"no scripted result for tool {name!r}"}), f"no scripted result for tool {name!r}"
+    result = scenario.tool_results[name]
+    if isinstance(result, dict) and "error" in result:
+        return json.dumps(result), str(result["error"])
+    return (result if isinstance(result, str) else json.dumps(result)), None
+
+
+@dataclass(frozen=True)
+class Job:
+    scenario: Scenario
+    attempt: int
+
+
+def jobs(contract: Contract, runs: int | None = None) -> list[Job]:
+    """Every attempt to make: one per scenario (version 1), ``runs`` per scenario (version 2)."""
+    if contract.version < 2:
+        return [Job(s, 0) for s in contract.scenarios]
+    return [Job(s, attempt) for s in contract.scenarios for attempt in range(runs or s.runs)]
 
 
 async def observe_all(
-    contract: Contract, settings: LiveSettings, on_done: OnDone | None = None
-) -> list[tuple[Observation, Timing]]:
+    contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
+) -> list[tuple[Job, Observation, Timing]]:
     gate = asyncio.Semaphore(settings.concurrency)
     async with new_client(settings.concurrency) as client:
 
-        async def one(scenario: Scenario) -> tuple[Observation, Timing]:
-            result = await _observe(client, contract, scenario, settings, gate)
+        async def one(job: Job) -> tuple[Job, Observation, Timing]:
+            observation, timing = await _observe(client, contract, job, settings, gate)
             if on_done is not None:
-                on_done(scenario, result[0])
-            return result
+                on_done(job.scenario, observation)
+            return job, observation, timing
 
-        return list(await asyncio.gather(*(one(s) for s in contract.scenarios)))
+        return list(await asyncio.gather(*(one(job) for job in jobs(contract, runs))))
 
 
-def observe(contract: Contract, settings: LiveSettings, on_done: OnDone | None = None) -> list[tuple[Observation, Timing]]:
-    return asyncio.run(observe_all(contract, settings, on_done))
+def observe(
+    contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
+) -> list[tuple[Job, Observation, Timing]]:
+    return asyncio.run(observe_all(contract, settings, on_done, runs))
 
 
 def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: float) -> dict[str, object]:
@@ -123,13 +181,22 @@ def judge(
     *,
     display_path: str,
 ) -> dict[str, Any]:
-    evaluation = evaluate(contract, {o.scenario_id: o for o in observations})
+    attempts: dict[str, list[Observation]] = {}
+    for observation in observations:
+        attempts.setdefault(observation.scenario_id, []).append(observation)
+    evaluation = evaluate(
+        contract,
+        {key: group[0] for key, group in attempts.items()},
+        attempts=attempts,
+        runs=options.runs,
+        gates=options.gates(contract.gates),
+    )
     return build_report(
         contract,
         evaluation,
         mode="live",
         provenance=provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
-        facts=replace(facts, tool_call_count=len(observations)),
+        facts=replace(facts, tool_call_count=len(contract.scenarios)),
         contract_display_path=display_path,
         version=__version__,
         secret=settings.credentials.token if settings.credentials else None,

@@ -229,17 +229,78 @@ class Verdict:
 
 
 @dataclass(frozen=True)
-class ScenarioResult:
-    scenario: Scenario
+class Attempt:
+    """One independent try of a scenario (version 2 repeats scenarios)."""
+
+    index: int
     status: Status
     verdicts: tuple[Verdict, ...]
     observation: Observation | None
 
 
 @dataclass(frozen=True)
+class Reliability:
+    """How often a repeated scenario passed, and how far that number can be trusted."""
+
+    runs: int
+    passed: int
+    failed: int
+    incomplete: int
+    min_pass_rate: float
+    gate: str
+    pass_rate: float
+    interval: tuple[float, float]  # Wilson 95%
+    flaky: bool
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {
+            "runs": self.runs,
+            "passed": self.passed,
+            "failed": self.failed,
+            "incomplete": self.incomplete,
+            "min_pass_rate": self.min_pass_rate,
+            "gate": self.gate,
+            "pass_rate": round(self.pass_rate, 6),
+            "interval": [round(self.interval[0], 6), round(self.interval[1], 6)],
+            "flaky": self.flaky,
+        }
+
+
+@dataclass(frozen=True)
+class ScenarioResult:
+    scenario: Scenario
+    status: Status
+    verdicts: tuple[Verdict, ...]  # of the representative attempt
+    observation: Observation | None
+    attempts: tuple[Attempt, ...] = ()
+    reliability: Reliability | None = None
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A suite-level gate (version 2): accuracy floor, latency percentile."""
+
+    gate: str
+    status: Status
+    message: str
+    expected: JSON = None
+    observed: JSON = None
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {
+            "gate": self.gate,
+            "status": self.status,
+            "message": self.message,
+            "expected": self.expected,
+            "observed": self.observed,
+        }
+
+
+@dataclass(frozen=True)
 class Evaluation:
     status: Status
     results: tuple[ScenarioResult, ...]
+    gates: tuple[GateResult, ...] = ()
 
 
 def combine(statuses: Any) -> Status:

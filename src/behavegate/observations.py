@@ -46,12 +46,18 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def load_observations(path: str | Path, root: Path) -> ObservationSet:
+V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
+MAX_ATTEMPTS_SCENARIOS = 10_000
+
+
+def load_observations(path: str | Path, root: Path, *, attempts: bool = False) -> ObservationSet:
+    """``attempts`` (version-2 contracts): several observations of one scenario are
+    attempts, and observation files may be version 2 (latency, usage, steps, tool errors)."""
     resolved, source = read_project_text(path, root, "Observation file", MAX_OBSERVATION_BYTES)
-    return parse_observation_text(source, resolved)
+    return parse_observation_text(source, resolved, attempts=attempts)
 
 
-def parse_observation_text(source: str, path: Path) -> ObservationSet:
+def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -> ObservationSet:
     try:
         raw = json.loads(source, object_pairs_hook=_unique_object)
     except _Duplicate as duplicate:
@@ -65,31 +71,42 @@ def parse_observation_text(source: str, path: Path) -> ObservationSet:
     if not isinstance(raw, dict):
         raise ObservationError([Problem("Observation file must be a JSON object")])
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    return ObservationSet(path=path, digest=digest, observations=read_observations(raw))
+    found = read_observations(raw, attempts=attempts)
+    grouped: dict[str, list[Observation]] = {}
+    for observation in found:
+        grouped.setdefault(observation.scenario_id, []).append(observation)
+    return ObservationSet(
+        path=path,
+        digest=digest,
+        observations={key: group[0] for key, group in grouped.items()},
+        version=2 if raw.get("version") == 2 else 1,
+        attempts={key: tuple(group) for key, group in grouped.items()},
+    )
 
 
-def read_observations(raw: dict[str, Any]) -> dict[str, Observation]:
+def read_observations(raw: dict[str, Any], *, attempts: bool = False) -> list[Observation]:
     c = f.Collector()
     _unknown(c, raw, ("version", "scenarios"), "")
     version = c.take(f.integer, raw.get("version"), "version")
-    if version is not None and version != 1:
+    v2 = attempts and version == 2
+    if version is not None and version != 1 and not v2:
         c.add(f"observation version must be 1, got {version}", "version")
     items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)
     observations: list[Observation] = []
     if items is not None:
-        if len(items) > f.MAX_SCENARIOS:
-            c.add(f"scenarios cannot exceed {f.MAX_SCENARIOS} entries", "scenarios")
+        if len(items) > (MAX_ATTEMPTS_SCENARIOS if attempts else f.MAX_SCENARIOS):
+            c.add(f"scenarios cannot exceed {MAX_ATTEMPTS_SCENARIOS if attempts else f.MAX_SCENARIOS} entries", "scenarios")
         else:
             for index, item in enumerate(items):
-                observation = _observation(c, item, f"scenarios[{index}]")
+                observation = _observation(c, item, f"scenarios[{index}]", v2)
                 if observation is not None:
                     observations.append(observation)
             repeated = f.duplicates(o.scenario_id for o in observations)
-            if repeated:
+            if repeated and not attempts:
                 c.add(f"Duplicate observation scenario id: {repeated}", "scenarios")
     if c.problems:
         raise ObservationError(c.problems)
-    return {o.scenario_id: o for o in observations}
+    return observations
 
 
 def _unknown(c: f.Collector, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
@@ -104,12 +121,12 @@ def _optional(c: f.Collector, check: Any, raw: dict[str, Any], key: str, path: s
     return c.take(check, raw[key], f"{path}.{key}")
 
 
-def _observation(c: f.Collector, value: Any, path: str) -> Observation | None:
+def _observation(c: f.Collector, value: Any, path: str, v2: bool = False) -> Observation | None:
     raw = c.take(f.mapping, value, path, required=True)
     if raw is None:
         return None
     mark = c.mark()
-    _unknown(c, raw, OBSERVATION_KEYS, path)
+    _unknown(c, raw, OBSERVATION_KEYS + (V2_OBSERVATION_KEYS if v2 else ()), path)
     # Field order follows skylos: response side, tool side, refusal, sources, error, id.
     response = _optional(c, f.optional_text, raw, "response", path)
     response_complete = _optional(c, f.boolean, raw, "response_complete", path)
@@ -124,9 +141,11 @@ def _observation(c: f.Collector, value: Any, path: str) -> Observation | None:
     sources = _sources(c, raw["sources"], f"{path}.sources") if "sources" in raw else None
     error = _optional(c, f.optional_text, raw, "error", path)
     scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id")
+    extras = _v2_fields(c, raw, path, tool_calls) if v2 else {}
     if not c.clean_since(mark) or scenario_id is None:
         return None
     return Observation(
+        **extras,
         scenario_id=scenario_id,
         response=response,
         response_complete=response_complete,
@@ -189,3 +208,25 @@ def _source_id(value: Any, path: str) -> str:
     if source is None:
         raise f.Bad(f"{path} requires id or source", path)
     return source
+
+
+def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[ToolCall, ...] | None) -> dict[str, Any]:
+    from .contract_v2 import non_negative_int
+
+    extras: dict[str, Any] = {}
+    if raw.get("latency_ms") is not None:
+        latency = c.take(f.number, raw["latency_ms"], f"{path}.latency_ms")
+        if latency is not None and latency < 0:
+            c.add(f"{path}.latency_ms must be non-negative", f"{path}.latency_ms")
+        extras["latency_ms"] = latency
+    for key in ("total_tokens", "steps"):
+        if raw.get(key) is not None:
+            extras[key] = c.take(non_negative_int, raw[key], f"{path}.{key}")
+    if raw.get("tool_errors") is not None:
+        errors = c.take(f.listing, raw["tool_errors"], f"{path}.tool_errors")
+        if errors is not None:
+            checked = tuple(None if e is None else c.take(f.text, e, f"{path}.tool_errors[{i}]") for i, e in enumerate(errors))
+            if calls is None or len(checked) != len(calls):
+                c.add(f"{path}.tool_errors must have one entry per tool call", f"{path}.tool_errors")
+            extras["tool_errors"] = checked
+    return extras

@@ -19,7 +19,13 @@ def run_offline(
     *,
     display_path: str,
 ) -> dict[str, Any]:
-    evaluation = evaluate(contract, observations.observations)
+    evaluation = evaluate(
+        contract,
+        observations.observations,
+        attempts=observations.attempts if contract.version >= 2 else None,
+        runs=options.runs,
+        gates=options.gates(contract.gates),
+    )
     provenance = {
         "kind": "observation_file",
         "trust": "unverified_fixture",

@@ -8,7 +8,7 @@ from typing import Any
 
 from .errors import UsageError
 from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
-from .model import Contract, ObservationSet
+from .model import Contract, Gates, ObservationSet
 
 
 @dataclass(frozen=True)
@@ -22,6 +22,19 @@ class RunOptions:
     max_seconds: float = DEFAULT_MAX_SECONDS
     max_tokens: int = DEFAULT_MAX_TOKENS
     artifacts: bool = True
+    # version 2
+    runs: int | None = None
+    tags: tuple[str, ...] = ()
+    min_pass_rate: float | None = None
+    threshold_mode: str | None = None
+
+    def gates(self, contract_gates: Gates) -> Gates:
+        """The contract's suite gates with command-line overrides applied."""
+        return replace(
+            contract_gates,
+            min_pass_rate=self.min_pass_rate if self.min_pass_rate is not None else contract_gates.min_pass_rate,
+            threshold_mode=self.threshold_mode or contract_gates.threshold_mode,
+        )
 
 
 def scenario_selection(values: list[str] | None) -> tuple[str, ...] | None:
@@ -58,16 +71,32 @@ def _integer_between(value: Any, low: int, high: int, flag: str) -> None:
         raise UsageError(f"{flag} must be between {low} and {high}")
 
 
+def validate_v2(options: RunOptions, contract: Contract) -> None:
+    if contract.version < 2 and (
+        options.runs is not None or options.tags or options.min_pass_rate is not None or options.threshold_mode
+    ):
+        raise UsageError("--runs, --tag, --min-pass-rate and --threshold-mode need a version 2 contract")
+    if options.runs is not None and not 1 <= options.runs <= 100:
+        raise UsageError("--runs must be between 1 and 100")
+    if options.min_pass_rate is not None and not 0 <= options.min_pass_rate <= 1:
+        raise UsageError("--min-pass-rate must be between 0 and 1")
+
+
 def select(contract: Contract, options: RunOptions, observations: ObservationSet | None) -> Contract:
     """The contract narrowed to the selected scenarios (contract order kept)."""
     selected = contract
+    if options.tags:
+        wanted_tags = set(options.tags)
+        selected = replace(selected, scenarios=tuple(s for s in selected.scenarios if wanted_tags & set(s.tags)))
+        if not selected.scenarios:
+            raise UsageError(f"no scenario has the tags {sorted(wanted_tags)}")
     if options.scenarios:
         known = set(contract.scenario_ids())
         unknown = sorted(set(options.scenarios) - known)
         if unknown:
             raise UsageError(f"unknown scenario ids: {unknown}")
         wanted = set(options.scenarios)
-        selected = replace(contract, scenarios=tuple(s for s in contract.scenarios if s.id in wanted))
+        selected = replace(selected, scenarios=tuple(s for s in selected.scenarios if s.id in wanted))
     if len(selected.scenarios) > options.max_scenarios:
         raise UsageError(f"selected scenarios exceed --max-scenarios ({options.max_scenarios})")
     if observations is not None:

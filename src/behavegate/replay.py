@@ -258,30 +258,27 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
     by_kind: dict[str, dict[str, int]] = {}
     totals = {"pass": 0, "fail": 0, "incomplete": 0}
     for scenario in scenarios:
-        assertion_statuses = [a["status"] for a in scenario["assertions"]]
-        _expect(
-            all(s in totals for s in assertion_statuses),
-            "behavior_evidence_invalid",
-            f"behavior evidence scenario {scenario['id']!r} has an invalid assertion status",
+        statuses.append(_scenario_status(scenario))
+        counted = (
+            [a for attempt in scenario["attempts"] for a in attempt["assertions"]]
+            if "attempts" in scenario
+            else scenario["assertions"]
         )
-        _expect(
-            scenario["status"] == combine(assertion_statuses),
-            "behavior_evidence_invalid", f"behavior evidence scenario {scenario['id']!r} status does not match assertions",
-        )  # fmt: skip
-        statuses.append(scenario["status"])
-        for a in scenario["assertions"]:
+        for a in counted:
             totals[a["status"]] += 1
             counts = by_kind.setdefault(a["kind"], {"requested": 0, "passed": 0, "failed": 0, "incomplete": 0})
             counts["requested"] += 1
             counts[{"pass": "passed", "fail": "failed", "incomplete": "incomplete"}[a["status"]]] += 1
+    scenario_statuses = list(statuses)
+    statuses += [gate["status"] for gate in report.get("gates", [])]
     derived = combine(statuses)
     status_ok = report["status"] == derived or (report["status"] == "incomplete" and derived == "pass" and report.get("issues"))
     _expect(bool(status_ok), "behavior_evidence_invalid", "behavior evidence status does not match its scenarios")
     summary = {
-        "scenario_count": len(statuses),
-        "passed_scenarios": statuses.count("pass"),
-        "failed_scenarios": statuses.count("fail"),
-        "incomplete_scenarios": statuses.count("incomplete"),
+        "scenario_count": len(scenario_statuses),
+        "passed_scenarios": scenario_statuses.count("pass"),
+        "failed_scenarios": scenario_statuses.count("fail"),
+        "incomplete_scenarios": scenario_statuses.count("incomplete"),
         "assertion_count": sum(totals.values()),
         "passed_assertions": totals["pass"],
         "failed_assertions": totals["fail"],
@@ -341,6 +338,42 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
         report["harness"]["decision_count"] == len(decisions) and report["harness"]["run_id"] == events[0]["run_id"],
         "harness_summary_mismatch", "the report's harness does not match the run",
     )  # fmt: skip
+
+
+def _scenario_status(scenario: Any) -> str:
+    """The scenario's status re-derived from its assertions (and attempts)."""
+    from .aggregate import scenario_status
+
+    def derived(assertions: list[Any], where: str) -> str:
+        found = [a["status"] for a in assertions]
+        _expect(
+            all(s in {"pass", "fail", "incomplete"} for s in found),
+            "behavior_evidence_invalid",
+            f"{where} has an invalid assertion status",
+        )
+        return combine(found)
+
+    name = f"behavior evidence scenario {scenario['id']!r}"
+    if "attempts" not in scenario:
+        status = derived(scenario["assertions"], name)
+    else:
+        reliability = scenario["reliability"]
+        tries: list[Any] = []
+        for attempt in scenario["attempts"]:
+            tried = derived(attempt["assertions"], f"{name} attempt {attempt['attempt']}")
+            _expect(
+                attempt["status"] == tried,
+                "behavior_evidence_invalid",
+                f"{name} attempt {attempt['attempt']} status does not match assertions",
+            )
+            tries.append(tried)
+        status = scenario_status(tries, reliability["runs"], reliability["min_pass_rate"], reliability["gate"])
+        _expect(
+            [reliability["passed"], reliability["failed"]] == [tries.count("pass"), tries.count("fail")],
+            "behavior_evidence_invalid", f"{name} reliability counts do not match its attempts",
+        )  # fmt: skip
+    _expect(scenario["status"] == status, "behavior_evidence_invalid", f"{name} status does not match assertions")
+    return status
 
 
 def render(run_dir: Path, issues: list[Issue], fmt: str) -> str:

@@ -43,13 +43,18 @@ def sha256_json(value: Any) -> str:
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
-def selected_digest(observations: Mapping[str, Observation], scenario_ids: Iterable[str]) -> str:
-    chosen = [observations[i].as_dict() for i in sorted(scenario_ids) if i in observations]
+def selected_digest(observations: Mapping[str, Observation], scenario_ids: Iterable[str], v2: bool = False) -> str:
+    chosen = [
+        (observations[i].as_dict_v2() if v2 else observations[i].as_dict()) for i in sorted(scenario_ids) if i in observations
+    ]
     return sha256_json({"version": 1, "scenarios": chosen})
 
 
 def evidence_digest(report: Mapping[str, Any]) -> str:
-    return sha256_json({key: report.get(key) for key in EVIDENCE_KEYS})
+    # Version-2 suite gates are evidence too; version-1 reports have none, so
+    # their digest stays exactly skylos's.
+    keys = EVIDENCE_KEYS + (("gates",) if "gates" in report else ())
+    return sha256_json({key: report.get(key) for key in keys})
 
 
 def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[str, Any]]:
@@ -154,13 +159,21 @@ def build_report(
     """The report. With ``secret`` (a bearer token) the persisted evidence is
     redacted; the verdicts were reached on the raw evidence."""
     results = evaluation.results
-    persisted = {
-        r.scenario.id: r.observation if secret is None else redact_observation(r.observation, secret)
-        for r in results
-        if r.observation is not None
-    }
-    provenance = {**provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids())}
-    assertion_summary, coverage = count_statuses(v for r in results for v in r.verdicts)
+    v2 = contract.version >= 2
+
+    def keep(observation: Observation) -> Observation:
+        return observation if secret is None else redact_observation(observation, secret)
+
+    def shown(observation: Observation) -> dict[str, Any]:
+        return keep(observation).as_dict_v2() if v2 else keep(observation).as_dict()
+
+    persisted = {r.scenario.id: keep(r.observation) for r in results if r.observation is not None}
+    provenance = {**provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids(), v2)}
+    if v2:
+        counted = [v for r in results for attempt in r.attempts for v in attempt.verdicts]
+    else:
+        counted = [v for r in results for v in r.verdicts]
+    assertion_summary, coverage = count_statuses(counted)
     statuses = Counter(r.status for r in results)
     report: dict[str, Any] = {
         "schema_version": 1,
@@ -181,13 +194,16 @@ def build_report(
                 "id": r.scenario.id,
                 "status": r.status,
                 "assertions": [_persisted_verdict(v, secret) for v in r.verdicts],
-                "observation": persisted[r.scenario.id].as_dict() if r.scenario.id in persisted else None,
+                "observation": shown(r.observation) if r.observation is not None else None,
+                **(_attempts_block(r, secret, shown) if v2 else {}),
             }
             for r in results
         ],
         "provenance": provenance,
         "artifacts": dict(LAYOUT if artifacts else NO_ARTIFACTS),
     }
+    if v2:
+        report["gates"] = [g.as_dict() for g in evaluation.gates]
     paths = run_paths(contract.project_root, facts.run_id) if artifacts else None
     harness = harness_block(contract, evaluation, facts, paths)
     # The real digest has the placeholder's length, so one check covers both of skylos's.
@@ -202,7 +218,40 @@ def build_report(
             r.scenario.id: {"line": r.scenario.line, "assertion_lines": dict(r.scenario.assertion_lines)} for r in results
         },
     }
+    if v2:
+        report["behavegate"]["latency_ms"] = latency_summary(evaluation)
+        report["behavegate"]["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
+        report["behavegate"]["tool_calls_key"] = contract.agent.missing_tool_calls
     return report
+
+
+def _attempts_block(result: Any, secret: str | None, shown: Any) -> dict[str, Any]:
+    return {
+        "reliability": result.reliability.as_dict() if result.reliability else None,
+        "attempts": [
+            {
+                "attempt": attempt.index + 1,
+                "status": attempt.status,
+                "assertions": [_persisted_verdict(v, secret) for v in attempt.verdicts],
+                "observation": shown(attempt.observation) if attempt.observation is not None else None,
+            }
+            for attempt in result.attempts
+        ],
+    }
+
+
+def latency_summary(evaluation: Evaluation) -> dict[str, Any] | None:
+    from .aggregate import percentile
+
+    values = [
+        t.observation.latency_ms
+        for r in evaluation.results
+        for t in r.attempts
+        if t.observation is not None and t.observation.latency_ms is not None
+    ]
+    if not values:
+        return None
+    return {"attempts": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95), "max": max(values)}
 
 
 def _persisted_verdict(verdict: Verdict, secret: str | None) -> dict[str, Any]:
