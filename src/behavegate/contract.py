@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fields as f
+from . import golden
 from .contract_v2 import V2_KEYS, V2Fields
 from .errors import ContractError, Problem
 from .files import read_project_text
@@ -52,6 +53,8 @@ def parse_contract_text(source: str, path: Path, root: Path) -> Contract:
     if not isinstance(raw, dict):
         raise ContractError([Problem("Contract must be a YAML mapping")])
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    if golden.is_golden(raw):
+        raw = golden.to_contract(raw, lines)
     return _Reader(lines).contract(raw, path=path, root=root, digest=digest)
 
 

@@ -7,7 +7,19 @@ from collections.abc import Mapping, Sequence
 from . import aggregate
 from .assertions import REGISTRY, Evidence
 from .matching import assign_calls
-from .model import AgentTarget, Attempt, Contract, Evaluation, GateResult, Gates, Observation, Scenario, ScenarioResult, combine
+from .model import (
+    AgentTarget,
+    Attempt,
+    Contract,
+    Evaluation,
+    GateResult,
+    Gates,
+    Observation,
+    Scenario,
+    ScenarioResult,
+    Status,
+    combine,
+)
 
 
 def observation_gap(observation: Observation | None) -> str | None:
@@ -80,7 +92,15 @@ def evaluate(
     tries = attempts if attempts is not None else {key: (value,) for key, value in observations.items()}
     results = tuple(evaluate_repeated(s, tries.get(s.id, ()), contract.agent, runs) for s in contract.scenarios)
     suite = suite_gates(results, gates or contract.gates)
-    return Evaluation(combine([r.status for r in results] + [g.status for g in suite]), results, suite)
+    return Evaluation(run_status([r.status for r in results], [(g.gate, g.status) for g in suite]), results, suite)
+
+
+def run_status(scenarios: Sequence[str], gates: Sequence[tuple[str, str]]) -> Status:
+    """With a suite accuracy floor, the floor decides instead of every scenario
+    having to pass; other gates always count."""
+    if any(name.startswith("min_pass_rate") for name, _ in gates):
+        return combine(status for _, status in gates)
+    return combine([*scenarios, *(status for _, status in gates)])
 
 
 def evaluate_repeated(

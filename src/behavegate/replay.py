@@ -19,6 +19,7 @@ from typing import Any
 
 from .artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, render_json, sha256_text
 from .chat import EndpointError, strict_json
+from .evaluate import run_status
 from .model import combine
 from .report import evidence_digest, sha256_json
 
@@ -270,8 +271,7 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
             counts["requested"] += 1
             counts[{"pass": "passed", "fail": "failed", "incomplete": "incomplete"}[a["status"]]] += 1
     scenario_statuses = list(statuses)
-    statuses += [gate["status"] for gate in report.get("gates", [])]
-    derived = combine(statuses)
+    derived = run_status(scenario_statuses, [(g["gate"], g["status"]) for g in report.get("gates", [])])
     status_ok = report["status"] == derived or (report["status"] == "incomplete" and derived == "pass" and report.get("issues"))
     _expect(bool(status_ok), "behavior_evidence_invalid", "behavior evidence status does not match its scenarios")
     summary = {
