@@ -30,7 +30,9 @@ def wilson(passes: int, runs: int, z: float = Z95) -> tuple[float, float]:
     denominator = 1 + z * z / runs
     centre = (phat + z * z / (2 * runs)) / denominator
     margin = z * math.sqrt(phat * (1 - phat) / runs + z * z / (4 * runs * runs)) / denominator
-    return (max(0.0, centre - margin), min(1.0, centre + margin))
+    low = 0.0 if passes == 0 else max(0.0, min(phat, centre - margin))
+    high = 1.0 if passes == runs else min(1.0, max(phat, centre + margin))
+    return (low, high)
 
 
 def needed(runs: int, min_pass_rate: float) -> int:

@@ -101,6 +101,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
     init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
+    init.add_argument("--version", dest="contract_version", type=int, choices=[1, 2], default=1,
+                      help="contract version to start from (default: 1, the skylos-compatible format)")  # fmt: skip
     return parser
 
 
@@ -430,13 +432,14 @@ def _report_error(args: argparse.Namespace, root: Path, exc: Exception, stdout: 
 def run_init(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
     from .errors import BehavegateError
     from .files import resolve_inside, write_project_text
-    from .starter import STARTER_CONTRACT
+    from .starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
 
     root = Path.cwd().resolve()
     try:
         destination = resolve_inside(args.path, root, "output path")
         try:
-            write_project_text(destination, root, STARTER_CONTRACT, overwrite=bool(args.force))
+            text = STARTER_CONTRACT_V2 if args.contract_version == 2 else STARTER_CONTRACT
+            write_project_text(destination, root, text, overwrite=bool(args.force))
         except FileExistsError:
             print(f"Could not create agent behavior contract: contract already exists: {destination}; "
                   "use --force to overwrite", file=stderr)  # fmt: skip

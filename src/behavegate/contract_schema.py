@@ -1,0 +1,173 @@
+"""The JSON Schema of behavior contracts (versions 1 and 2), built from the
+same key tables the reader uses, so the two cannot drift apart. Editors use
+the shipped file (``behavegate/contract.schema.json``, also in ``docs/``) for
+completion and inline errors; ``python -m behavegate.contract_schema`` rewrites
+both copies.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .contract import AGENT_KEYS, EXPECT_KEYS, RESPONSE_KEYS, SCENARIO_KEYS, SOURCES_KEYS, TOOL_KEYS, TOOLS_KEYS, TOP_KEYS
+from .contract_v2 import DEFAULT_KEYS, GATE_KEYS, GATES, MESSAGE_ROLES, MISSING_TOOL_CALLS, SEQUENCE_MODES, V2_KEYS
+from .safety import DETECTORS
+
+TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
+TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
+SAFE_ID = {"type": "string", "pattern": "^\\s*[A-Za-z0-9][A-Za-z0-9._-]{0,95}\\s*$"}
+NAMES = {"type": ["array", "null"], "items": TOOL_NAME, "uniqueItems": True}
+TEXTS = {"type": ["array", "null"], "items": TEXT, "uniqueItems": True}
+RATE = {"type": "number", "minimum": 0, "maximum": 1}
+COUNT = {"type": "integer", "minimum": 0}
+REQUIRED_CALL = {
+    "oneOf": [
+        TOOL_NAME,
+        {
+            "type": "object",
+            "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}},
+            "required": ["name"],
+            "additionalProperties": False,
+        },
+    ]
+}
+
+
+def _block(properties: dict[str, Any], keys: tuple[str, ...], **extra: Any) -> dict[str, Any]:
+    missing = set(keys) - set(properties)
+    assert not missing, f"schema lacks {sorted(missing)}"
+    return {"type": ["object", "null"], "properties": {k: properties[k] for k in keys}, "additionalProperties": False, **extra}
+
+
+def build(version: int) -> dict[str, Any]:
+    v2 = version == 2
+
+    def keys(block: str, v1: tuple[str, ...]) -> tuple[str, ...]:
+        return v1 + V2_KEYS[block] if v2 else v1
+
+    response = _block(
+        {"contains": TEXTS, "excludes": TEXTS, "icontains": TEXTS,
+         "matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
+         "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}}},
+        keys("response", RESPONSE_KEYS),
+    )  # fmt: skip
+    tools = _block(
+        {
+            "required": {"type": ["array", "null"], "items": REQUIRED_CALL},
+            "allowed": NAMES,
+            "forbidden": NAMES,
+            "exact_sequence": {"type": ["array", "null"], "items": TOOL_NAME},
+            "max_calls": COUNT,
+            "min_calls": COUNT,
+            "calls": {"type": "object", "additionalProperties": {
+                "type": "object", "properties": {"min": COUNT, "max": COUNT}, "additionalProperties": False,
+                "minProperties": 1}},
+            "sequence": {"type": "object", "required": ["mode", "calls"], "additionalProperties": False, "properties": {
+                "mode": {"enum": list(SEQUENCE_MODES)}, "calls": {"type": "array", "items": REQUIRED_CALL}}},
+            "set": {"type": "array", "items": TOOL_NAME},
+            "arguments_valid": {"type": "boolean"},
+            "known_only": {"type": "boolean"},
+            "no_errors": {"type": "boolean"},
+        },
+        keys("tools", TOOLS_KEYS),
+    )  # fmt: skip
+    expect = _block(
+        {
+            "response": response,
+            "tools": tools,
+            "refusal": {"type": "boolean"},
+            "sources": _block({"required": TEXTS}, SOURCES_KEYS),
+            "steps": _block({"max": {"type": "integer", "minimum": 1}}, ("max",)),
+            "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
+            "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
+            "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(DETECTORS)}}, "injection": {"type": "boolean"}},
+                             ("pii", "injection")),
+        },
+        keys("expect", EXPECT_KEYS),
+    )  # fmt: skip
+    expect["type"] = "object"
+    run_settings = {
+        "runs": {"type": "integer", "minimum": 1, "maximum": 100},
+        "min_pass_rate": RATE,
+        "gate": {"enum": list(GATES)},
+        "max_turns": {"type": "integer", "minimum": 1, "maximum": 20},
+    }
+    scenario = _block(
+        {
+            "id": SAFE_ID,
+            "prompt": TEXT,
+            "system_prompt": TEXT,
+            "available_tools": NAMES,
+            "expect": expect,
+            "messages": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["role", "content"],
+                         "additionalProperties": False, "properties": {"role": {"enum": list(MESSAGE_ROLES)},
+                         "content": TEXT, "name": TEXT, "tool_call_id": TEXT}}},
+            "tags": {"type": "array", "items": SAFE_ID, "uniqueItems": True},
+            "tool_results": {"type": "object", "propertyNames": TOOL_NAME},
+            "canaries": TEXTS,
+            **run_settings,
+        },
+        keys("scenario", SCENARIO_KEYS),
+        required=["id", "expect"],
+    )  # fmt: skip
+    scenario["type"] = "object"
+    scenario["oneOf" if v2 else "allOf"] = [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
+    agent = _block(
+        {
+            "endpoint": TEXT,
+            "model": TEXT,
+            "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": 300},
+            "capabilities": {"type": ["array", "null"], "items": {"enum": ["chat", "tools", "retrieval"]}, "uniqueItems": True},
+            "tools": {"type": ["array", "null"], "maxItems": 1000, "items": {
+                "type": "object", "required": list(TOOL_KEYS), "additionalProperties": False,
+                "properties": {"name": TOOL_NAME, "description": TEXT, "parameters": {"type": "object"}}}},
+            "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
+            "missing_tool_calls": {"enum": list(MISSING_TOOL_CALLS)},
+        },
+        keys("agent", AGENT_KEYS),
+    )  # fmt: skip
+    agent["type"] = "object"
+    top = _block(
+        {
+            "version": {"const": version},
+            "agent": agent,
+            "scenarios": {"type": "array", "minItems": 1, "maxItems": 1000, "items": scenario},
+            "defaults": _block(run_settings, DEFAULT_KEYS),
+            "gates": _block({"min_pass_rate": RATE, "threshold_mode": {"enum": ["average", "all"]},
+                             "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0}}, GATE_KEYS),
+            "include": {"type": "array", "items": TEXT},
+        },
+        keys("top", TOP_KEYS),
+        required=["version", "agent", "scenarios"],
+    )  # fmt: skip
+    top["type"] = "object"
+    return top
+
+
+def schema() -> dict[str, Any]:
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://behavegate.dev/contract.schema.json",
+        "title": "behavegate behavior contract",
+        "description": "Version 1 is the skylos-compatible format; version 2 adds behavegate's extensions. "
+        "Golden-query files (queries: [...]) are accepted by the CLI as well.",
+        "oneOf": [build(1), build(2)],
+    }
+
+
+def render() -> str:
+    return json.dumps(schema(), indent=2, sort_keys=True) + "\n"
+
+
+def main() -> int:
+    root = Path(__file__).resolve().parents[2]
+    for target in (Path(__file__).parent / "contract.schema.json", root / "docs" / "contract.schema.json"):
+        target.write_text(render(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

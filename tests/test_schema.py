@@ -1,0 +1,76 @@
+"""The shipped JSON Schema agrees with the contract reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from helpers import EXAMPLE, ROOT
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from behavegate.contract import parse_contract_text
+from behavegate.contract_schema import render, schema
+from behavegate.errors import ContractError
+from behavegate.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
+
+REPO = Path(__file__).resolve().parents[1]
+VALIDATOR = jsonschema.Draft202012Validator(schema())
+
+
+def test_shipped_schema_files_are_current() -> None:
+    for path in (REPO / "src" / "behavegate" / "contract.schema.json", REPO / "docs" / "contract.schema.json"):
+        assert path.read_text() == render(), f"{path} is stale: run `python -m behavegate.contract_schema`"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        (EXAMPLE / "contract.yml").read_text(),
+        (EXAMPLE / "contract-v2.yml").read_text(),
+        STARTER_CONTRACT,
+        STARTER_CONTRACT_V2.replace("include: [builtin:injection]", ""),
+    ],
+    ids=["refund-v1", "refund-v2", "starter-v1", "starter-v2"],
+)
+def test_valid_contracts_validate(text: str) -> None:
+    parse_contract_text(text, ROOT / "c.yml", ROOT)
+    VALIDATOR.validate(yaml.safe_load(text))
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        {"colour": "red"},
+        {"version": 3},
+        {"scenarios": []},
+        {"agent": {"model": "m", "parameters": {"model": "x"}}},
+    ],
+)
+def test_invalid_contracts_are_refused_by_both(patch: dict[str, Any]) -> None:
+    document = {"version": 2, "agent": {"model": "m"}, "scenarios": [{"id": "s", "prompt": "p", "expect": {"refusal": False}}]}
+    document.update(patch)
+    with pytest.raises(ContractError):
+        parse_contract_text(yaml.safe_dump(document), ROOT / "c.yml", ROOT)
+    assert not VALIDATOR.is_valid(document)
+
+
+keys = st.sampled_from(["prompt", "runs", "min_pass_rate", "tags", "expect", "colour", "gate", "max_turns"])
+values = st.one_of(st.integers(-1, 120), st.floats(-1, 2, allow_nan=False), st.text(max_size=5), st.booleans(), st.none(),
+                   st.sampled_from(["rate", "lower_bound", ["x"], {"refusal": True}]))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from([1, 2]), st.dictionaries(keys, values, max_size=4))
+def test_whatever_the_reader_accepts_the_schema_accepts(version: int, extra: dict[str, Any]) -> None:
+    scenario = {"id": "s", "prompt": "p", "expect": {"refusal": False}, **extra}
+    document = {"version": version, "agent": {"model": "m"}, "scenarios": [scenario]}
+    try:
+        parse_contract_text(json.dumps(document), ROOT / "c.yml", ROOT)
+    except ContractError:
+        return
+    assert VALIDATOR.is_valid(document), list(VALIDATOR.iter_errors(document))[:1]

@@ -1,0 +1,243 @@
+"""Contract version 2 end to end: reading, offline attempts, live repeated runs,
+scripted tool results, request parameters and the missing-tool-calls statement."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from threading import Thread
+from typing import Any
+
+import pytest
+from helpers import EXAMPLE, ROOT
+
+from behavegate.cli import main
+from behavegate.contract import parse_contract_text
+from behavegate.errors import ContractError
+
+
+def load(text: str) -> Any:
+    return parse_contract_text(text, ROOT / "contract.yml", ROOT)
+
+
+V2_HEAD = "version: 2\nagent:\n  model: m\n  tools:\n    - {name: a, description: d, parameters: {type: object, properties: {x: {type: integer}}, required: [x]}}\n"
+
+
+def test_version_1_never_accepts_version_2_keys() -> None:
+    with pytest.raises(ContractError, match="Unknown behavior contract key: scenarios\\[0\\].runs"):
+        load("version: 1\nagent: {}\nscenarios:\n  - id: s\n    prompt: p\n    runs: 3\n    expect: {refusal: false}\n")
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message", "line"),
+    [
+        ("  - id: s\n    prompt: p\n    expect:\n      response:\n        matches: ['(unclosed']\n", "is not a valid regular expression", 11),
+        ("  - id: s\n    prompt: p\n    runs: 0\n    expect: {refusal: false}\n", "runs must be between 1 and 100", 9),
+        ("  - id: s\n    prompt: p\n    min_pass_rate: 1.5\n    expect: {refusal: false}\n", "must be between 0 and 1", 9),
+        ("  - id: s\n    prompt: p\n    messages: [{role: user, content: hi}]\n    expect: {refusal: false}\n", "prompt or messages, not both", 9),
+        ("  - id: s\n    prompt: p\n    expect:\n      tools:\n        sequence: {mode: sideways, calls: [a]}\n", "must be one of", 11),
+        ("  - id: s\n    prompt: p\n    expect:\n      tools:\n        calls: {a: {min: 3, max: 1}}\n", "min cannot exceed max", 11),
+        ("  - id: s\n    prompt: p\n    expect:\n      safety: {pii: [passport]}\n", "must be one of", 10),
+        ("  - id: s\n    prompt: p\n    expect:\n      tools: {set: [zzz]}\n", "unavailable to the scenario", None),
+    ],
+)
+def test_version_2_problems_name_path_and_line(scenario: str, message: str, line: int | None) -> None:
+    with pytest.raises(ContractError) as error:
+        load(V2_HEAD + "scenarios:\n" + scenario)
+    problem = next(p for p in error.value.problems if message in p.text)
+    if line is not None:
+        assert problem.line == line
+
+
+def test_agent_parameters_cannot_override_the_request() -> None:
+    with pytest.raises(ContractError, match=r"agent.parameters cannot set \['model', 'stream'\]"):
+        load("version: 2\nagent:\n  model: m\n  parameters: {temperature: 0, model: x, stream: true}\nscenarios:\n  - {id: s, prompt: p, expect: {refusal: false}}\n")
+
+
+def test_defaults_apply_unless_a_scenario_overrides_them() -> None:
+    contract = load(
+        V2_HEAD + "defaults: {runs: 4, min_pass_rate: 0.5}\nscenarios:\n"
+        "  - {id: a, prompt: p, expect: {refusal: false}}\n  - {id: b, prompt: p, runs: 2, expect: {refusal: false}}\n"
+    )
+    assert [(s.runs, s.min_pass_rate) for s in contract.scenarios] == [(4, 0.5), (2, 0.5)]
+
+
+def write(tmp: Path, contract: str, observations: dict[str, Any] | None = None) -> None:
+    (tmp / "contract.yml").write_text(contract)
+    if observations is not None:
+        (tmp / "obs.json").write_text(json.dumps(observations))
+
+
+def obs(scenario_id: str, response: str, calls: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
+    return {"id": scenario_id, "response": response, "finish_reason": "stop", "response_complete": True,
+            "tool_calls_complete": True, "tool_calls": calls or [], **extra}  # fmt: skip
+
+
+def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["test", *args, "--format", "json", "--no-artifacts"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_offline_attempts_give_a_pass_rate_with_an_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    attempts = [obs("s", "yes it works"), obs("s", "no"), obs("s", "yes"), obs("s", "yes!")]
+    write(tmp_path, "version: 2\nagent: {model: m}\nscenarios:\n  - id: s\n    prompt: p\n    runs: 4\n    min_pass_rate: 0.75\n"
+          "    expect: {response: {icontains: ['YES']}}\n", {"version": 2, "scenarios": attempts})  # fmt: skip
+    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
+    scenario = report["scenarios"][0]
+    assert code == 0 and scenario["status"] == "pass"
+    assert scenario["reliability"]["passed"] == 3 and scenario["reliability"]["flaky"] is True
+    assert [a["status"] for a in scenario["attempts"]] == ["pass", "fail", "pass", "pass"]
+    low, high = scenario["reliability"]["interval"]
+    assert 0.3 < low < 0.75 < high <= 1
+    code, report = run_json(["contract.yml", "--observations", "obs.json", "--runs", "6"], capsys)
+    assert code == 2 and report["scenarios"][0]["status"] == "incomplete"  # two attempts never observed
+
+
+def test_v2_observations_carry_latency_usage_steps_and_tool_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, V2_HEAD + "gates: {latency_p95_ms: 300}\nscenarios:\n  - id: s\n    prompt: p\n    expect:\n"
+          "      latency: {max_ms: 500}\n      usage: {max_total_tokens: 100}\n      steps: {max: 2}\n"
+          "      tools: {no_errors: true, arguments_valid: true}\n",
+          {"version": 2, "scenarios": [obs("s", "ok", [{"name": "a", "arguments": {"x": "not an int"}}], latency_ms=450,
+                                            total_tokens=120, steps=3, tool_errors=["timeout"])]})  # fmt: skip
+    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
+    verdicts = {a["assertion"]: a for a in report["scenarios"][0]["assertions"]}
+    assert code == 1
+    assert verdicts["latency.max_ms"]["status"] == "pass"
+    assert verdicts["usage.max_total_tokens"]["message"] == "expected total tokens at most 100, observed 120"
+    assert verdicts["steps.max"]["status"] == "fail"
+    assert verdicts["tools.no_errors"]["observed"] == {"failed": [{"call_index": 0, "error": "timeout"}]}
+    assert "x: 'not an int' is not of type 'integer'" in verdicts["tools.arguments_valid"]["message"]
+    assert report["gates"] == [{"gate": "latency_p95_ms", "status": "fail", "message": "expected latency p95 at most 300 ms, observed 450 ms over 1 attempts",
+                                "expected": 300.0, "observed": {"attempts": 1, "p95": 450}}]  # fmt: skip
+
+
+def test_usage_is_incomplete_when_the_endpoint_reports_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "version: 2\nagent: {model: m}\nscenarios:\n  - {id: s, prompt: p, expect: {usage: {max_total_tokens: 5}}}\n",
+          {"version": 2, "scenarios": [obs("s", "ok")]})  # fmt: skip
+    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
+    assert code == 2 and report["scenarios"][0]["assertions"][0]["message"] == "the endpoint reported no token usage"
+
+
+def test_golden_queries_filter_by_category_and_gate_on_accuracy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(EXAMPLE.parents[1])
+    args = ["examples/golden-queries/queries.yml", "--observations", "examples/golden-queries/observations.json"]
+    code, report = run_json(args, capsys)
+    assert code == 0 and report["gates"][0]["status"] == "pass"  # 3 of 4 reach the 75% floor
+    assert [s["id"] for s in report["scenarios"]][:2] == ["query-001", "query-002"]
+    code, report = run_json([*args, "--tag", "policy"], capsys)
+    assert code == 1 and [s["id"] for s in report["scenarios"]] == ["query-002", "refund-escalation"]
+    code, report = run_json([*args, "--min-pass-rate", "1"], capsys)
+    assert code == 1
+
+
+# --- live -----------------------------------------------------------------------------------
+
+
+class Scripted(BaseHTTPRequestHandler):
+    """Calls ``lookup`` first, answers from the tool result once it gets one; omits
+    ``tool_calls`` when it calls no tool (as llama.cpp's server does)."""
+
+    seen: list[dict[str, Any]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        Scripted.seen.append(body)
+        tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
+        if "plain" in body["messages"][-1]["content"]:
+            message = {"role": "assistant", "content": "just text"}
+            finish = "stop"
+        elif not tool_messages:
+            message = {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{\"q\": \"A-1\"}"}}]}  # fmt: skip
+            finish = "tool_calls"
+        else:
+            message = {"role": "assistant", "content": f"result was {tool_messages[-1]['content']}", "tool_calls": []}
+            finish = "stop"
+        payload = json.dumps({"choices": [{"message": message, "finish_reason": finish}],
+                              "usage": {"total_tokens": 42}}).encode()  # fmt: skip
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+
+@pytest.fixture
+def scripted() -> Iterator[str]:
+    Scripted.seen = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
+    Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+    server.shutdown()
+
+
+MULTI = """version: 2
+agent:
+  model: m
+  parameters: {temperature: 0, seed: 7}
+  missing_tool_calls: {missing}
+  tools:
+    - {name: lookup, description: d, parameters: {type: object}}
+scenarios:
+  - id: multi
+    prompt: find A-1
+    max_turns: 3
+    tool_results: {lookup: {status: shipped}}
+    expect:
+      tools: {sequence: {mode: exact, calls: [{name: lookup, arguments: {q: A-1}}]}}
+      response: {contains: [shipped]}
+      steps: {max: 3}
+      usage: {max_total_tokens: 100}
+  - id: plain
+    prompt: plain answer please
+    expect:
+      tools: {max_calls: 0}
+"""
+
+
+def test_scripted_tool_results_continue_the_conversation(scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, MULTI.replace("{missing}", "none"))
+    code, report = run_json(["contract.yml", "--endpoint", scripted], capsys)
+    assert code == 0, json.dumps(report["scenarios"], indent=1)
+    multi = report["scenarios"][0]
+    assert multi["observation"]["steps"] == 3 and multi["observation"]["tool_errors"] == [None]
+    second = next(b for b in Scripted.seen if any(m["role"] == "tool" for m in b["messages"]))
+    assert second["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": '{"status": "shipped"}'}
+    assert all(b["temperature"] == 0 and b["seed"] == 7 and b["stream"] is False for b in Scripted.seen)
+    assert report["behavegate"]["tool_calls_key"] == "none"
+
+
+def test_without_the_statement_an_omitted_tool_calls_key_proves_nothing(scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, MULTI.replace("{missing}", "unobserved"))
+    code, report = run_json(["contract.yml", "--endpoint", scripted, "--scenario", "plain"], capsys)
+    assert code == 2 and report["scenarios"][0]["status"] == "incomplete"
+
+
+def test_repeated_live_runs_give_the_same_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    sys.path.insert(0, str(EXAMPLE))
+    import agent  # type: ignore[import-not-found]
+
+    server, url = agent.serve(0)
+    try:
+        shutil.copy(EXAMPLE / "contract-v2.yml", tmp_path / "contract.yml")
+        monkeypatch.chdir(tmp_path)
+        verdicts = []
+        for _ in range(3):
+            code, report = run_json(["contract.yml", "--endpoint", url, "--runs", "8", "--concurrency", "8"], capsys)
+            verdicts.append((code, [(s["id"], s["status"], s["reliability"]["passed"]) for s in report["scenarios"]]))
+        assert verdicts[0][0] == 0 and all(v == verdicts[0] for v in verdicts)
+        assert all(passed == 8 for _, _, passed in verdicts[0][1])
+    finally:
+        server.shutdown()
+        sys.path.remove(str(EXAMPLE))
