@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from threading import Thread
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from helpers import EXAMPLE, ROOT
@@ -28,7 +28,7 @@ V2_HEAD = "version: 2\nagent:\n  model: m\n  tools:\n    - {name: a, description
 
 
 def test_version_1_never_accepts_version_2_keys() -> None:
-    with pytest.raises(ContractError, match="Unknown behavior contract key: scenarios\\[0\\].runs"):
+    with pytest.raises(ContractError, match=r"Unknown behavior contract key: scenarios\[0\]\.runs"):
         load("version: 1\nagent: {}\nscenarios:\n  - id: s\n    prompt: p\n    runs: 3\n    expect: {refusal: false}\n")
 
 
@@ -144,7 +144,7 @@ class Scripted(BaseHTTPRequestHandler):
     """Calls ``lookup`` first, answers from the tool result once it gets one; omits
     ``tool_calls`` when it calls no tool (as llama.cpp's server does)."""
 
-    seen: list[dict[str, Any]] = []
+    seen: ClassVar[list[dict[str, Any]]] = []
 
     def log_message(self, *args: object) -> None:
         pass

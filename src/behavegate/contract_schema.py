@@ -114,7 +114,9 @@ def build(version: int) -> dict[str, Any]:
         required=["id", "expect"],
     )  # fmt: skip
     scenario["type"] = "object"
-    scenario["oneOf" if v2 else "allOf"] = [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
+    scenario["oneOf" if v2 else "allOf"] = (
+        [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
+    )
     agent = _block(
         {
             "endpoint": TEXT,

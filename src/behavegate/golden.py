@@ -41,14 +41,18 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
             continue
         for key in query:
             if key not in QUERY_KEYS:
-                problems.append(Problem(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", lines.of_key(query, key)))
+                problems.append(
+                    Problem(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", lines.of_key(query, key))
+                )
         scenarios.append(_scenario(query, index, lines))
     if problems:
         raise ContractError(problems)
     contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates") if key in raw}
     contract.setdefault("agent", {})
     contract.update(version=2, scenarios=scenarios)
-    _register(lines, contract, {"version": lines.of_key(raw, "version"), "scenarios": lines.of_key(raw, "queries")}, lines.of(raw))
+    _register(
+        lines, contract, {"version": lines.of_key(raw, "version"), "scenarios": lines.of_key(raw, "queries")}, lines.of(raw)
+    )
     lines.items[id(scenarios)] = [lines.of_item(queries, i) or 0 for i in range(len(scenarios))]
     return contract
 

@@ -8,6 +8,7 @@ become incomplete) and the run goes on. Results come back in contract order.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import time
 from collections.abc import Callable
@@ -135,22 +136,40 @@ def jobs(contract: Contract, runs: int | None = None) -> list[Job]:
 async def observe_all(
     contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
 ) -> list[tuple[Job, Observation, Timing]]:
+    """``concurrency`` workers, each with its own connection, take attempts in
+    order; results come back in contract order whatever finishes first."""
+    todo = jobs(contract, runs)
+    results: list[tuple[Job, Observation, Timing] | None] = [None] * len(todo)
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for index in range(len(todo)):
+        queue.put_nowait(index)
+    secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
     gate = asyncio.Semaphore(settings.concurrency)
-    async with new_client(settings.concurrency) as client:
 
-        async def one(job: Job) -> tuple[Job, Observation, Timing]:
-            observation, timing = await _observe(client, contract, job, settings, gate)
-            if on_done is not None:
-                on_done(job.scenario, observation)
-            return job, observation, timing
+    async def worker() -> None:
+        async with new_client(1, secure) as client:
+            while not queue.empty():
+                index = queue.get_nowait()
+                job = todo[index]
+                observation, timing = await _observe(client, contract, job, settings, gate)
+                if on_done is not None:
+                    on_done(job.scenario, observation)
+                results[index] = (job, observation, timing)
 
-        return list(await asyncio.gather(*(one(job) for job in jobs(contract, runs))))
+    await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
+    return [r for r in results if r is not None]
 
 
 def observe(
     contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
 ) -> list[tuple[Job, Observation, Timing]]:
-    return asyncio.run(observe_all(contract, settings, on_done, runs))
+    # Everything imported so far lives for the whole run: keep the collector from
+    # rescanning it on every generation-2 pass while responses stream in.
+    gc.freeze()
+    try:
+        return asyncio.run(observe_all(contract, settings, on_done, runs))
+    finally:
+        gc.unfreeze()
 
 
 def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: float) -> dict[str, object]:

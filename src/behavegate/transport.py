@@ -31,11 +31,14 @@ class Exchange:
     deadline: float  # on the event loop's clock (time.monotonic)
 
 
-def new_client(concurrency: int) -> httpx.AsyncClient:
+def new_client(connections: int, secure: bool = True) -> httpx.AsyncClient:
+    """``secure=False`` for plain-http endpoints: no certificate store is loaded
+    (it costs more than a whole loopback request)."""
     return httpx.AsyncClient(
         trust_env=False,
         follow_redirects=False,
-        limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        verify=secure,
+        limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
         timeout=httpx.Timeout(300.0),
     )
 
