@@ -29,13 +29,15 @@ def contract(text: str) -> Contract:
     return parse_contract_text(text, ROOT / "contract.yml", ROOT)
 
 
-def observations(value: Any) -> ObservationSet:
+def observations(value: Any, attempts: bool = False) -> ObservationSet:
     text = value if isinstance(value, str) else json.dumps(value)
-    return parse_observation_text(text, ROOT / "observations.json")
+    return parse_observation_text(text, ROOT / "observations.json", attempts=attempts)
 
 
 def report(contract_text: str, observation_value: Any) -> dict[str, Any]:
-    return run_offline(contract(contract_text), observations(observation_value), RunOptions(), FACTS, display_path="contract.yml")
+    parsed = contract(contract_text)
+    evidence = observations(observation_value, attempts=parsed.version >= 2)
+    return run_offline(parsed, evidence, RunOptions(), FACTS, display_path="contract.yml")
 
 
 def example_report(which: str) -> dict[str, Any]:

@@ -132,3 +132,24 @@ def test_output_delimiters_never_occur_in_the_value() -> None:
     text = output_block({"x": "a\nghadelimiter_\nb"})
     delimiter = text.split("<<", 1)[1].split("\n", 1)[0]
     assert text.endswith(f"\n{delimiter}\n") and delimiter not in "a\nghadelimiter_\nb"
+
+
+def golden_queries_report() -> dict[str, Any]:
+    from helpers import EXAMPLE, report
+
+    folder = EXAMPLE.parent / "golden-queries"
+    return report((folder / "queries.yml").read_text(), (folder / "observations.json").read_text())
+
+
+@pytest.mark.parametrize("renderer", ["summary", "junit", "annotations", "table"])
+def test_version_2_reports_show_pass_rates_gates_and_latency(renderer: str, golden: Golden) -> None:
+    from behavegate.render import table
+
+    module = {"summary": summary, "junit": junit, "annotations": annotations, "table": table}[renderer]
+    text = module.render(golden_queries_report())
+    golden.check(f"v2-{renderer}.txt", text if text.endswith("\n") else text + "\n")
+    if renderer in {"summary", "table"}:
+        assert "0/1 0% [0-79%]" in text and "min_pass_rate" in text and "p95" in text
+    if renderer == "junit":
+        XSD.assertValid(etree.fromstring(text.encode()))
+        assert "behavegate.gate.min_pass_rate" in text and "pass rate 0/1" in text

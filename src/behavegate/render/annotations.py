@@ -65,6 +65,11 @@ def render(report: Mapping[str, Any]) -> str:
             title = f"behavegate {a['status']}: {scenario['id']} {a['assertion']}"
             rank = (SEVERITY.get(str(a.get("kind")), 99), order, len(found[a["status"]]))
             found[a["status"]].append((rank, command(level, message, file=path, line=line, title=title)))
+    for gate in report.get("gates", []):
+        if gate["status"] in found:
+            level = "error" if gate["status"] == "fail" else "warning"
+            found[gate["status"]].insert(0, ((-1, 0, 0), command(level, one_line(str(gate["message"]), MAX_MESSAGE),
+                                                                  file=path, line=1, title=f"behavegate gate {gate['gate']}")))  # fmt: skip
     out: list[str] = []
     left = 0
     for status in ("fail", "incomplete"):

@@ -39,6 +39,20 @@ def _assertion_line(a: Mapping[str, Any], at: Mapping[str, int]) -> str:
     )
 
 
+def _detail(scenario: Mapping[str, Any], at: Mapping[str, int]) -> str:
+    """Per-assertion detail; for repeated scenarios, the pass rate and every attempt."""
+    reliability = scenario.get("reliability")
+    if not reliability:
+        return "\n".join(f"[{a['status']}] {_assertion_line(a, at)}" for a in scenario.get("assertions", []))
+    from .table import pass_rate
+
+    lines = [f"pass rate {pass_rate(reliability)} (needs {reliability['min_pass_rate']:.0%}, gate {reliability['gate']})"]
+    for attempt in scenario.get("attempts", []):
+        lines.append(f"attempt {attempt['attempt']}: {attempt['status']}")
+        lines.extend(f"  [{a['status']}] {_assertion_line(a, at)}" for a in attempt["assertions"] if a["status"] != "pass")
+    return "\n".join(lines)
+
+
 def render(report: Mapping[str, Any]) -> str:
     extra = report.get("behavegate", {})
     path = str(extra.get("contract_path", "contract"))
@@ -56,7 +70,7 @@ def render(report: Mapping[str, Any]) -> str:
             elapsed_sec=max(float(seconds.get(scenario_id, 0.0)), MIN_TIME),
             file=path,
             line=info.get("line"),
-            stdout=_cut("\n".join(f"[{a['status']}] {_assertion_line(a, at)}" for a in assertions), MAX_OUTPUT),
+            stdout=_cut(_detail(scenario, at), MAX_OUTPUT),
         )
         failed = [a for a in assertions if a["status"] == "fail"]
         incomplete = [a for a in assertions if a["status"] == "incomplete"]
@@ -82,6 +96,8 @@ def render(report: Mapping[str, Any]) -> str:
             "behavegate.contract_digest": report.get("contract", {}).get("digest"),
             "behavegate.evidence_digest": report.get("evidence_digest"),
             "behavegate.evidence_trust": report.get("provenance", {}).get("trust"),
+            **{f"behavegate.gate.{g['gate']}": f"{g['status']}: {g['message']}" for g in report.get("gates", [])},
+            **{f"behavegate.latency_ms.{k}": v for k, v in (extra.get("latency_ms") or {}).items()},
         },
     )
     return str(to_xml_report_string([suite], prettyprint=True, encoding="utf-8"))

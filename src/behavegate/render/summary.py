@@ -54,6 +54,9 @@ def render(report: Mapping[str, Any], limit: int = LIMIT_BYTES) -> str:
     row_template = env.get_template("summary_row.md.j2")
     detail_template = env.get_template("summary_detail.md.j2")
     scenarios = report.get("scenarios", [])
+    repeated = any("reliability" in s for s in scenarios)
+    from .table import pass_rate
+
     # Budget: header and notes first, then rows, then details, until the limit.
     budget = limit - 4_000
     rows: list[str] = []
@@ -61,7 +64,8 @@ def render(report: Mapping[str, Any], limit: int = LIMIT_BYTES) -> str:
         counts = {s: sum(a["status"] == s for a in scenario["assertions"]) for s in ("pass", "fail", "incomplete")}
         row = row_template.render(
             id=scenario["id"], status=scenario["status"], passed=counts["pass"], failed=counts["fail"],
-            incomplete=counts["incomplete"], line=lines.get(scenario["id"], {}).get("line"),
+            incomplete=counts["incomplete"], line=lines.get(scenario["id"], {}).get("line"), repeated=repeated,
+            rate=pass_rate(scenario["reliability"]) if scenario.get("reliability") else "",
         ).rstrip("\n")  # fmt: skip
         cost = len(row.encode()) + 1
         if cost > budget:
@@ -91,4 +95,7 @@ def render(report: Mapping[str, Any], limit: int = LIMIT_BYTES) -> str:
         rows_cut=len(scenarios) - len(rows),
         details=details,
         details_cut=len(troubled) - len(details),
+        repeated=repeated,
+        gates=report.get("gates", []),
+        latency=extra.get("latency_ms"),
     )
