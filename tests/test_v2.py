@@ -241,3 +241,21 @@ def test_repeated_live_runs_give_the_same_verdict(tmp_path: Path, monkeypatch: p
     finally:
         server.shutdown()
         sys.path.remove(str(EXAMPLE))
+
+
+def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
+    scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, MULTI.replace("{missing}", "none").replace("max_turns: 3", "max_turns: 3\n    runs: 3"))
+    code, live = run_json(["contract.yml", "--endpoint", scripted, "--save-observations", "recorded.json"], capsys)
+    recorded = json.loads((tmp_path / "recorded.json").read_text())
+    assert recorded["version"] == 2 and len(recorded["scenarios"]) == 4  # 3 attempts + 1
+    replay_code, offline = run_json(["contract.yml", "--observations", "recorded.json"], capsys)
+
+    def verdicts(report: dict[str, Any]) -> list[Any]:
+        return [(s["id"], s["status"], [(a["status"], [x["status"] for x in a["assertions"]]) for a in s.get("attempts", [])])
+                for s in report["scenarios"]]  # fmt: skip
+
+    assert replay_code == code and verdicts(offline) == verdicts(live)
+    assert offline["scenarios"][0]["attempts"][0]["observation"]["response"] == live["scenarios"][0]["attempts"][0]["observation"]["response"]

@@ -55,7 +55,7 @@ def build_request(
     """The request body: exactly skylos's for version 1; version 2 adds the
     contract's ``agent.parameters`` (which can never replace these keys) and
     multi-turn ``messages``."""
-    payload: dict[str, Any] = dict(agent.parameters)
+    payload: dict[str, Any] = {**agent.parameters, **scenario.parameters}
     payload.update(model=agent.model, messages=messages or first_messages(scenario), stream=False, max_tokens=max_tokens)
     tools = offered_tools(agent, scenario)
     if tools:

@@ -108,6 +108,7 @@ def build(version: int) -> dict[str, Any]:
             "tags": {"type": "array", "items": SAFE_ID, "uniqueItems": True},
             "tool_results": {"type": "object", "propertyNames": TOOL_NAME},
             "canaries": TEXTS,
+            "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
             **run_settings,
         },
         keys("scenario", SCENARIO_KEYS),

@@ -25,7 +25,7 @@ MAX_TURNS = 20
 V2_KEYS = {
     "top": ("defaults", "gates", "include"),
     "agent": ("parameters", "missing_tool_calls"),
-    "scenario": ("messages", "tags", "runs", "min_pass_rate", "gate", "tool_results", "max_turns", "canaries"),
+    "scenario": ("messages", "tags", "runs", "min_pass_rate", "gate", "tool_results", "max_turns", "canaries", "parameters"),
     "expect": ("steps", "latency", "usage", "safety"),
     "response": ("icontains", "matches", "not_matches"),
     "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors"),
@@ -132,16 +132,21 @@ class V2Fields:
 
     # -- agent ---------------------------------------------------------------------
 
+    def parameters(self, raw: dict[str, Any], path: str) -> dict[str, Any] | None:
+        """Extra request-body keys, passed through verbatim; never the request's own."""
+        line = self.lines.of_key(raw, "parameters")
+        params = self.c.take(f.json_mapping, raw["parameters"], f"{path}.parameters", line)
+        if params is not None:
+            reserved = sorted(set(params) & set(RESERVED_PARAMETERS))
+            if reserved:
+                self.c.add(f"{path}.parameters cannot set {reserved}", f"{path}.parameters", line)
+        return params
+
     def agent_extras(self, raw: dict[str, Any]) -> dict[str, Any]:
         extras: dict[str, Any] = {}
         if "parameters" in raw:
-            params = self.c.take(f.json_mapping, raw["parameters"], "agent.parameters", self.lines.of_key(raw, "parameters"))
+            params = self.parameters(raw, "agent")
             if params is not None:
-                reserved = sorted(set(params) & set(RESERVED_PARAMETERS))
-                if reserved:
-                    self.c.add(
-                        f"agent.parameters cannot set {reserved}", "agent.parameters", self.lines.of_key(raw, "parameters")
-                    )
                 extras["parameters"] = params
         missing = self._take(lambda v, p, ln: choice(v, p, ln, MISSING_TOOL_CALLS), raw, "missing_tool_calls", "agent")
         if missing is not None:
@@ -187,6 +192,10 @@ class V2Fields:
         tags = self.names(raw, "tags", f"{path}.tags", f.safe_id) if "tags" in raw else None
         if tags:
             extras["tags"] = tags
+        if "parameters" in raw:
+            params = self.parameters(raw, path)
+            if params is not None:
+                extras["parameters"] = params
         canaries = self.names(raw, "canaries", f"{path}.canaries", f.text) if "canaries" in raw else None
         if canaries:
             extras["canaries"] = canaries

@@ -224,30 +224,39 @@ def judge(
 
 
 def observation_file(report: dict[str, Any]) -> str:
-    """The persisted (redacted) observations of a report as a valid v1 observation file.
+    """The persisted (redacted) observations of a report as an observation file
+    that replays offline to the same verdicts.
 
-    Fields that were not observed are left out. Where live shape checks made a
-    completion flag disagree with the finish reason (for example content parts
-    of an unknown type), the finish reason is left out and the flag kept, so
-    the file stays valid and the evidence stays incomplete.
+    Version 1: a valid skylos v1 file. Fields that were not observed are left out;
+    where live shape checks made a completion flag disagree with the finish reason,
+    the finish reason is left out (the evidence stays incomplete), and empty text,
+    which v1 files cannot carry, is left out. Version 2: every attempt, verbatim,
+    with latency, usage, steps and tool errors.
     """
+    v2 = report["contract"]["version"] >= 2
     scenarios = []
     for scenario in report["scenarios"]:
-        observed = scenario.get("observation")
-        if observed is None:
-            continue
-        item = {key: value for key, value in observed.items() if value is not None}
-        if item.get("response") is not None and not str(item["response"]).strip():
-            del item["response"]  # v1 files cannot carry empty text
-        if "tool_calls" in item:
-            item["tool_calls"] = [
-                {k: v for k, v in call.items() if not (k == "arguments" and v is None)} for call in item["tool_calls"]
-            ]
-        reason = item.get("finish_reason")
-        if reason is not None and (
-            item.get("response_complete") is not (reason == "stop")
-            or item.get("tool_calls_complete") is not (reason in {"stop", "tool_calls"})
-        ):
-            del item["finish_reason"]
-        scenarios.append(item)
-    return json.dumps({"version": 1, "scenarios": scenarios}, indent=2, sort_keys=True)
+        attempts = [a["observation"] for a in scenario.get("attempts", [])] if v2 else [scenario.get("observation")]
+        for observed in attempts:
+            if observed is None:
+                continue
+            item = {key: value for key, value in observed.items() if value is not None}
+            if "tool_calls" in item:
+                item["tool_calls"] = [
+                    {k: v for k, v in call.items() if not (k == "arguments" and v is None)} for call in item["tool_calls"]
+                ]
+            if not v2:
+                _fit_version_1(item)
+            scenarios.append(item)
+    return json.dumps({"version": 2 if v2 else 1, "scenarios": scenarios}, indent=2, sort_keys=True)
+
+
+def _fit_version_1(item: dict[str, Any]) -> None:
+    if item.get("response") is not None and not str(item["response"]).strip():
+        del item["response"]
+    reason = item.get("finish_reason")
+    if reason is not None and (
+        item.get("response_complete") is not (reason == "stop")
+        or item.get("tool_calls_complete") is not (reason in {"stop", "tool_calls"})
+    ):
+        del item["finish_reason"]

@@ -112,6 +112,7 @@ class Scenario:
     tool_results: Mapping[str, JSON] = field(default_factory=dict)
     max_turns: int = 1
     canaries: tuple[str, ...] = ()
+    parameters: Mapping[str, JSON] = field(default_factory=dict)  # over agent.parameters
     source: str = ""  # the include file it came from ("" = the contract itself)
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)

@@ -128,13 +128,14 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False) -> Obs
     mark = c.mark()
     _unknown(c, raw, OBSERVATION_KEYS + (V2_OBSERVATION_KEYS if v2 else ()), path)
     # Field order follows skylos: response side, tool side, refusal, sources, error, id.
-    response = _optional(c, f.optional_text, raw, "response", path)
+    # Version-2 files keep the response verbatim ("" included), as live evidence is.
+    response = _optional(c, _verbatim_text if v2 else f.optional_text, raw, "response", path)
     response_complete = _optional(c, f.boolean, raw, "response_complete", path)
     finish_reason = _optional(c, f.optional_text, raw, "finish_reason", path)
-    if finish_reason is not None and response_complete is not (finish_reason == "stop"):
+    if finish_reason is not None and _conflicts(response_complete, finish_reason == "stop", v2):
         c.add(f"{path}.response_complete conflicts with finish_reason", f"{path}.response_complete")
     tool_calls_complete = _optional(c, f.boolean, raw, "tool_calls_complete", path)
-    if finish_reason is not None and tool_calls_complete is not (finish_reason in {"stop", "tool_calls"}):
+    if finish_reason is not None and _conflicts(tool_calls_complete, finish_reason in {"stop", "tool_calls"}, v2):
         c.add(f"{path}.tool_calls_complete conflicts with finish_reason", f"{path}.tool_calls_complete")
     tool_calls = _tool_calls(c, raw, path) if "tool_calls" in raw else None
     refusal = _optional(c, f.boolean, raw, "refusal", path)
@@ -156,6 +157,25 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False) -> Obs
         sources=sources,
         error=error,
     )
+
+
+def _conflicts(flag: bool | None, allowed: bool, v2: bool) -> bool:
+    """Version 1: the flag must equal what the finish reason implies. Version 2
+    (recorded live evidence): it may also be false when the response's shape was
+    broken, but never true when the finish reason rules it out."""
+    if v2:
+        return flag is None or (flag and not allowed)
+    return flag is not allowed
+
+
+def _verbatim_text(value: Any, path: str, line: int | None = None) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise f.Bad(f"{path} must be a string", path, line)
+    if len(value) > 200_000:
+        raise f.Bad(f"{path} exceeds 200000 characters", path, line)
+    return value
 
 
 def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str) -> tuple[ToolCall, ...] | None:
