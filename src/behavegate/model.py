@@ -41,12 +41,19 @@ class AgentTarget:
 
 
 @dataclass(frozen=True)
-class RequiredCall:
+class NamedCall:
+    """A tool name with (optionally) its JSON arguments."""
+
     name: str
     arguments: Mapping[str, JSON] | None = None
 
     def as_dict(self) -> dict[str, JSON]:
         return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
+
+
+@dataclass(frozen=True)
+class RequiredCall(NamedCall):
+    """A call the contract expects; ``arguments`` is a JSON subset to match."""
 
 
 @dataclass(frozen=True)
@@ -145,12 +152,8 @@ class Contract:
 
 
 @dataclass(frozen=True)
-class ToolCall:
-    name: str
-    arguments: Mapping[str, JSON] | None = None
-
-    def as_dict(self) -> dict[str, JSON]:
-        return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
+class ToolCall(NamedCall):
+    """A call the agent made; ``arguments`` None when they were not observed."""
 
 
 @dataclass(frozen=True)
