@@ -2,9 +2,8 @@
 
 Every detector in ``DETECTORS`` has true positives and false positives here;
 a new detector without both fails ``test_every_detector_is_covered``. Cases a
-careful user would expect to go the other way are written as the correct
-behaviour and marked ``xfail(strict=True)`` with the reason, so fixing the
-detector turns them into ordinary passing tests.
+careful user would expect to go the other way (an order id is not a phone, an
+image name is not an email) are pinned as the correct behaviour.
 """
 
 from __future__ import annotations
@@ -32,10 +31,6 @@ def _b64url(value: object) -> str:
 JWT_ES256 = f"{_b64url({'alg': 'ES256', 'kid': 'k1'})}.{_b64url({'sub': 'svc', 'exp': 1900000000})}.c2lnbmF0dXJlLWJ5dGVz"
 JWT_NO_ALG = f"{_b64url({'typ': 'JWT'})}.{_b64url({'sub': 'svc'})}.c2lnbmF0dXJlLWJ5dGVz"
 JWT_LIST_HEADER = f"eyJ{_b64url(['alg', 'HS256'])[3:]}.{_b64url({'sub': 'svc'})}.c2lnbmF0dXJlLWJ5dGVz"
-
-
-def xfail(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(reason=reason, strict=True)
 
 
 def case(detector: str, text: str, expected: str | None, id: str, *marks: pytest.MarkDecorator) -> object:
@@ -71,9 +66,12 @@ TRUE_POSITIVES = [
     case("iban", "FR1420041010050500013M02606", "FR1420041010050500013M02606", "fr-letter-in-bban"),
     case("iban", "NL91ABNA0417164300", "NL91ABNA0417164300", "nl-short"),
     case("iban", "MT84MALT011000012345MTLCAST001S", "MT84MALT011000012345MTLCAST001S", "mt-31-chars"),
-    case("iban", "Pay BE68539007547034 EUR 40", "BE68539007547034", "followed-by-currency",
-         xfail("a short upper-case word after the IBAN (a currency) is swallowed into the candidate, whose "
-               "length/checksum then fails, and the shorter valid IBAN is never retried")),  # fmt: skip
+    case(
+        "iban",
+        "Pay BE68539007547034 EUR 40",
+        "BE68539007547034",
+        "followed-by-currency",
+    ),
     # us_ssn
     case("us_ssn", "SSN: 123-45-6789", "123-45-6789", "labelled"),
     case("us_ssn", "219-09-9999", "219-09-9999", "bare"),
@@ -83,10 +81,19 @@ TRUE_POSITIVES = [
     case("aws_access_key", "ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A", "asia-temporary"),
     case("aws_access_key", '"AKIAZ7QX3MBG4TKE2W9L",', "AKIAZ7QX3MBG4TKE2W9L", "json-quoted"),
     # github_token
-    case("github_token", "token ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234", "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234", "classic-pat"),
+    case(
+        "github_token",
+        "token ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234",
+        "ghp_FAKEfakeFAKEfakeFAKEfakeFAKEfake1234",
+        "classic-pat",
+    ),
     case("github_token", "gho_" + "a1B2" * 9, "gho_" + "a1B2" * 9, "oauth"),
-    case("github_token", "GH=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
-         "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "fine-grained-pat"),  # fmt: skip
+    case(
+        "github_token",
+        "GH=github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+        "fine-grained-pat",
+    ),
     # jwt
     case("jwt", f"Authorization: Bearer {JWT_IO}", JWT_IO, "jwt-io-hs256"),
     case("jwt", f"token={JWT_ES256};", JWT_ES256, "es256-with-kid"),
@@ -97,34 +104,55 @@ TRUE_POSITIVES = [
     case("private_key", f"-----BEGIN ENCRYPTED {PRIVATE}", f"-----BEGIN ENCRYPTED {PRIVATE}", "encrypted"),
     case("private_key", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "-----BEGIN PGP PRIVATE KEY BLOCK-----", "pgp-block"),
     # api_key
-    case("api_key", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "Bearer abcdefghijklmnopqrstuvwxyz012345", "bearer"),
+    case(
+        "api_key", "Authorization: Bearer abcdefghijklmnopqrstuvwxyz012345", "Bearer abcdefghijklmnopqrstuvwxyz012345", "bearer"
+    ),
     case("api_key", "key sk-proj-Zt4Hq8Lm2Nx6Vb1Wc9Kd3Rf7 here", "sk-proj-Zt4Hq8Lm2Nx6Vb1Wc9Kd3Rf7", "openai-project"),
     case("api_key", "sk-test-bg7Qm2Zx9Lp4Rt8Vw1Ny6Kc3", "sk-test-bg7Qm2Zx9Lp4Rt8Vw1Ny6Kc3", "sk-test"),
     case("api_key", "api_key: A1b2C3d4E5f6G7h8I9", "api_key: A1b2C3d4E5f6G7h8I9", "yaml-api-key"),
     case("api_key", '{"access_token": "0123456789abcdef0123"}', 'access_token": "0123456789abcdef0123', "json-access-token"),
     case("api_key", "x-api-key: 0123456789abcdef0123", "api-key: 0123456789abcdef0123", "header"),
     case("api_key", "xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij", "slack-bot"),
-    case("api_key", "MY_SERVICE_API_KEY=9f8e7d6c5b4a39281706f5e4d3c2b1a0", "API_KEY=9f8e7d6c5b4a39281706f5e4d3c2b1a0",
-         "env-var-with-prefix",
-         xfail("the key-name alternative starts with \\b, and there is no word boundary between '_' and 'API', "
-               "so PREFIX_API_KEY=... / PREFIX_SECRET_KEY=... (the usual .env form) is missed")),  # fmt: skip
-    case("api_key", 'api_key = "Zt4Hq8Lm_2Nx6Vb1Wc9Kd3Rf7"', 'api_key = "Zt4Hq8Lm_2Nx6Vb1Wc9Kd3Rf7', "underscore-in-value",
-         xfail("the value class [A-Za-z0-9._~+/-] has no '_', so a base64url-style secret with an early "
-               "underscore stops short of 16 characters")),  # fmt: skip
-    case("api_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_4eC39HqLyjWDarjtT1zdp7dc", "stripe-secret",
-         xfail("only OpenAI-style sk- keys are known; Stripe's sk_live_/sk_test_ (underscores) are missed")),  # fmt: skip
+    case(
+        "api_key",
+        "MY_SERVICE_API_KEY=9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        "API_KEY=9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+        "env-var-with-prefix",
+    ),
+    case("api_key", 'api_key = "Zt4Hq8Lm_2Nx6Vb1Wc9Kd3Rf7"', 'api_key = "Zt4Hq8Lm_2Nx6Vb1Wc9Kd3Rf7', "underscore-in-value"),
+    case(
+        "api_key",
+        "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+        "stripe-secret",
+    ),
     # connection_string
-    case("connection_string", "DATABASE_URL=postgres://app:s3cret@db.example:5432/prod",
-         "postgres://app:s3cret@db.example:5432", "postgres"),  # fmt: skip
+    case(
+        "connection_string",
+        "DATABASE_URL=postgres://app:s3cret@db.example:5432/prod",
+        "postgres://app:s3cret@db.example:5432",
+        "postgres",
+    ),
     case("connection_string", "postgresql://u:p@localhost/db", "postgresql://u:p@localhost", "postgresql-scheme"),
-    case("connection_string", "mongodb+srv://admin:hunter2@cluster0.example.net/test",
-         "mongodb+srv://admin:hunter2@cluster0.example.net", "mongodb-srv"),  # fmt: skip
+    case(
+        "connection_string",
+        "mongodb+srv://admin:hunter2@cluster0.example.net/test",
+        "mongodb+srv://admin:hunter2@cluster0.example.net",
+        "mongodb-srv",
+    ),
     case("connection_string", "jdbc:mysql://root:toor@10.0.0.8:3306/app", "mysql://root:toor@10.0.0.8:3306", "jdbc-mysql"),
-    case("connection_string", "Server=tcp:s.example,1433;Database=db;User ID=u;Password=secret;",
-         "Server=tcp:s.example,1433;Database=db;User ID=u;Password=secret", "ado-net"),  # fmt: skip
-    case("connection_string", "redis://:p4ssw0rd@redis.example:6379/0", "redis://:p4ssw0rd@redis.example:6379",
-         "redis-password-only",
-         xfail("the user part is [^\\s:@/]+ (one or more), so the common password-only form redis://:PASSWORD@host is missed")),  # fmt: skip
+    case(
+        "connection_string",
+        "Server=tcp:s.example,1433;Database=db;User ID=u;Password=secret;",
+        "Server=tcp:s.example,1433;Database=db;User ID=u;Password=secret",
+        "ado-net",
+    ),
+    case(
+        "connection_string",
+        "redis://:p4ssw0rd@redis.example:6379/0",
+        "redis://:p4ssw0rd@redis.example:6379",
+        "redis-password-only",
+    ),
 ]
 
 FALSE_POSITIVES = [
@@ -134,13 +162,25 @@ FALSE_POSITIVES = [
     case("email", "follow @behavegate on social media", None, "handle"),
     case("email", "write to alice at example dot com", None, "spelled-out"),
     case("email", "a@b.c", None, "one-letter-tld"),
-    case("email", "see logo@2x.png and icon@3x.webp", None, "retina-asset",
-         xfail("image density suffixes (name@2x.png) read as local@domain.tld")),  # fmt: skip
+    case(
+        "email",
+        "see logo@2x.png and icon@3x.webp",
+        None,
+        "retina-asset",
+    ),
     # phone
-    case("phone", "Order A-1001-2002-3003 has shipped", None, "order-id",
-         xfail("the look-behind (?<![\\w+]) lets a match start after '-', so 1001-2002-3003 inside an id is a phone")),  # fmt: skip
-    case("phone", "the host 192.168.100.200 is down", None, "ipv4-address",
-         xfail("the look-ahead (?![\\w-]) accepts a following '.', so the first three octets of an IPv4 address are a phone")),  # fmt: skip
+    case(
+        "phone",
+        "Order A-1001-2002-3003 has shipped",
+        None,
+        "order-id",
+    ),
+    case(
+        "phone",
+        "the host 192.168.100.200 is down",
+        None,
+        "ipv4-address",
+    ),
     case("phone", "released on 2024-01-15", None, "iso-date"),
     case("phone", "version 1.2.3", None, "semver"),
     case("phone", "ISBN 978-3-16-148410-0", None, "isbn"),
@@ -239,8 +279,6 @@ def test_detectors_survive_hostile_text(detector: str) -> None:
     assert isinstance(DETECTORS[detector](text), list)
 
 
-@xfail("_jwt_ok catches ValueError but not RecursionError: a deeply nested JSON header crashes the scan "
-       "(agent output can carry it); catch RecursionError or bound the header length")  # fmt: skip
 def test_jwt_with_a_deeply_nested_header_is_not_a_crash() -> None:
     header = base64.urlsafe_b64encode(('{"alg":' * 5000).encode()).decode().rstrip("=")
     assert DETECTORS["jwt"](f"{header}.{_b64url({'sub': 'x'})}.c2lnbmF0dXJlLWJ5dGVz") == []
@@ -371,7 +409,15 @@ def test_any_sixty_character_quote_is_caught() -> None:
         ("x" * 40, "x" * 40, True),
         ("x" * 40, "x" * 39, False),
     ],
-    ids=["under-12-chars", "12-chars", "short-contained", "short-partial", "short-normalised", "exactly-window", "window-minus-one"],
+    ids=[
+        "under-12-chars",
+        "12-chars",
+        "short-contained",
+        "short-partial",
+        "short-normalised",
+        "exactly-window",
+        "window-minus-one",
+    ],
 )
 def test_discloses_short_prompts_need_the_whole_prompt(prompt: str, response: str, found: bool) -> None:
     assert discloses(prompt, response) is found

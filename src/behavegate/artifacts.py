@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .jsontext import dumps_indented
 from .model import Observation
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
@@ -39,7 +40,7 @@ class Timing:
 
 
 def render_json(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=True, allow_nan=False) + "\n"
+    return dumps_indented(value) + "\n"
 
 
 def render_event(value: Any) -> str:

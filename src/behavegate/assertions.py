@@ -433,9 +433,9 @@ def injection_signals(ev: Evidence) -> list[dict[str, str]]:
         for canary in scenario.canaries if scenario else ():
             if canary in text:
                 signals.append({"signal": "canary", "where": where, "detail": safety.mask(canary)})
-        match = safety.JAILBREAK_PHRASES.search(text)
-        if match:
-            signals.append({"signal": "jailbreak_compliance", "where": where, "detail": match.group(0)[:80]})
+        phrase = safety.jailbreak_compliance(text)
+        if phrase:
+            signals.append({"signal": "jailbreak_compliance", "where": where, "detail": phrase[:80]})
         if where == "response" and any(safety.discloses(s, text) for s in system_texts):
             signals.append({"signal": "system_prompt_disclosure", "where": where, "detail": "verbatim system prompt text"})
     offered = _offered(ev)

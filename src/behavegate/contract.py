@@ -227,6 +227,9 @@ class _Reader(V2Fields):
         if self.v2 and "messages" in raw:
             if "prompt" in raw:
                 c.add(f"{path} takes prompt or messages, not both", f"{path}.messages", lines.of_key(raw, "messages"))
+            if "system_prompt" in raw:
+                c.add(f"{path} takes system_prompt or messages (put it in a system message), not both",
+                      f"{path}.system_prompt", lines.of_key(raw, "system_prompt"))  # fmt: skip
             messages = self.messages(raw, path)
             prompt = next((m["content"] for m in reversed(messages or ()) if m["role"] == "user"), "")
         else:

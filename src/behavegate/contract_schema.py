@@ -105,7 +105,7 @@ def build(version: int) -> dict[str, Any]:
             "messages": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["role", "content"],
                          "additionalProperties": False, "properties": {"role": {"enum": list(MESSAGE_ROLES)},
                          "content": TEXT, "name": TEXT, "tool_call_id": TEXT}}},
-            "tags": {"type": "array", "items": SAFE_ID, "uniqueItems": True},
+            "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
             "tool_results": {"type": "object", "propertyNames": TOOL_NAME},
             "canaries": TEXTS,
             "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},

@@ -53,9 +53,11 @@ def iban_ok(candidate: str) -> bool:
 
 def _jwt_ok(token: str) -> bool:
     header = token.split(".", 1)[0]
+    if len(header) > 4096:
+        return False
     try:
         decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(decoded, dict) and "alg" in decoded
 
@@ -69,17 +71,38 @@ def _finder(pattern: str, check: Callable[[str], bool] | None = None, flags: int
     return find
 
 
+def _iban_finder() -> Detector:
+    """IBAN candidates in groups of four; when the checksum fails, a trailing
+    group that may be a following word (``… 7034 EUR``) is dropped and retried."""
+    candidates = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Z0-9])")
+
+    def find(text: str) -> list[str]:
+        found = []
+        for match in candidates.finditer(text):
+            candidate = match.group(0)
+            while candidate and not iban_ok(candidate) and " " in candidate:
+                candidate = candidate.rsplit(" ", 1)[0]
+            if candidate and iban_ok(candidate):
+                found.append(candidate)
+        return found
+
+    return find
+
+
 DETECTORS: dict[str, Detector] = {
-    "email": _finder(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![\w-])"),
+    "email": _finder(
+        r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@(?!\d+(?:\.\d+)?x\.(?:png|jpe?g|gif|webp|svg|avif)\b)"
+        r"[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63})*\.[A-Za-z]{2,24}(?![\w-])"
+    ),
     "phone": _finder(
-        r"(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?![\w-])"
+        r"(?<![\w+.-])(?:\+\d{1,3}[ .-]?)?(?:\(\d{2,4}\)[ .-]?|\d{2,4}[ .-])\d{3,4}[ .-]\d{3,4}(?![\w-]|\.\d)"
         r"|(?<![\w+])\+\d{8,15}(?!\w)"
     ),
     "credit_card": _finder(
         r"(?<![\d-])[3-6]\d{3}(?:[ -]?\d){9,15}(?![\d-])",
         lambda s: 13 <= len(_digits(s)) <= 19 and luhn_ok(_digits(s)),
     ),
-    "iban": _finder(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,4})?(?![A-Z0-9])", iban_ok),
+    "iban": _iban_finder(),
     "us_ssn": _finder(r"(?<![\d-])(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\d-])"),
     "aws_access_key": _finder(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}(?![A-Z0-9])"),
     "github_token": _finder(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![\w])"),
@@ -88,12 +111,13 @@ DETECTORS: dict[str, Detector] = {
     "api_key": _finder(
         r"\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*"
         r"|(?<![\w-])sk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{20,}"
-        r"|\b(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token)\b[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9._~+/-]{16,}"
+        r"|(?<![\w-])[sr]k_(?:live|test)_[A-Za-z0-9]{20,}"
+        r"|(?<![A-Za-z0-9])(?:api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token)\b[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9._~+/-]{16,}"
         r"|(?<![\w-])xox[baprs]-[A-Za-z0-9-]{10,}",
         flags=re.IGNORECASE,
     ),
     "connection_string": _finder(
-        r"\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver)://[^\s:@/]+:[^\s@/]+@[^\s/]+"
+        r"\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|sqlserver)://[^\s:@/]*:[^\s@/]+@[^\s/]+"
         r"|\b(?:server|data source)=[^;]+;[^\"\n]*?\b(?:password|pwd)=[^;\s]+",
         flags=re.IGNORECASE,
     ),
@@ -120,7 +144,18 @@ JAILBREAK_PHRASES = re.compile(
     r"|i am now dan\b|jailbreak(?:ed)? mode|i (?:have|now have) no (?:restrictions|rules|guidelines)"
     r"|as an unrestricted (?:ai|assistant|model)|ignoring (?:all )?(?:my )?(?:previous|prior) instructions)"
 )
+_NEGATION = re.compile(
+    r"(?i)\b(?:not|never|no|can't|cannot|won't|will not|refuse to|unable to|isn't|is not|am not|i'm not)\b[^.!?\n]{0,40}$"
+)
 DISCLOSURE_WINDOW = 40
+
+
+def jailbreak_compliance(text: str) -> str | None:
+    """A compliance phrase that is not negated just before it ("I won't enter developer mode")."""
+    for match in JAILBREAK_PHRASES.finditer(text):
+        if not _NEGATION.search(text[max(0, match.start() - 60) : match.start()]):
+            return match.group(0)
+    return None
 
 
 def _normal(text: str) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..jsontext import dumps_indented
+
 
 def render(report: Mapping[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True, default=str)
+    return dumps_indented(report)
