@@ -108,3 +108,13 @@ def test_version_starts_without_heavy_imports() -> None:
     code = "import sys; from behavegate.cli import main\ntry: main(['--version'])\nexcept SystemExit: pass\nprint(sorted(m for m in ('yaml', 'httpx', 'jinja2') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().endswith("[]")
+
+
+def test_init_version_2_writes_a_starter_that_loads_with_the_payload_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from behavegate.contract import load_contract
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "--version", "2"]) == 0
+    contract = load_contract(".behavegate/contract.yml", tmp_path)
+    assert contract.version == 2 and len(contract.scenarios) > 40
+    assert any(s.id.startswith("inj-") for s in contract.scenarios)
