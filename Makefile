@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff check src tests bench examples scripts
 	$(BIN)/ruff format --check src
 	$(BIN)/actionlint .github/workflows/*.yml
 	$(BIN)/hadolint Dockerfile examples/refund-agent/Dockerfile
