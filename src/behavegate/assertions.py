@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import safety, trajectory
+from . import trajectory
 from .matching import unclaimed
 from .model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
 
@@ -408,6 +408,8 @@ def _exposed_texts(ev: Evidence) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def judge_pii(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
+    from . import safety  # its patterns compile on first use, not on every run
+
     detector = spec[1]
     texts, gaps = _exposed_texts(ev)
     findings = safety.scan(detector, texts)
@@ -421,6 +423,8 @@ def judge_pii(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
 
 
 def injection_signals(ev: Evidence) -> list[dict[str, str]]:
+    from . import safety
+
     obs, scenario = ev.observation, ev.scenario
     signals: list[dict[str, str]] = []
     if obs is None:
