@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import stat
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,7 +204,7 @@ def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:
 
 
 def _write_at(dir_fd: int, name: str, text: str) -> None:
-    temp = f".{name}.{uuid.uuid4().hex}.tmp"
+    temp = f".{name}.{os.urandom(16).hex()}.tmp"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
     try:

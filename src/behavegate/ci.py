@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
 _COMMAND_LIKE = re.compile(r"^(\s*)(::|##\[)", re.M)
+
+
+def _token() -> str:
+    """A random hex token (os.urandom: the same source ``secrets`` uses, without its import cost)."""
+    return os.urandom(16).hex()
 
 
 def neutralize(text: str) -> str:
@@ -36,7 +40,7 @@ def write_untrusted(stream: TextIO, text: str, *, environ: Mapping[str, str] | N
     if not body.endswith("\n"):
         body += "\n"
     if in_actions(environ):
-        token = secrets.token_hex(16)
+        token = _token()
         stream.write(f"::stop-commands::{token}\n{body}::{token}::\n")
     else:
         stream.write(body)
@@ -58,9 +62,9 @@ def output_block(values: Mapping[str, str]) -> str:
         if "\n" not in value and "\r" not in value:
             parts.append(f"{name}={value}\n")
             continue
-        delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+        delimiter = f"ghadelimiter_{_token()}"
         while delimiter in value:
-            delimiter = f"ghadelimiter_{secrets.token_hex(16)}"
+            delimiter = f"ghadelimiter_{_token()}"
         parts.append(f"{name}<<{delimiter}\n{value}\n{delimiter}\n")
     return "".join(parts)
 

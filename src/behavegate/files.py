@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import uuid
 from pathlib import Path
 
 from .errors import InputError
@@ -125,7 +124,7 @@ def _replace_file(path: Path, text: str, *, overwrite: bool) -> None:
             raise FileExistsError(str(path))
         if not stat.S_ISREG(existing.st_mode):
             raise OSError("output destination is not a regular file")
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    temp = path.with_name(f".{path.name}.{os.urandom(16).hex()}.tmp")
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     fd = os.open(temp, flags, 0o600)
     try:

@@ -20,6 +20,8 @@ JSON = Any
 
 @dataclass(frozen=True)
 class ToolDefinition:
+    """A tool the agent declares: name, description, JSON Schema of its parameters."""
+
     name: str
     description: str
     parameters: Mapping[str, JSON]
@@ -27,6 +29,8 @@ class ToolDefinition:
 
 @dataclass(frozen=True)
 class AgentTarget:
+    """The agent under test and how to reach it."""
+
     endpoint: str | None = None
     model: str | None = None
     timeout_seconds: float = 30.0
@@ -89,6 +93,8 @@ class Expectation:
 
 @dataclass(frozen=True)
 class CallCount:
+    """Bounds on how often one tool may be called."""
+
     name: str
     min: int | None = None
     max: int | None = None
@@ -104,6 +110,8 @@ class Sequence:
 
 @dataclass(frozen=True)
 class Scenario:
+    """One prompt (or message list) and what must happen."""
+
     id: str
     prompt: str
     expect: Expectation
@@ -136,6 +144,8 @@ class Gates:
 
 @dataclass(frozen=True)
 class Contract:
+    """A loaded behavior contract."""
+
     version: int
     path: Path
     project_root: Path
@@ -200,6 +210,8 @@ class Observation:
 
 @dataclass(frozen=True)
 class ObservationSet:
+    """A loaded observation file (every attempt kept)."""
+
     path: Path
     digest: str
     observations: Mapping[str, Observation]
@@ -272,6 +284,8 @@ class Reliability:
 
 @dataclass(frozen=True)
 class ScenarioResult:
+    """A scenario judged: its verdicts, and for version 2 every attempt."""
+
     scenario: Scenario
     status: Status
     verdicts: tuple[Verdict, ...]  # of the representative attempt
@@ -302,6 +316,8 @@ class GateResult:
 
 @dataclass(frozen=True)
 class Evaluation:
+    """The whole run judged."""
+
     status: Status
     results: tuple[ScenarioResult, ...]
     gates: tuple[GateResult, ...] = ()

@@ -19,6 +19,7 @@ from .model import Contract, Evaluation, Observation, Verdict
 from .redact import redact_json, redact_observation, redact_text
 
 MAX_REPORT_BYTES = 5_000_000
+MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
 REPORT_RESERVE_BYTES = 16 * 1024
 EVIDENCE_KEYS = (
     "schema_version",
@@ -273,6 +274,19 @@ def report_size(report: Mapping[str, Any]) -> int:
     return len(compact.encode("utf-8")) + _indent_bytes(report) + 1
 
 
+def fits(report: Mapping[str, Any], limit: int) -> bool:
+    """Is ``report_size(report) <= limit``? Decided from the compact text alone when
+    even the most indentation its brackets and commas allow would fit."""
+    compact = json.dumps(report, separators=(",", ": "), sort_keys=True, default=str)
+    size = len(compact.encode("utf-8"))
+    # Every item costs at most a newline and 2 spaces per level; commas and
+    # brackets (counted even inside strings) bound the number of items.
+    items = compact.count(",") + compact.count("[") + compact.count("{")
+    if size + items * (3 + 2 * MAX_NESTING) + 1 <= limit:
+        return True
+    return size + _indent_bytes(report) + 1 <= limit
+
+
 def _indent_bytes(value: Any) -> int:
     total = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
@@ -287,5 +301,5 @@ def _indent_bytes(value: Any) -> int:
 
 
 def _enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES) -> None:
-    if report_size(report) > MAX_REPORT_BYTES - reserve:
+    if not fits(report, MAX_REPORT_BYTES - reserve):
         raise RunError(f"agent behavior evidence exceeds {MAX_REPORT_BYTES} bytes")

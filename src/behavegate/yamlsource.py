@@ -25,6 +25,7 @@ from .errors import Problem
 
 MAP_TAG = "tag:yaml.org,2002:map"
 SEQ_TAG = "tag:yaml.org,2002:seq"
+STR_TAG = "tag:yaml.org,2002:str"
 
 _FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -44,6 +45,9 @@ class LineMap:
     keys: dict[int, dict[Any, int]] = field(default_factory=dict)
     items: dict[int, list[int]] = field(default_factory=dict)
     starts: dict[int, int] = field(default_factory=dict)
+    # True when the composed document is certainly within the value-count,
+    # depth and string-length limits, so the exact shape walk can be skipped.
+    within_limits: bool = False
 
     def of_key(self, container: Any, key: Any) -> int | None:
         found = self.keys.get(id(container), {}).get(key)
@@ -99,28 +103,34 @@ def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliase
         node = loader.get_single_node()
         if node is None:
             return None, LineMap()
+        within = False
         if check_aliases:
-            has_alias, depth = _inspect(node)
+            has_alias, depth, values, longest = _inspect(node)
             if has_alias:
                 raise YamlRefused(Problem("Contract contains a YAML alias"))
             if depth > DEEP:
                 raise _TooDeep()
-        return _Builder(loader).build(node)
+            within = values <= 20_000 and longest <= 100_000
+        value, lines = _Builder(loader).build(node)
+        lines.within_limits = within
+        return value, lines
     finally:
         loader.dispose()
 
 
-def _inspect(root: Node) -> tuple[bool, int]:
-    """(does the graph hold an alias, its nesting depth). An alias shows in a
+def _inspect(root: Node) -> tuple[bool, int, int, int]:
+    """(does the graph hold an alias, its nesting depth, an upper bound of the
+    values the shape check counts, the longest scalar). An alias shows in a
     composed graph as the same node object reached twice."""
     seen: set[int] = set()
-    deepest = 0
+    deepest = values = longest = 0
     stack: list[tuple[Node, int]] = [(root, 0)]
     while stack:
         node, depth = stack.pop()
         if id(node) in seen:
-            return True, deepest
+            return True, deepest, values, longest
         seen.add(id(node))
+        values += 1
         if depth > deepest:
             deepest = depth
         if isinstance(node, MappingNode):
@@ -128,8 +138,11 @@ def _inspect(root: Node) -> tuple[bool, int]:
                 stack.append((key_node, depth + 1))
                 stack.append((value_node, depth + 1))
         elif isinstance(node, SequenceNode):
+            values += len(node.value)  # list indexes count as values too
             stack.extend((child, depth + 1) for child in node.value)
-    return False, deepest
+        elif len(node.value) > longest:
+            longest = len(node.value)
+    return False, deepest, values, longest
 
 
 class _Builder:
@@ -155,6 +168,8 @@ class _Builder:
             self.pending.append((items, node))
             return items
         if isinstance(node, ScalarNode):
+            if node.tag == STR_TAG:
+                return node.value  # what SafeConstructor.construct_yaml_str returns, without its dispatch
             return self.loader.construct_object(node, deep=True)
         # Sets, omaps and other typed collections: PyYAML's own constructors.
         return self.loader.construct_object(node, deep=True)
