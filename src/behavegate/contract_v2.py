@@ -78,6 +78,14 @@ def pattern(value: Any, path: str, line: int | None = None) -> str:
     return text
 
 
+# (expect block, key, Expectation field, check) of the single-limit expectations
+MEASURES = (
+    ("steps", "max", "max_steps", positive_int),
+    ("latency", "max_ms", "max_latency_ms", positive_number),
+    ("usage", "max_total_tokens", "max_total_tokens", positive_int),
+)
+
+
 class V2Fields:
     """Mixed into the contract reader; uses its collector and line map."""
 
@@ -281,21 +289,12 @@ class V2Fields:
     def expect_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
         extras: dict[str, Any] = {}
         line = self.lines.of_key
-        if "steps" in raw:
-            block = self._block(raw, "steps", path, ("max",))
-            if block is not None and "max" in block:
-                extras["max_steps"] = self._take(positive_int, block, "max", f"{path}.steps")
-                at["steps.max"] = line(block, "max") or 0
-        if "latency" in raw:
-            block = self._block(raw, "latency", path, ("max_ms",))
-            if block is not None and "max_ms" in block:
-                extras["max_latency_ms"] = self._take(positive_number, block, "max_ms", f"{path}.latency")
-                at["latency.max_ms"] = line(block, "max_ms") or 0
-        if "usage" in raw:
-            block = self._block(raw, "usage", path, ("max_total_tokens",))
-            if block is not None and "max_total_tokens" in block:
-                extras["max_total_tokens"] = self._take(positive_int, block, "max_total_tokens", f"{path}.usage")
-                at["usage.max_total_tokens"] = line(block, "max_total_tokens") or 0
+        for block_key, key, field, check in MEASURES:
+            if block_key in raw:
+                block = self._block(raw, block_key, path, (key,))
+                if block is not None and key in block:
+                    extras[field] = self._take(check, block, key, f"{path}.{block_key}")
+                    at[f"{block_key}.{key}"] = line(block, key) or 0
         if "safety" in raw:
             from .safety import DETECTORS
 

@@ -7,7 +7,7 @@ assertion judged) → ScenarioResult → Evaluation (the whole run).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -234,14 +234,7 @@ class Verdict:
     observed: JSON = None
 
     def as_dict(self) -> dict[str, JSON]:
-        return {
-            "assertion": self.assertion,
-            "kind": self.kind,
-            "status": self.status,
-            "message": self.message,
-            "expected": self.expected,
-            "observed": self.observed,
-        }
+        return flat_dict(self)
 
 
 @dataclass(frozen=True)
@@ -305,13 +298,7 @@ class GateResult:
     observed: JSON = None
 
     def as_dict(self) -> dict[str, JSON]:
-        return {
-            "gate": self.gate,
-            "status": self.status,
-            "message": self.message,
-            "expected": self.expected,
-            "observed": self.observed,
-        }
+        return flat_dict(self)
 
 
 @dataclass(frozen=True)
@@ -321,6 +308,11 @@ class Evaluation:
     status: Status
     results: tuple[ScenarioResult, ...]
     gates: tuple[GateResult, ...] = ()
+
+
+def flat_dict(record: Any) -> dict[str, JSON]:
+    """A dataclass's fields by name, values as they are (no deep copy, unlike asdict)."""
+    return {item.name: getattr(record, item.name) for item in fields(record)}
 
 
 def combine(statuses: Any) -> Status:
