@@ -103,3 +103,23 @@ def test_offline_run_writes_reports_outputs_and_exits_by_fail_on(tmp_path: Path,
     assert "::error file=contract.yml,line=" in out
     assert action.main({**base, "INPUT_FAIL-ON": "never"}) == 0
     assert action.main({**base, "INPUT_FAIL-ON": "sometimes"}) == 2
+
+
+def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "contract.yml").write_text("version: 1\nagent: {}\nscenarios:\n  - id: bad id\n    prompt: p\n    expect: {refusal: maybe}\n")
+    (tmp_path / "obs.json").write_text('{"version": 1, "scenarios": []}')
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "INPUT_CONTRACT": "contract.yml",
+        "INPUT_OBSERVATIONS": "obs.json",
+        "INPUT_FAIL-ON": "never",
+    }
+    assert action.main(environ) == 2  # invalid input fails the step whatever fail-on says
+    out = capsys.readouterr().out
+    assert "::error file=contract.yml,line=4,title=behavegate%3A invalid contract::scenarios[0].id (line 4)" in out
+    assert "::error file=contract.yml,line=6," in out
+    assert "status=incomplete\n" in (tmp_path / "output.txt").read_text()
+    assert "could not be judged" in (tmp_path / "summary.md").read_text()
+    assert json.loads((tmp_path / "behavegate-report.json").read_text())["error"].startswith("scenarios[0].id")

@@ -157,7 +157,38 @@ def run_test(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return exit_code(str(report["status"]))
     except (BehavegateError, OSError) as exc:
         _report_error(args, root, exc, stdout, stderr)
+        _ci_error_outputs(args, root, exc, stdout)
         return EXIT_INCOMPLETE
+
+
+def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, stdout: TextIO) -> None:
+    """Even a run that could not start tells CI why: the JSON report, the summary,
+    an annotation on each contract line at fault, and status=incomplete."""
+    from .ci import append_file, output_block, write_commands
+    from .errors import ContractError
+    from .render.annotations import command
+    from .render.summary import code
+
+    message = str(exc)
+    try:
+        if args.report:
+            payload = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
+            _write_plain(args.report, json.dumps(payload, indent=2, sort_keys=True))
+        if args.summary:
+            _write_plain(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n")
+        if args.annotations:
+            where = _display(Path(args.contract), root) if args.contract else "contract"
+            problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
+            lines = [
+                command("error", p.located(), file=where, line=p.line, title="behavegate: invalid contract") for p in problems
+            ]
+            write_commands(stdout, "\n".join(lines or [command("error", message, title="behavegate: run incomplete")]))
+        if args.github_output:
+            values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
+                      "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
+            append_file(args.github_output, output_block(values))
+    except OSError:
+        pass  # the error itself has been reported already
 
 
 def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], stdout: TextIO) -> None:
