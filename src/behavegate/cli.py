@@ -383,7 +383,6 @@ class _Clock:
 
     def __init__(self) -> None:
         import time
-        import uuid
         from datetime import UTC, datetime
 
         self._time = time
@@ -391,7 +390,7 @@ class _Clock:
         self._utc = UTC
         self.started = datetime.now(UTC)
         self.monotonic = time.monotonic()
-        self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%SZ')}-{uuid.uuid4().hex[:8]}"
+        self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(4).hex()}"
 
     def elapsed(self) -> float:
         return float(self._time.monotonic() - self.monotonic)
