@@ -14,10 +14,10 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from .ci import write_commands
+from .record import record
 from .render.annotations import command, escape_data
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
@@ -28,7 +28,7 @@ class InputError(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@record
 class Inputs:
     raw: Mapping[str, str]
 

@@ -19,19 +19,19 @@ import json
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .jsontext import dumps_indented
 from .model import Observation
+from .record import record
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
 LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
 RUNS_DIR = (".behavegate", "runs")
 
 
-@dataclass(frozen=True)
+@record
 class Timing:
     started_at: str
     ended_at: str

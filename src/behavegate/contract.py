@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from .contract_v2 import V2_KEYS, V2Fields
 from .errors import ContractError, Problem
 from .files import read_project_text
 from .model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
+from .record import replace
 from .yamlsource import LineMap, YamlRefused, load_yaml
 
 MAX_CONTRACT_BYTES = 256 * 1024

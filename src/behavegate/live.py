@@ -12,7 +12,6 @@ import gc
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,6 +23,7 @@ from .chat import EndpointError, assistant_turn, build_request, first_messages, 
 from .evaluate import evaluate
 from .model import Contract, Observation, Scenario, ToolCall
 from .options import RunOptions
+from .record import record, replace
 from .report import RunFacts, build_report
 from .transport import MAX_RESPONSE_BYTES, Exchange, new_client, post, request_headers
 from .trust import Credentials, Endpoint
@@ -31,7 +31,7 @@ from .trust import Credentials, Endpoint
 OnDone = Callable[[Scenario, Observation], None]
 
 
-@dataclass(frozen=True)
+@record
 class LiveSettings:
     endpoint: Endpoint
     credentials: Credentials | None
@@ -120,7 +120,7 @@ def scripted_result(scenario: Scenario, name: str) -> tuple[str, str | None]:
     return (result if isinstance(result, str) else json.dumps(result)), None
 
 
-@dataclass(frozen=True)
+@record
 class Job:
     scenario: Scenario
     attempt: int

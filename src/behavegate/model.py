@@ -7,9 +7,10 @@ assertion judged) → ScenarioResult → Evaluation (the whole run).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
+
+from .record import field, fields, record
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any
@@ -18,7 +19,7 @@ JSON = Any
 # --- contract -----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ToolDefinition:
     """A tool the agent declares: name, description, JSON Schema of its parameters."""
 
@@ -27,7 +28,7 @@ class ToolDefinition:
     parameters: Mapping[str, JSON]
 
 
-@dataclass(frozen=True)
+@record
 class AgentTarget:
     """The agent under test and how to reach it."""
 
@@ -44,7 +45,7 @@ class AgentTarget:
         return tuple(tool.name for tool in self.tools)
 
 
-@dataclass(frozen=True)
+@record
 class NamedCall:
     """A tool name with (optionally) its JSON arguments."""
 
@@ -55,12 +56,12 @@ class NamedCall:
         return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
 
 
-@dataclass(frozen=True)
+@record
 class RequiredCall(NamedCall):
     """A call the contract expects; ``arguments`` is a JSON subset to match."""
 
 
-@dataclass(frozen=True)
+@record
 class Expectation:
     """Everything a scenario's ``expect`` asks for (None = not requested)."""
 
@@ -91,7 +92,7 @@ class Expectation:
     injection: bool | None = None
 
 
-@dataclass(frozen=True)
+@record
 class CallCount:
     """Bounds on how often one tool may be called."""
 
@@ -100,7 +101,7 @@ class CallCount:
     max: int | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Sequence:
     """Trajectory matching (LangChain agentevals semantics)."""
 
@@ -108,7 +109,7 @@ class Sequence:
     calls: tuple[RequiredCall, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Scenario:
     """One prompt (or message list) and what must happen."""
 
@@ -133,7 +134,7 @@ class Scenario:
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Gates:
     """Suite-level gates (version 2)."""
 
@@ -142,7 +143,7 @@ class Gates:
     latency_p95_ms: float | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Contract:
     """A loaded behavior contract."""
 
@@ -161,12 +162,12 @@ class Contract:
 # --- evidence -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class ToolCall(NamedCall):
     """A call the agent made; ``arguments`` None when they were not observed."""
 
 
-@dataclass(frozen=True)
+@record
 class Observation:
     """What one attempt of one scenario showed; None means *not observed*."""
 
@@ -208,7 +209,7 @@ class Observation:
         }
 
 
-@dataclass(frozen=True)
+@record
 class ObservationSet:
     """A loaded observation file (every attempt kept)."""
 
@@ -222,7 +223,7 @@ class ObservationSet:
 # --- verdicts -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class Verdict:
     """One assertion judged. ``message`` says expected vs observed in words."""
 
@@ -237,7 +238,7 @@ class Verdict:
         return flat_dict(self)
 
 
-@dataclass(frozen=True)
+@record
 class Attempt:
     """One independent try of a scenario (version 2 repeats scenarios)."""
 
@@ -247,7 +248,7 @@ class Attempt:
     observation: Observation | None
 
 
-@dataclass(frozen=True)
+@record
 class Reliability:
     """How often a repeated scenario passed, and how far that number can be trusted."""
 
@@ -275,7 +276,7 @@ class Reliability:
         }
 
 
-@dataclass(frozen=True)
+@record
 class ScenarioResult:
     """A scenario judged: its verdicts, and for version 2 every attempt."""
 
@@ -287,7 +288,7 @@ class ScenarioResult:
     reliability: Reliability | None = None
 
 
-@dataclass(frozen=True)
+@record
 class GateResult:
     """A suite-level gate (version 2): accuracy floor, latency percentile."""
 
@@ -301,7 +302,7 @@ class GateResult:
         return flat_dict(self)
 
 
-@dataclass(frozen=True)
+@record
 class Evaluation:
     """The whole run judged."""
 
@@ -311,7 +312,7 @@ class Evaluation:
 
 
 def flat_dict(record: Any) -> dict[str, JSON]:
-    """A dataclass's fields by name, values as they are (no deep copy, unlike asdict)."""
+    """A record's fields by name, values as they are."""
     return {item.name: getattr(record, item.name) for item in fields(record)}
 
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import UsageError
 from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
 from .model import Contract, Gates, ObservationSet
+from .record import record, replace
 
 
-@dataclass(frozen=True)
+@record
 class RunOptions:
     scenarios: tuple[str, ...] | None = None
     endpoint: str | None = None

@@ -7,10 +7,10 @@ asterisks when the token is shorter than that marker.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from .model import Observation, ToolCall
+from .record import replace
 
 MARKER = "[REDACTED]"
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,13 +20,14 @@ from .artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, re
 from .chat import EndpointError, strict_json
 from .evaluate import run_status
 from .model import combine
+from .record import record
 from .report import evidence_digest, sha256_json
 
 LIMITS = {EVENTS: 5_000_000, STATE: 1_000_000, SUMMARY: 1_000_000, RESULTS: 5_000_000}
 MAX_REPLAY_VALUES = 100_000
 
 
-@dataclass(frozen=True)
+@record
 class Issue:
     code: str
     message: str

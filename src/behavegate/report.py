@@ -10,12 +10,12 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from .artifacts import LAYOUT, RUNS_DIR, run_paths
 from .errors import RunError
 from .model import Contract, Evaluation, Observation, Verdict
+from .record import record
 from .redact import redact_json, redact_observation, redact_text
 
 MAX_REPORT_BYTES = 5_000_000
@@ -89,7 +89,7 @@ def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[st
     return summary, coverage
 
 
-@dataclass(frozen=True)
+@record
 class RunFacts:
     """Everything about the run that is not evidence: ids, clock, limits."""
 

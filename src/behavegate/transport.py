@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 import json
 import zlib
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from .chat import EndpointError
+from .record import record
 
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 
 
-@dataclass(frozen=True)
+@record
 class Exchange:
     url: str
     payload: dict[str, Any]

@@ -15,7 +15,6 @@ skylos shows.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -38,16 +37,16 @@ class YamlRefused(Exception):
         self.problem = problem
 
 
-@dataclass
 class LineMap:
     """Lines (1-based) of mapping keys and list items, keyed by container identity."""
 
-    keys: dict[int, dict[Any, int]] = field(default_factory=dict)
-    items: dict[int, list[int]] = field(default_factory=dict)
-    starts: dict[int, int] = field(default_factory=dict)
-    # True when the composed document is certainly within the value-count,
-    # depth and string-length limits, so the exact shape walk can be skipped.
-    within_limits: bool = False
+    def __init__(self) -> None:
+        self.keys: dict[int, dict[Any, int]] = {}
+        self.items: dict[int, list[int]] = {}
+        self.starts: dict[int, int] = {}
+        # True when the composed document is certainly within the value-count,
+        # depth and string-length limits, so the exact shape walk can be skipped.
+        self.within_limits = False
 
     def of_key(self, container: Any, key: Any) -> int | None:
         found = self.keys.get(id(container), {}).get(key)
