@@ -45,16 +45,13 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-async def _observe(
-    client: httpx.AsyncClient, contract: Contract, job: Job, settings: LiveSettings, gate: asyncio.Semaphore
-) -> tuple[Observation, Timing]:
-    async with gate:
-        started_at, started = _stamp(), time.monotonic()
-        observation = await _ask(client, contract, job.scenario, settings)
-        duration = (time.monotonic() - started) * 1000
-        if contract.version >= 2 and observation.error is None:
-            observation = replace(observation, latency_ms=round(duration, 3))
-        return observation, Timing(started_at, _stamp(), int(duration))
+async def _observe(client: httpx.AsyncClient, contract: Contract, job: Job, settings: LiveSettings) -> tuple[Observation, Timing]:
+    started_at, started = _stamp(), time.monotonic()
+    observation = await _ask(client, contract, job.scenario, settings)
+    duration = (time.monotonic() - started) * 1000
+    if contract.version >= 2 and observation.error is None:
+        observation = replace(observation, latency_ms=round(duration, 3))
+    return observation, Timing(started_at, _stamp(), int(duration))
 
 
 async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
@@ -144,14 +141,13 @@ async def observe_all(
     for index in range(len(todo)):
         queue.put_nowait(index)
     secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
-    gate = asyncio.Semaphore(settings.concurrency)
 
     async def worker() -> None:
         async with new_client(1, secure) as client:
             while not queue.empty():
                 index = queue.get_nowait()
                 job = todo[index]
-                observation, timing = await _observe(client, contract, job, settings, gate)
+                observation, timing = await _observe(client, contract, job, settings)
                 if on_done is not None:
                     on_done(job.scenario, observation)
                 results[index] = (job, observation, timing)
