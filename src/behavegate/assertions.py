@@ -222,26 +222,28 @@ def judge_icontains(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verd
                     expected, {"response_length": len(text)})  # fmt: skip
 
 
-def judge_matches(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
-    pattern = spec[1]
-    text = _response_text(assertion, "response_matches", pattern, ev)
+def _judge_pattern(assertion: str, pattern: str, ev: Evidence, *, must_match: bool) -> Verdict:
+    kind = "response_matches" if must_match else "response_not_matches"
+    text = _response_text(assertion, kind, pattern, ev)
     if isinstance(text, Verdict):
         return text
     match = re.search(pattern, text)
-    return _checked(assertion, "response_matches", match is not None, f"response matches /{pattern}/",
-                    f"expected the response to match /{pattern}/, observed no match in {len(text)} characters",
-                    pattern, {"response_length": len(text), "match_at": match.start() if match else None})  # fmt: skip
+    observed = {"response_length": len(text), "match_at": match.start() if match else None}
+    if must_match:
+        return _checked(assertion, kind, match is not None, f"response matches /{pattern}/",
+                        f"expected the response to match /{pattern}/, observed no match in {len(text)} characters",
+                        pattern, observed)  # fmt: skip
+    return _checked(assertion, kind, match is None, f"response does not match /{pattern}/",
+                    f"expected no match of /{pattern}/, observed one at character {match.start() if match else 0}",
+                    pattern, observed)  # fmt: skip
+
+
+def judge_matches(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
+    return _judge_pattern(assertion, spec[1], ev, must_match=True)
 
 
 def judge_not_matches(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
-    pattern = spec[1]
-    text = _response_text(assertion, "response_not_matches", pattern, ev)
-    if isinstance(text, Verdict):
-        return text
-    match = re.search(pattern, text)
-    return _checked(assertion, "response_not_matches", match is None, f"response does not match /{pattern}/",
-                    f"expected no match of /{pattern}/, observed one at character {match.start() if match else 0}",
-                    pattern, {"response_length": len(text), "match_at": match.start() if match else None})  # fmt: skip
+    return _judge_pattern(assertion, spec[1], ev, must_match=False)
 
 
 # --- version 2: tool calls -----------------------------------------------------------------

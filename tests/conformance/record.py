@@ -177,20 +177,19 @@ def write_index() -> None:
         f"exit 2: {counts.get(2, 0)}.",
         "",
     ]
-    notes = meta.get("notes", [])
+    write_index_document(INDEX_MD, lines, meta.get("notes", []), rows, numbered=False)
+
+
+def write_index_document(path: Path, head: list[str], notes: list[str], rows: list[str], *, numbered: bool) -> None:
+    """INDEX.md: the head, skylos's differences from the spec, then the case table
+    (shared by this recorder and the live one)."""
+    lines = list(head)
     if notes:
         lines += ["## Where skylos 5.1.2 differs from (or sharpens) the spec", ""]
-        lines += [f"* {note}" for note in notes]
+        lines += [f"{i}. {note}" if numbered else f"* {note}" for i, note in enumerate(notes, 1)]
         lines.append("")
-    lines += [
-        "## Cases",
-        "",
-        "| case | spec § | rule pinned | exit | recorded outcome |",
-        "|---|---|---|---|---|",
-        *rows,
-        "",
-    ]
-    INDEX_MD.write_text("\n".join(lines), encoding="utf-8")
+    lines += ["## Cases", "", "| case | spec § | rule pinned | exit | recorded outcome |", "|---|---|---|---|---|", *rows, ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:

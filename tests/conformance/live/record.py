@@ -39,6 +39,17 @@ sys.path.insert(0, str(HERE))
 import harness  # noqa: E402
 import server  # noqa: E402
 
+
+def _offline_recorder() -> Any:
+    """The offline recorder (same module name as this one, so loaded by path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("offline_record", HERE.parent / "record.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 CASES = HERE / "cases"
 INDEX_JSON = HERE / "case-index.json"
 INDEX_MD = HERE / "INDEX.md"
@@ -149,20 +160,7 @@ def write_index() -> None:
         f"Cases: {len(rows)} — exit 0: {counts.get(0, 0)}, exit 1: {counts.get(1, 0)}, exit 2: {counts.get(2, 0)}.",
         "",
     ]
-    notes = meta.get("notes", [])
-    if notes:
-        lines += ["## Where skylos 5.1.2 differs from (or sharpens) the spec", ""]
-        lines += [f"{i}. {note}" for i, note in enumerate(notes, 1)]
-        lines.append("")
-    lines += [
-        "## Cases",
-        "",
-        "| case | spec § | rule pinned | exit | recorded outcome |",
-        "|---|---|---|---|---|",
-        *rows,
-        "",
-    ]
-    INDEX_MD.write_text("\n".join(lines), encoding="utf-8")
+    _offline_recorder().write_index_document(INDEX_MD, lines, meta.get("notes", []), rows, numbered=True)
 
 
 def main(argv: list[str]) -> int:
