@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from helpers import EXAMPLE
 
-from behavegate.ci import neutralize
 from behavegate.cli import main
+from behavegate.console import neutralize
 
 PAYLOADS = [
     "::error::pwned",
@@ -119,9 +118,10 @@ def test_neutralize_leaves_no_command_line(payload: str) -> None:
 
 
 def test_stop_commands_token_is_random_per_write(capsys: pytest.CaptureFixture[str]) -> None:
-    from behavegate.ci import write_untrusted
+    from behavegate.console import Console
 
-    write_untrusted(sys.stdout, "a", environ={"GITHUB_ACTIONS": "true"})
-    write_untrusted(sys.stdout, "b", environ={"GITHUB_ACTIONS": "true"})
+    console = Console(environ={"GITHUB_ACTIONS": "true"})
+    console.out("a")
+    console.out("b")
     tokens = re.findall(r"::stop-commands::([0-9a-f]+)", capsys.readouterr().out)
     assert len(tokens) == 2 and tokens[0] != tokens[1] and all(len(t) >= 32 for t in tokens)

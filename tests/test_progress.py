@@ -7,6 +7,7 @@ import io
 
 from helpers import contract
 
+from behavegate.console import Console
 from behavegate.model import Observation
 from behavegate.progress import Progress
 
@@ -22,7 +23,7 @@ def done(progress: Progress, response: str) -> None:
 
 def test_ci_logs_get_one_line_per_scenario_with_its_status() -> None:
     stream = io.StringIO()
-    progress = Progress(2, stream, 0.0, interactive=False)
+    progress = Progress(2, Console(stream, stream, environ={}), 0.0, interactive=False)
     done(progress, "ok then")
     done(progress, "::error::secret agent text")
     progress.finish()
@@ -33,7 +34,7 @@ def test_ci_logs_get_one_line_per_scenario_with_its_status() -> None:
 
 def test_a_terminal_gets_one_rewritten_line_and_a_final_newline() -> None:
     stream = io.StringIO()
-    progress = Progress(2, stream, 0.0, interactive=True)
+    progress = Progress(2, Console(stream, stream, environ={}), 0.0, interactive=True)
     done(progress, "ok")
     done(progress, "nope")
     progress.finish()

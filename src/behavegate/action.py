@@ -12,11 +12,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from .ci import write_commands
+from .console import Console
 from .record import record
 from .render.annotations import command, escape_data
 
@@ -115,11 +114,12 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     from .cli import main as cli_main
 
     env = dict(os.environ if environ is None else environ)
+    console = Console(environ=env)
     inputs = Inputs(env)
     token_var = inputs.text("auth-env")
     if token_var and env.get(token_var):
         # Before anything else is printed: the runner hides this value from now on.
-        write_commands(sys.stdout, f"::add-mask::{escape_data(env[token_var])}")
+        console.commands([f"::add-mask::{escape_data(env[token_var])}"])
     try:
         fail_on = inputs.text("fail-on") or "incomplete"
         if fail_on not in FAIL_ON:
@@ -136,7 +136,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         for flag in ("allow-contract-endpoint", "allow-remote", "summary", "annotations", "artifacts"):
             inputs.flag(flag)  # validate every boolean, even unused ones
     except InputError as error:
-        write_commands(sys.stdout, command("error", str(error), title="behavegate: invalid input"))
+        console.commands([command("error", str(error), title="behavegate: invalid input")])
         return 2
     os.chdir(workdir)
     code = cli_main(argv)
@@ -146,10 +146,10 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         if inputs.text(name):
             written.append(workdir / inputs.text(name))
     give_back([p for p in written if p.exists()], workspace)
-    return _exit(code, fail_on, report_path)
+    return _exit(code, fail_on, report_path, console)
 
 
-def _exit(code: int, fail_on: str, report_path: Path) -> int:
+def _exit(code: int, fail_on: str, report_path: Path, console: Console) -> int:
     if code == 0:
         return 0
     status = "error"
@@ -161,9 +161,8 @@ def _exit(code: int, fail_on: str, report_path: Path) -> int:
     if status == "error":
         return code  # an invalid contract or run always fails the step
     if fail_on == "never" or (fail_on == "fail" and status == "incomplete"):
-        write_commands(
-            sys.stdout,
-            command("notice", f"behavegate status {status}; not failing the step (fail-on: {fail_on})", title="behavegate"),
+        console.commands(
+            [command("notice", f"behavegate status {status}; not failing the step (fail-on: {fail_on})", title="behavegate")]
         )
         return 0
     return code

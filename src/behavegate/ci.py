@@ -1,57 +1,16 @@
-"""Everything behavegate writes for CI: step outputs, the step summary, and
-stdout/stderr made safe from workflow-command injection.
-
-The Actions runner executes any log line that (after leading whitespace)
-starts with ``::`` or the legacy ``##[``; a carriage return also starts a new
-line for it. Output derived from agents is therefore written between
-``::stop-commands::<random token>`` and ``::<token>::`` when running in
-Actions, and no such line ever starts a line of ours anyway.
-"""
+"""The files behavegate writes for CI: step outputs (``$GITHUB_OUTPUT``) and
+appends to runner-provided files. The console is :mod:`behavegate.console`."""
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TextIO
-
-_COMMAND_LIKE = re.compile(r"^(\s*)(::|##\[)", re.M)
 
 
 def _token() -> str:
     """A random hex token (os.urandom: the same source ``secrets`` uses, without its import cost)."""
     return os.urandom(16).hex()
-
-
-def neutralize(text: str) -> str:
-    """No line may act as a workflow command: CRs shown, command-like lines prefixed."""
-    text = text.replace("\r\n", "\n").replace("\r", "\\r")
-    return _COMMAND_LIKE.sub(lambda m: f"{m.group(1)}| {m.group(2)}", text)
-
-
-def in_actions(environ: Mapping[str, str] | None = None) -> bool:
-    return (environ if environ is not None else os.environ).get("GITHUB_ACTIONS") == "true"
-
-
-def write_untrusted(stream: TextIO, text: str, *, environ: Mapping[str, str] | None = None) -> None:
-    """Write text that may contain agent-influenced content."""
-    body = neutralize(text)
-    if not body.endswith("\n"):
-        body += "\n"
-    if in_actions(environ):
-        token = _token()
-        stream.write(f"::stop-commands::{token}\n{body}::{token}::\n")
-    else:
-        stream.write(body)
-    stream.flush()
-
-
-def write_commands(stream: TextIO, commands: str) -> None:
-    """Our own workflow commands (annotations), already escaped."""
-    if commands:
-        stream.write(commands + "\n")
-        stream.flush()
 
 
 def output_block(values: Mapping[str, str]) -> str:

@@ -8,21 +8,52 @@ starts fast.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn
 
 from . import __version__
-from .ci import write_untrusted
+from .console import Console
 from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 
 EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+class _ParserExit(Exception):
+    """argparse wanted to exit (help, version, a usage error): the exit code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its help and usage errors written through the output boundary
+    (a usage error repeats the offending value, which may be anything)."""
+
+    def __init__(self, *args: Any, console: Console | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.console = console or Console()
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            self.console.out(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            self.console.err(message)
+        raise _ParserExit(status)
+
+    def error(self, message: str) -> NoReturn:
+        self.console.err(f"{self.format_usage()}{self.prog}: error: {message}")
+        raise _ParserExit(EXIT_INCOMPLETE)
+
+
+def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
+    parser = _Parser(
+        console=console,
         prog="behavegate",
         description="Test what a running AI agent does against a behavior contract.",
     )
@@ -31,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     test = commands.add_parser(
         "test",
+        console=parser.console,
         help="judge an agent's behavior against a contract",
         description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
         "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
@@ -87,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser(
         "replay",
+        console=parser.console,
         help="check that a run's evidence artifacts are whole and untouched",
         description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
         "canonical and sealed, every digest and count re-derived. Exit 0: valid; 1: invalid; 2: unusable input.",
@@ -96,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     init = commands.add_parser(
         "init",
+        console=parser.console,
         help="write a starter contract",
         description="Write a starter behavior contract.",
     )
@@ -107,40 +141,53 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    console = Console()
+    parser = build_parser(console)
     try:
-        if args.command == "test":
-            return run_test(args, sys.stdout, sys.stderr)
-        if args.command == "init":
-            return run_init(args, sys.stdout, sys.stderr)
-        if args.command == "replay":
-            return run_replay(args, sys.stdout, sys.stderr)
-        parser.print_help()
-        return EXIT_INCOMPLETE
-    except KeyboardInterrupt:
-        print("behavegate: interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # never a traceback to a user
-        if os.environ.get("BEHAVEGATE_DEBUG"):
-            raise
-        print(f"behavegate: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it", file=sys.stderr)
-        return EXIT_INCOMPLETE
+        args = parser.parse_args(argv)
+    except _ParserExit as exit_:
+        return exit_.code
+    with console.capturing_library_output():
+        try:
+            if args.command == "test":
+                return run_test(args, console)
+            if args.command == "init":
+                return run_init(args, console)
+            if args.command == "replay":
+                return run_replay(args, console)
+            console.out(parser.format_help())
+            return EXIT_INCOMPLETE
+        except KeyboardInterrupt:
+            console.err("behavegate: interrupted")
+            return 130
+        except Exception as exc:  # never a traceback to a user
+            if os.environ.get("BEHAVEGATE_DEBUG"):
+                raise
+            return _internal_error(args, console, exc)
+
+
+def _internal_error(args: argparse.Namespace, console: Console, exc: Exception) -> int:
+    """Something unexpected: say so, and still give CI a status and its files."""
+    console.err(f"behavegate: internal error: {type(exc).__name__}: {exc}")
+    console.err("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it")
+    if args.command == "test":
+        with contextlib.suppress(Exception):  # the error is reported above; nothing more can be done
+            _ci_error_outputs(args, Path.cwd().resolve(), exc, console)
+    return EXIT_INCOMPLETE
 
 
 def exit_code(status: str) -> int:
     return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(status, EXIT_INCOMPLETE)
 
 
-def run_test(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_test(args: argparse.Namespace, console: Console) -> int:
     from .errors import BehavegateError
     from .files import resolve_inside, write_project_text
 
     root = Path.cwd().resolve()
     try:
         contract_path, root = _locate_contract(args.contract, root)
-        report = _test(args, contract_path, root)
+        report = _test(args, contract_path, root, console)
         output = _render(report, args.format)
         written: dict[str, str] = {}
         if args.output:
@@ -148,23 +195,23 @@ def run_test(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             write_project_text(destination, root, output.rstrip() + "\n")
             written["report"] = _display(destination, root)
             if args.format == "table":
-                print(f"Wrote agent behavior report: {destination}", file=stdout)
+                console.out(f"Wrote agent behavior report: {destination}")
         elif args.format == "json":
-            stdout.write(output + "\n")  # JSON lines cannot start a workflow command
+            console.json(output)
         else:
-            write_untrusted(stdout, output)
-        _ci_outputs(args, report, root, written, stdout)
+            console.out(output)
+        _ci_outputs(args, report, root, written, console)
         return exit_code(str(report["status"]))
     except (BehavegateError, OSError) as exc:
-        _report_error(args, root, exc, stdout, stderr)
-        _ci_error_outputs(args, root, exc, stdout)
+        _report_error(args, root, exc, console)
+        _ci_error_outputs(args, root, exc, console)
         return EXIT_INCOMPLETE
 
 
-def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, stdout: TextIO) -> None:
+def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
     """Even a run that could not start tells CI why: the JSON report, the summary,
     an annotation on each contract line at fault, and status=incomplete."""
-    from .ci import append_file, output_block, write_commands
+    from .ci import append_file, output_block
     from .errors import ContractError
     from .render.annotations import command
     from .render.summary import code
@@ -182,7 +229,7 @@ def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, stdo
             lines = [
                 command("error", p.located(), file=where, line=p.line, title="behavegate: invalid contract") for p in problems
             ]
-            write_commands(stdout, "\n".join(lines or [command("error", message, title="behavegate: run incomplete")]))
+            console.commands(lines or [command("error", message, title="behavegate: run incomplete")])
         if args.github_output:
             values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
                       "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
@@ -191,9 +238,9 @@ def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, stdo
         pass  # the error itself has been reported already
 
 
-def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], stdout: TextIO) -> None:
+def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], console: Console) -> None:
     """JUnit, summary, annotations and step outputs, each when asked for."""
-    from .ci import append_file, output_block, write_commands
+    from .ci import append_file, output_block
 
     if args.report:
         from .render import json as json_renderer
@@ -213,7 +260,7 @@ def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, wr
     if args.annotations:
         from .render import annotations
 
-        write_commands(stdout, annotations.render(report))
+        console.commands(annotations.render(report).split("\n"))
     if args.github_output:
         counts = report["summary"]
         values = {
@@ -246,7 +293,7 @@ def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
     return found
 
 
-def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str, Any]:
+def _test(args: argparse.Namespace, contract_path: Path, root: Path, console: Console) -> dict[str, Any]:
     from .artifacts import Timing
     from .contract import load_contract
     from .errors import RunError, UsageError
@@ -281,7 +328,7 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path) -> dict[str
         raise UsageError("--concurrency must be between 1 and 64")
     selected = select(contract, options, observations)
     if observations is None:
-        report, timings = _live(args, selected, options, clock, root, display=_display(contract.path, root))
+        report, timings = _live(args, selected, options, clock, root, console, display=_display(contract.path, root))
     else:
         report = run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
         timings = [Timing(report["harness"]["started_at"], report["harness"]["ended_at"], 0)] * len(selected.scenarios)
@@ -315,7 +362,7 @@ def _write_artifacts(report: dict[str, Any], timings: list[Any], root: Path) -> 
 
 
 def _live(
-    args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, display: str
+    args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, console: Console, display: str
 ) -> tuple[dict[str, Any], list[Any]]:
     from . import live
     from .files import resolve_inside, write_project_text
@@ -341,7 +388,7 @@ def _live(
         concurrency=args.concurrency,
         started=clock.monotonic,
     )
-    progress = Progress(len(live.jobs(contract, options.runs)), sys.stderr, clock.monotonic)
+    progress = Progress(len(live.jobs(contract, options.runs)), console, clock.monotonic)
     results = live.observe(contract, settings, progress.scenario_done, options.runs)
     progress.finish()
     observations = [observation for _, observation, _ in results]
@@ -421,7 +468,7 @@ def _render(report: dict[str, Any], fmt: str) -> str:
     return renderer.render(report)
 
 
-def _report_error(args: argparse.Namespace, root: Path, exc: Exception, stdout: TextIO, stderr: TextIO) -> None:
+def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
     from .errors import BehavegateError
     from .files import resolve_inside, write_project_text
 
@@ -440,7 +487,7 @@ def _report_error(args: argparse.Namespace, root: Path, exc: Exception, stdout: 
             except (BehavegateError, OSError) as output_exc:
                 payload["output_error"] = str(output_exc)
                 rendered = json.dumps(payload, indent=2, sort_keys=True)
-        stdout.write(rendered + "\n")
+        console.json(rendered)
         return
     from .text import one_line
 
@@ -456,10 +503,10 @@ def _report_error(args: argparse.Namespace, root: Path, exc: Exception, stdout: 
             return
         except (BehavegateError, OSError):
             pass
-    print(text, file=stderr)
+    console.err(text)
 
 
-def run_init(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_init(args: argparse.Namespace, console: Console) -> int:
     from .errors import BehavegateError
     from .files import resolve_inside, write_project_text
     from .starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
@@ -471,24 +518,25 @@ def run_init(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             text = STARTER_CONTRACT_V2 if args.contract_version == 2 else STARTER_CONTRACT
             write_project_text(destination, root, text, overwrite=bool(args.force))
         except FileExistsError:
-            print(f"Could not create agent behavior contract: contract already exists: {destination}; "
-                  "use --force to overwrite", file=stderr)  # fmt: skip
+            console.err(f"Could not create agent behavior contract: contract already exists: {destination}; "
+                        "use --force to overwrite")  # fmt: skip
             return EXIT_INCOMPLETE
     except (BehavegateError, OSError) as exc:
-        print(f"Could not create agent behavior contract: {exc}", file=stderr)
+        console.err(f"Could not create agent behavior contract: {exc}")
         return EXIT_INCOMPLETE
-    print(f"Created agent behavior contract: {destination}", file=stdout)
-    print("Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)", file=stdout)
+    console.out(f"Created agent behavior contract: {destination}\n"
+                "Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)")  # fmt: skip
     return EXIT_PASS
 
 
-def run_replay(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+def run_replay(args: argparse.Namespace, console: Console) -> int:
     from .replay import render, validate_run
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir() or run_dir.is_symlink():
-        print(f"behavegate replay: {args.run_dir} is not a run directory", file=stderr)
+        console.err(f"behavegate replay: {args.run_dir} is not a run directory")
         return EXIT_INCOMPLETE
     issues = validate_run(run_dir)
-    stdout.write(render(run_dir, issues, args.format) + "\n")
+    output = render(run_dir, issues, args.format)
+    console.json(output) if args.format == "json" else console.out(output)
     return EXIT_FAIL if issues else EXIT_PASS

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ..console import neutralize
 from ..text import one_line
 
 MAX_PER_LEVEL = 10
@@ -31,7 +32,9 @@ SEVERITY = {
 
 
 def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """As the runner unescapes (``%``, CR, LF); any other line separator and
+    ``##[`` made inert as everywhere else on the console."""
+    return neutralize(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:

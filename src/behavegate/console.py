@@ -1,0 +1,176 @@
+"""The one output boundary: every byte behavegate writes to stdout or stderr.
+
+The Actions runner executes a log line as a workflow command when, after
+``TrimStart()``, it starts with ``::``, and it runs the legacy ``##[cmd]``
+form found *anywhere* in a line. Log viewers and Python also split lines on
+more than LF. So whatever its origin (agent text, contract text, file keys,
+error messages, exception texts, argparse's usage errors, warnings), text
+reaches the console only through :class:`Console`, which
+
+* shows every line separator but LF (CR, VT, FF, FS/GS/RS, NEL, U+2028/2029)
+  as an escape, so LF is the only way a line ends;
+* prefixes ``| `` to any line that would start with ``::`` after whitespace;
+* writes ``##[`` as ``##\\[`` wherever it occurs;
+* and, inside GitHub Actions, wraps untrusted text in
+  ``::stop-commands::<random token>`` … ``::<token>::`` as well.
+
+JSON documents keep their meaning: the same characters are written as JSON
+escapes (``\\u0023`` for ``#``, ``\\u2028`` …), which every JSON reader decodes
+back. Our own workflow commands (annotations, ``add-mask``) go through
+:meth:`Console.commands`, which checks each is one well-formed command line.
+
+A test fails if any other module calls ``print`` or touches ``sys.stdout`` /
+``sys.stderr``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TextIO
+
+# Python's str.splitlines separators and the runner's (CR, LF), except LF itself.
+_SEPARATORS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_SEPARATOR = re.compile(f"[{_SEPARATORS}]")
+_COMMAND_START = re.compile(r"^(\s*)::", re.M)
+_LEGACY = "##["
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return "\\r" if char == "\r" else (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def neutralize(text: str) -> str:
+    """Text that no runner or log viewer can read as a workflow command."""
+    text = _SEPARATOR.sub(lambda m: _escape(m.group()), text.replace("\r\n", "\n"))
+    text = text.replace(_LEGACY, "##\\[")
+    # Leading whitespace can itself hide a separator-less command; after the
+    # replacements above only LF ends a line, so a line start is a "\n" start.
+    return _COMMAND_START.sub(lambda m: f"{m.group(1)}| ::", text)
+
+
+def neutralize_json(text: str) -> str:
+    """The same guarantees for a JSON document, without changing what it means.
+
+    ``json.dumps`` never writes ``#`` or these separators outside a string, and
+    inside a string ``\\u0023`` and ``\\u2028`` decode to the same characters.
+    Control characters below U+0020 are already escaped by ``json``; a line of
+    indented JSON starts with spaces and a quote or bracket, never ``::``.
+    """
+    text = text.replace(_LEGACY, "\\u0023#[")
+    for char in "\x85\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
+def in_actions(environ: Mapping[str, str] | None = None) -> bool:
+    return (environ if environ is not None else os.environ).get("GITHUB_ACTIONS") == "true"
+
+
+def _token() -> str:
+    """A random hex token (os.urandom: the source ``secrets`` uses, without its import)."""
+    return os.urandom(16).hex()
+
+
+_OUR_COMMAND = re.compile(r"::(error|warning|notice|add-mask|group|endgroup)( [^:\n]*)?::[^\n]*")
+
+
+class Console:
+    """stdout and stderr behind the one boundary (streams default to the process's)."""
+
+    def __init__(
+        self, stdout: TextIO | None = None, stderr: TextIO | None = None, environ: Mapping[str, str] | None = None
+    ) -> None:
+        self._stdout = stdout if stdout is not None else sys.stdout
+        self._stderr = stderr if stderr is not None else sys.stderr
+        self._actions = in_actions(environ)
+
+    @property
+    def interactive(self) -> bool:
+        """A person at a terminal (not CI): live progress lines are welcome."""
+        try:
+            return self._stderr.isatty() and os.environ.get("CI", "").lower() not in {"true", "1"}
+        except (AttributeError, ValueError):
+            return False
+
+    def out(self, text: str) -> None:
+        """Untrusted text on stdout."""
+        self._untrusted(self._stdout, text)
+
+    def err(self, text: str) -> None:
+        """Untrusted text on stderr."""
+        self._untrusted(self._stderr, text)
+
+    def json(self, text: str) -> None:
+        """A JSON document on stdout, inert and still the same JSON."""
+        self._write(self._stdout, neutralize_json(text).rstrip("\n") + "\n")
+
+    def status_line(self, text: str) -> None:
+        """An interactive progress line that redraws itself (terminals only)."""
+        self._write(self._stderr, "\r\x1b[2K" + neutralize(text).replace("\n", " "))
+
+    def end_status_line(self) -> None:
+        self._write(self._stderr, "\n")
+
+    def commands(self, lines: Iterable[str]) -> None:
+        """Our own workflow commands, each already escaped (see render.annotations)."""
+        text = "\n".join(line for line in lines if line)
+        if not text:
+            return
+        for line in text.split("\n"):
+            if _SEPARATOR.search(line) or _LEGACY in line or not _OUR_COMMAND.fullmatch(line):
+                raise ValueError(f"not one of behavegate's workflow commands: {neutralize(line)[:200]!r}")
+        self._write(self._stdout, text + "\n")
+
+    @contextlib.contextmanager
+    def capturing_library_output(self) -> Iterator[None]:
+        """Route what libraries would print on their own (warnings, logging's
+        last-resort handler, uncaught thread exceptions) through this boundary."""
+        import logging
+        import threading
+        import warnings
+
+        console = self
+
+        class _Handler(logging.Handler):
+            def emit(self, record: logging.LogRecord) -> None:
+                console.err(f"behavegate: {record.levelname.lower()}: {record.getMessage()}")
+
+        def show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
+            console.err(f"behavegate: warning: {category.__name__}: {message}")
+
+        def thread_exception(info: threading.ExceptHookArgs) -> None:
+            console.err(f"behavegate: internal error in a thread: {info.exc_type.__name__}: {info.exc_value}")
+
+        saved = (warnings.showwarning, logging.lastResort, threading.excepthook)
+        warnings.showwarning = show_warning
+        logging.lastResort = _Handler(logging.WARNING)
+        threading.excepthook = thread_exception
+        try:
+            yield
+        finally:
+            warnings.showwarning, logging.lastResort, threading.excepthook = saved
+
+    def _untrusted(self, stream: TextIO, text: str) -> None:
+        body = neutralize(text)
+        if not body.endswith("\n"):
+            body += "\n"
+        if self._actions:
+            token = _token()
+            body = f"::stop-commands::{token}\n{body}::{token}::\n"
+        self._write(stream, body)
+
+    @staticmethod
+    def _write(stream: TextIO, text: str) -> None:
+        try:
+            stream.write(text)
+            stream.flush()
+        except UnicodeEncodeError:
+            # A console that cannot encode a character (a lone surrogate, or a
+            # non-UTF-8 locale) still gets every line, with escapes.
+            stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
+            stream.flush()
