@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .model import AgentTarget, Observation, Scenario, ToolCall
+from .text import has_surrogate
 
 MAX_DEPTH = 64
 MAX_VALUES = 50_000
@@ -93,7 +94,11 @@ def check_shape(value: Any) -> None:
         count += 1
         if count > MAX_VALUES:
             raise EndpointError(f"agent endpoint response exceeds {MAX_VALUES} values")
-        if isinstance(item, dict):
+        if isinstance(item, str):
+            if has_surrogate(item):
+                # Decodable JSON, but text no report can hold: this attempt is incomplete.
+                raise EndpointError("agent endpoint response contains text that is not valid Unicode (an unpaired surrogate)")
+        elif isinstance(item, dict):
             pending.extend((key, depth + 1) for key in item)
             pending.extend((child, depth + 1) for child in item.values())
         elif isinstance(item, list):

@@ -9,12 +9,13 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import fields as f
 from .errors import ObservationError, Problem
 from .files import read_project_text
 from .model import Observation, ObservationSet, ToolCall
+from .text import scrub, surrogate_paths
 
 MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
 MAX_TOOL_CALLS = 250
@@ -125,6 +126,11 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False) -> Obs
     raw = c.take(f.mapping, value, path, required=True)
     if raw is None:
         return None
+    # A string that cannot be written as UTF-8 spoils this attempt only: it is
+    # judged as a failed observation (incomplete), the rest of the file is not.
+    unicode_gaps = surrogate_paths(raw, path)
+    if unicode_gaps:
+        raw = cast(dict[str, Any], scrub(raw))
     mark = c.mark()
     _unknown(c, raw, OBSERVATION_KEYS + (V2_OBSERVATION_KEYS if v2 else ()), path)
     # Field order follows skylos: response side, tool side, refusal, sources, error, id.
@@ -141,6 +147,8 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False) -> Obs
     refusal = _optional(c, f.boolean, raw, "refusal", path)
     sources = _sources(c, raw["sources"], f"{path}.sources") if "sources" in raw else None
     error = _optional(c, f.optional_text, raw, "error", path)
+    if unicode_gaps:
+        error = f"observation text at {unicode_gaps[0]} is not valid Unicode (an unpaired surrogate escape)"
     scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id")
     extras = _v2_fields(c, raw, path, tool_calls) if v2 else {}
     if not c.clean_since(mark) or scenario_id is None:

@@ -95,6 +95,9 @@ def _split(url: str) -> SplitResult:
         raise RunError("agent endpoint must be a non-empty URL")
     if url != url.strip():
         raise RunError("agent endpoint must not contain surrounding whitespace")
+    if not url.isascii() or not url.isprintable() or " " in url:
+        # httpx would refuse these only when the request is built, mid-run.
+        raise RunError("agent endpoint must be printable ASCII without spaces (percent-encode anything else)")
     try:
         parts = urlsplit(url)
     except ValueError as exc:

@@ -144,42 +144,54 @@ def _inspect(root: Node) -> tuple[bool, int, int, int]:
     return False, deepest, values, longest
 
 
+def _has_surrogate(text: str) -> bool:
+    """A lone surrogate (``"\\uD800"`` in a double-quoted scalar) cannot be
+    written as UTF-8 anywhere later: refuse it where its line is known."""
+    return not text.isascii() and any("\ud800" <= char <= "\udfff" for char in text)
+
+
 class _Builder:
     def __init__(self, loader: Any) -> None:
         self.loader = loader
         self.lines = LineMap()
-        self.pending: deque[tuple[list[Any], SequenceNode]] = deque()
+        self.pending: deque[tuple[list[Any], SequenceNode, str]] = deque()
 
     def build(self, root: Node) -> tuple[Any, LineMap]:
-        value = self.construct(root)
+        value = self.construct(root, "")
         while self.pending:
-            target, node = self.pending.popleft()
+            target, node, path = self.pending.popleft()
             self.lines.items[id(target)] = [child.start_mark.line + 1 for child in node.value]
-            target.extend(self.construct(child) for child in node.value)
+            target.extend(self.construct(child, f"{path}[{index}]") for index, child in enumerate(node.value))
         return value, self.lines
 
-    def construct(self, node: Node) -> Any:
+    def construct(self, node: Node, path: str) -> Any:
         if isinstance(node, MappingNode) and node.tag == MAP_TAG:
-            return self.construct_mapping(node)
+            return self.construct_mapping(node, path)
         if isinstance(node, SequenceNode) and node.tag == SEQ_TAG:
             items: list[Any] = []
             self.lines.starts[id(items)] = node.start_mark.line + 1
-            self.pending.append((items, node))
+            self.pending.append((items, node, path))
             return items
-        if isinstance(node, ScalarNode):
-            if node.tag == STR_TAG:
-                return node.value  # what SafeConstructor.construct_yaml_str returns, without its dispatch
+        if isinstance(node, ScalarNode) and node.tag == STR_TAG:
+            if _has_surrogate(node.value):
+                raise YamlRefused(Problem(f"{path or 'document'} contains an unpaired surrogate escape", path, _line(node)))
+            return node.value  # what SafeConstructor.construct_yaml_str returns, without its dispatch
+        # Other scalars (int, float, timestamp ...), sets, omaps: PyYAML's own
+        # constructors. A value they cannot convert (``!!int abc``, ``2001-02-30``,
+        # ``0x_``, a 5,000-digit integer) is skylos's message, located here.
+        # (A YAMLError goes on to load_yaml, which words it as skylos does.)
+        try:
             return self.loader.construct_object(node, deep=True)
-        # Sets, omaps and other typed collections: PyYAML's own constructors.
-        return self.loader.construct_object(node, deep=True)
+        except (ValueError, ArithmeticError) as exc:
+            raise YamlRefused(Problem(str(exc), path, _line(node))) from None
 
-    def construct_mapping(self, node: MappingNode) -> dict[Any, Any]:
+    def construct_mapping(self, node: MappingNode, path: str) -> dict[Any, Any]:
         mapping: dict[Any, Any] = {}
         key_lines: dict[Any, int] = {}
         self.lines.starts[id(mapping)] = node.start_mark.line + 1
         self.lines.keys[id(mapping)] = key_lines
         for key_node, value_node in node.value:
-            key = self.construct(key_node)
+            key = self.construct(key_node, path)
             try:
                 duplicate = key in mapping
             except TypeError:
@@ -192,5 +204,9 @@ class _Builder:
                     )
                 )
             key_lines[key] = key_node.start_mark.line + 1
-            mapping[key] = self.construct(value_node)
+            mapping[key] = self.construct(value_node, f"{path}.{key}" if path else str(key))
         return mapping
+
+
+def _line(node: Node) -> int:
+    return int(node.start_mark.line) + 1
