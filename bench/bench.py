@@ -364,9 +364,9 @@ def fmt_ratio(a: float | None, b: float | None) -> str:
 def engine_timing(workdir: Path, repeat: int, profile: bool) -> list[tuple[str, float]]:
     """Median seconds of each in-process stage for the suite stored in workdir."""
     sys.path.insert(0, str(REPO / "src"))
-    from behavegate.contract import parse_contract_text
-    from behavegate.evaluate import evaluate
-    from behavegate.observations import parse_observation_text
+    from behavegate.contract.load import parse_contract_text
+    from behavegate.evidence.observation_file import parse_observation_text
+    from behavegate.judge.evaluate import evaluate
 
     contract_path = workdir / "contract.yml"
     obs_path = workdir / "obs.json"
@@ -625,7 +625,7 @@ def main(argv: list[str] | None = None) -> int:
             for n, stage in enumerate(names):
                 print(f"  {stage:<24}" + "".join(f"{values[n][1] * 1000:12.2f}" for _, values in engine_rows))
         if engine_rows:
-            from behavegate.contract import parse_contract_text
+            from behavegate.contract.load import parse_contract_text
             from behavegate.errors import BehavegateError
 
             over = (tmp / "cap1000" / "contract.yml").read_text(encoding="utf-8")

@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from behavegate.contract import parse_contract_text
+from behavegate.commands.offline import run_offline
+from behavegate.commands.options import RunOptions
+from behavegate.contract.load import parse_contract_text
+from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.model import Contract, ObservationSet
-from behavegate.observations import parse_observation_text
-from behavegate.offline import run_offline
-from behavegate.options import RunOptions
-from behavegate.report import RunFacts
+from behavegate.report.build import RunFacts
 
 ROOT = Path("/project")
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refund-agent"

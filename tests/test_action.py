@@ -11,8 +11,8 @@ import pytest
 import yaml
 from helpers import EXAMPLE
 
-from behavegate import action
-from behavegate.action import InputError, Inputs, build_argv
+from behavegate.github import action
+from behavegate.github.action import InputError, Inputs, build_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())

@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from behavegate import aggregate, trajectory
-from behavegate.matching import call_matches
+from behavegate.judge import aggregate, trajectory
+from behavegate.judge.matching import call_matches
 from behavegate.model import RequiredCall, ToolCall
 
 statuses = st.lists(st.sampled_from(["pass", "fail", "incomplete"]), min_size=1, max_size=30)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from helpers import EXAMPLE
 
-from behavegate.artifacts import EVENTS, RESULTS, STATE, SUMMARY
 from behavegate.cli import main
-from behavegate.replay import validate_run
+from behavegate.report.artifacts import EVENTS, RESULTS, STATE, SUMMARY
+from behavegate.report.replay import validate_run
 
 
 @pytest.fixture
@@ -79,7 +79,7 @@ def _tampered(value: object) -> object:
 
 @pytest.mark.parametrize("name", [STATE, SUMMARY, RESULTS])
 def test_changing_any_field_even_canonically_is_detected(run_dir: Path, name: str) -> None:
-    from behavegate.artifacts import render_json
+    from behavegate.report.artifacts import render_json
 
     original = (run_dir / name).read_text()
     document = json.loads(original)
@@ -95,7 +95,7 @@ def test_changing_any_field_even_canonically_is_detected(run_dir: Path, name: st
 
 
 def test_changing_any_field_of_any_event_is_detected(run_dir: Path) -> None:
-    from behavegate.artifacts import render_event
+    from behavegate.report.artifacts import render_event
 
     lines = (run_dir / EVENTS).read_text().splitlines(keepends=True)
     for index, line in enumerate(lines):

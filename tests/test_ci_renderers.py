@@ -13,7 +13,7 @@ from conftest import Golden
 from helpers import example_report
 from lxml import etree
 
-from behavegate.ci import output_block
+from behavegate.github.outputs import output_block
 from behavegate.render import annotations, junit, summary
 
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
@@ -43,7 +43,7 @@ def test_annotations_match_golden(golden: Golden) -> None:
 
 
 def test_outputs_match_golden(golden: Golden, monkeypatch: pytest.MonkeyPatch) -> None:
-    import behavegate.ci as ci
+    import behavegate.github.outputs as ci
 
     monkeypatch.setattr(ci, "_token", lambda: "f" * 32)
     text = output_block({"status": "fail", "passed": "2", "report": "r.json", "note": "two\nlines"})

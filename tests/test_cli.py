@@ -111,7 +111,7 @@ def test_version_starts_without_heavy_imports() -> None:
 
 
 def test_init_version_2_writes_a_starter_that_loads_with_the_payload_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from behavegate.contract import load_contract
+    from behavegate.contract.load import load_contract
 
     monkeypatch.chdir(tmp_path)
     assert main(["init", "--version", "2"]) == 0

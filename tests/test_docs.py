@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import Golden
 
-from behavegate.assertions import REGISTRY
 from behavegate.cli import build_parser
+from behavegate.judge.assertions import REGISTRY
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 BLOCK = re.compile(r"<!-- help:(?P<name>[a-z-]+) -->\n```text\n(?P<body>.*?)```\n<!-- /help -->", re.S)

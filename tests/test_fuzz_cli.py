@@ -14,8 +14,8 @@ from helpers import EXAMPLE
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from behavegate.chat import EndpointError, decode_body
 from behavegate.cli import main
+from behavegate.evidence.chat import EndpointError, decode_body
 
 FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 CONTRACT = (EXAMPLE / "contract.yml").read_text(encoding="utf-8")

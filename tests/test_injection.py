@@ -17,7 +17,7 @@ import pytest
 from helpers import EXAMPLE
 
 from behavegate.cli import main
-from behavegate.console import neutralize
+from behavegate.github.console import neutralize
 
 PAYLOADS = [
     "::error::pwned",
@@ -118,7 +118,7 @@ def test_neutralize_leaves_no_command_line(payload: str) -> None:
 
 
 def test_stop_commands_token_is_random_per_write(capsys: pytest.CaptureFixture[str]) -> None:
-    from behavegate.console import Console
+    from behavegate.github.console import Console
 
     console = Console(environ={"GITHUB_ACTIONS": "true"})
     console.out("a")

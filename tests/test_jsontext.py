@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from behavegate.jsontext import dumps_indented
+from behavegate.report.jsontext import dumps_indented
 
 leaves = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.text(),

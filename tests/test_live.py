@@ -18,8 +18,8 @@ import httpx
 import pytest
 from helpers import contract
 
-from behavegate.chat import EndpointError, build_request, decode_body
-from behavegate.transport import Exchange, post, request_headers
+from behavegate.evidence.chat import EndpointError, build_request, decode_body
+from behavegate.evidence.transport import Exchange, post, request_headers
 
 CONTRACT = contract(
     """

@@ -10,9 +10,9 @@ from helpers import ROOT
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from behavegate.contract import parse_contract_text
+from behavegate.contract.load import parse_contract_text
 from behavegate.errors import ValidationError
-from behavegate.observations import parse_observation_text
+from behavegate.evidence.observation_file import parse_observation_text
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from behavegate.matching import assign_calls, call_matches, json_subset
+from behavegate.judge.matching import assign_calls, call_matches, json_subset
 from behavegate.model import RequiredCall, ToolCall
 
 

@@ -1,6 +1,6 @@
 """One output boundary: whatever its origin, no text behavegate writes to the
 console can act on the Actions runner, and nothing reaches the console but
-through ``behavegate.console``.
+through ``behavegate.github.console``.
 
 The runner splits its log on CR and LF, runs a line as a command when it starts
 with ``::`` after ``TrimStart()``, and runs the legacy ``##[cmd]`` found anywhere
@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behavegate.cli import main
-from behavegate.console import Console, neutralize, neutralize_json
+from behavegate.github.console import Console, neutralize, neutralize_json
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 SEPARATORS = ["\r", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
@@ -198,12 +198,12 @@ def test_forged_commands_through_every_output_path_never_act(
 def test_an_internal_error_text_is_inert_and_ci_still_gets_a_status(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import behavegate.offline
+    import behavegate.commands.offline
 
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom\n::set-output name=status::pass ##[error]x")
 
-    monkeypatch.setattr(behavegate.offline, "run_offline", explode)
+    monkeypatch.setattr(behavegate.commands.offline, "run_offline", explode)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     outputs = project / "gh-output"
     outputs.write_text("")
@@ -224,16 +224,16 @@ def test_library_warnings_and_logging_go_through_the_boundary(
     import logging
     import warnings
 
-    import behavegate.offline
+    import behavegate.commands.offline
 
-    real = behavegate.offline.run_offline
+    real = behavegate.commands.offline.run_offline
 
     def noisy(*args: object, **kwargs: object) -> object:
         warnings.warn("::error::from a warning", UserWarning, stacklevel=1)
         logging.getLogger("somelib").warning("::error::from a log record")
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(behavegate.offline, "run_offline", noisy)
+    monkeypatch.setattr(behavegate.commands.offline, "run_offline", noisy)
     monkeypatch.setattr(logging.root, "handlers", [])  # as outside pytest: no handler configured
     with warnings.catch_warnings():
         warnings.simplefilter("always")

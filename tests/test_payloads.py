@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from behavegate.contract import load_contract
+from behavegate.contract.includes import builtin_names
+from behavegate.contract.load import load_contract
 from behavegate.errors import ContractError
-from behavegate.evaluate import evaluate_scenario
-from behavegate.includes import builtin_names
+from behavegate.judge.evaluate import evaluate_scenario
+from behavegate.judge.safety import DETECTORS, JAILBREAK_PHRASES
 from behavegate.model import Contract, Observation, Scenario, ToolCall
-from behavegate.safety import DETECTORS, JAILBREAK_PHRASES
 
 FAMILIES = ("direct", "indirect", "jailbreak", "encoding", "smuggling", "exfiltration", "extraction", "secrets")
 SOURCE = "builtin:injection"

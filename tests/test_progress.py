@@ -7,9 +7,9 @@ import io
 
 from helpers import contract
 
-from behavegate.console import Console
+from behavegate.github.console import Console
 from behavegate.model import Observation
-from behavegate.progress import Progress
+from behavegate.render.progress import Progress
 
 CONTRACT = contract("version: 1\nagent: {}\nscenarios:\n  - {id: s1, prompt: p, expect: {response: {contains: [ok]}}}\n")
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from behavegate.evidence.trust import Credentials
 from behavegate.record import FrozenInstanceError, field, fields, record, replace
-from behavegate.trust import Credentials
 
 
 @record

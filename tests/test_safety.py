@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from behavegate.safety import DETECTORS, DISCLOSURE_WINDOW, discloses, iban_ok, luhn_ok, mask, scan
+from behavegate.judge.safety import DETECTORS, DISCLOSURE_WINDOW, discloses, iban_ok, luhn_ok, mask, scan
 
 # Built from parts so secret scanners do not flag this file.
 PRIVATE = "PRIVATE KEY-----"

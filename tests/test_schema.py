@@ -13,18 +13,18 @@ from helpers import EXAMPLE, ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from behavegate.contract import parse_contract_text
-from behavegate.contract_schema import render, schema
+from behavegate.contract.json_schema import render, schema
+from behavegate.contract.load import parse_contract_text
+from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
 from behavegate.errors import ContractError
-from behavegate.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
 
 REPO = Path(__file__).resolve().parents[1]
 VALIDATOR = jsonschema.Draft202012Validator(schema())
 
 
 def test_shipped_schema_files_are_current() -> None:
-    for path in (REPO / "src" / "behavegate" / "contract.schema.json", REPO / "docs" / "contract.schema.json"):
-        assert path.read_text() == render(), f"{path} is stale: run `python -m behavegate.contract_schema`"
+    for path in (REPO / "src" / "behavegate" / "contract" / "contract.schema.json", REPO / "docs" / "contract.schema.json"):
+        assert path.read_text() == render(), f"{path} is stale: run `python -m behavegate.contract.json_schema`"
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ import pytest
 from helpers import EXAMPLE
 
 from behavegate.errors import RunError
-from behavegate.trust import choose_endpoint, fingerprint, is_loopback_host, load_credentials, pin_allowed_host
+from behavegate.evidence.trust import choose_endpoint, fingerprint, is_loopback_host, load_credentials, pin_allowed_host
 
 
 def choose(url: str | None, *, override: str | None = None, **flags: object) -> object:
@@ -107,7 +107,7 @@ def test_allow_host_reaches_a_service_by_name_through_the_checked_address(
         )
         (tmp_path / "contract.yml").write_text(contract)
         monkeypatch.chdir(tmp_path)
-        import behavegate.trust as trust
+        import behavegate.evidence.trust as trust
         from behavegate.cli import main
 
         lookups: list[str] = []

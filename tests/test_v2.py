@@ -16,7 +16,7 @@ import pytest
 from helpers import EXAMPLE, ROOT
 
 from behavegate.cli import main
-from behavegate.contract import parse_contract_text
+from behavegate.contract.load import parse_contract_text
 from behavegate.errors import ContractError
 
 

@@ -14,9 +14,9 @@ import os
 from pathlib import Path
 from typing import Any, NoReturn
 
-from . import __version__
-from .console import Console
-from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
+from behavegate import __version__
+from behavegate.github.console import Console
+from behavegate.limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 
 EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
 
@@ -181,8 +181,8 @@ def exit_code(status: str) -> int:
 
 
 def run_test(args: argparse.Namespace, console: Console) -> int:
-    from .errors import BehavegateError
-    from .files import resolve_inside, write_project_text
+    from behavegate.errors import BehavegateError
+    from behavegate.files import resolve_inside, write_project_text
 
     root = Path.cwd().resolve()
     try:
@@ -211,10 +211,10 @@ def run_test(args: argparse.Namespace, console: Console) -> int:
 def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
     """Even a run that could not start tells CI why: the JSON report, the summary,
     an annotation on each contract line at fault, and status=incomplete."""
-    from .ci import append_file, output_block
-    from .errors import ContractError
-    from .render.annotations import command
-    from .render.summary import code
+    from behavegate.errors import ContractError
+    from behavegate.github.outputs import append_file, output_block
+    from behavegate.render.annotations import command
+    from behavegate.render.summary import code
 
     message = str(exc)
     try:
@@ -240,25 +240,25 @@ def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, cons
 
 def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], console: Console) -> None:
     """JUnit, summary, annotations and step outputs, each when asked for."""
-    from .ci import append_file, output_block
+    from behavegate.github.outputs import append_file, output_block
 
     if args.report:
-        from .render import json as json_renderer
+        from behavegate.render import json as json_renderer
 
         _write_plain(args.report, json_renderer.render(report))
         written["report"] = args.report
     if args.junit:
-        from .render import junit
+        from behavegate.render import junit
 
         _write_plain(args.junit, junit.render(report))
         written["junit"] = args.junit
     if args.summary:
-        from .render import summary
+        from behavegate.render import summary
 
         _write_plain(args.summary, summary.render(report))
         written["summary"] = args.summary
     if args.annotations:
-        from .render import annotations
+        from behavegate.render import annotations
 
         console.commands(annotations.render(report).split("\n"))
     if args.github_output:
@@ -282,8 +282,8 @@ def _write_plain(path: str, text: str) -> None:
 
 
 def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
-    from .errors import InputError
-    from .files import discover_contract
+    from behavegate.errors import InputError
+    from behavegate.files import discover_contract
 
     if argument is not None:
         return Path(argument), cwd
@@ -294,12 +294,12 @@ def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
 
 
 def _test(args: argparse.Namespace, contract_path: Path, root: Path, console: Console) -> dict[str, Any]:
-    from .artifacts import Timing
-    from .contract import load_contract
-    from .errors import RunError, UsageError
-    from .observations import load_observations
-    from .offline import run_offline
-    from .options import RunOptions, scenario_selection, select, validate, validate_v2
+    from behavegate.commands.offline import run_offline
+    from behavegate.commands.options import RunOptions, scenario_selection, select, validate, validate_v2
+    from behavegate.contract.load import load_contract
+    from behavegate.errors import RunError, UsageError
+    from behavegate.evidence.observation_file import load_observations
+    from behavegate.report.artifacts import Timing
 
     clock = _Clock()
     contract = load_contract(contract_path, root)
@@ -348,7 +348,7 @@ def _test(args: argparse.Namespace, contract_path: Path, root: Path, console: Co
 
 def _write_artifacts(report: dict[str, Any], timings: list[Any], root: Path) -> None:
     """Write the run directory; on failure the report says so and a pass becomes incomplete."""
-    from .artifacts import build_files, write_run
+    from behavegate.report.artifacts import build_files, write_run
 
     try:
         write_run(root, report["harness"]["run_id"], build_files(report, timings))
@@ -364,10 +364,10 @@ def _write_artifacts(report: dict[str, Any], timings: list[Any], root: Path) -> 
 def _live(
     args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, console: Console, display: str
 ) -> tuple[dict[str, Any], list[Any]]:
-    from . import live
-    from .files import resolve_inside, write_project_text
-    from .progress import Progress
-    from .trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
+    from behavegate.evidence import live
+    from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
+    from behavegate.files import resolve_inside, write_project_text
+    from behavegate.render.progress import Progress
 
     credentials = load_credentials(options.auth_env, os.environ)
     endpoint = choose_endpoint(
@@ -401,7 +401,7 @@ def _live(
 
 def _scenario_timings(contract: Any, results: list[Any]) -> list[Any]:
     """One timing per scenario (attempts of one scenario span from first start to last end)."""
-    from .artifacts import Timing
+    from behavegate.report.artifacts import Timing
 
     spans: dict[str, list[Any]] = {}
     for job, _, timing in results:
@@ -447,7 +447,7 @@ class _Clock:
         return str(moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
 
     def facts(self, options: Any) -> Any:
-        from .report import RunFacts
+        from behavegate.report.build import RunFacts
 
         elapsed_ms = int((self._time.monotonic() - self.monotonic) * 1000)
         return RunFacts(
@@ -462,15 +462,15 @@ class _Clock:
 
 def _render(report: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
-        from .render import json as renderer
+        from behavegate.render import json as renderer
     else:
-        from .render import table as renderer  # type: ignore[no-redef]
+        from behavegate.render import table as renderer  # type: ignore[no-redef]
     return renderer.render(report)
 
 
 def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
-    from .errors import BehavegateError
-    from .files import resolve_inside, write_project_text
+    from behavegate.errors import BehavegateError
+    from behavegate.files import resolve_inside, write_project_text
 
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
@@ -489,7 +489,7 @@ def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console:
                 rendered = json.dumps(payload, indent=2, sort_keys=True)
         console.json(rendered)
         return
-    from .text import one_line
+    from behavegate.text import one_line
 
     lines = [f"Agent behavior test incomplete: {one_line(message, 2000)}"]
     if len(details) > 1 or details[0] != message:
@@ -507,9 +507,9 @@ def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console:
 
 
 def run_init(args: argparse.Namespace, console: Console) -> int:
-    from .errors import BehavegateError
-    from .files import resolve_inside, write_project_text
-    from .starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
+    from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
+    from behavegate.errors import BehavegateError
+    from behavegate.files import resolve_inside, write_project_text
 
     root = Path.cwd().resolve()
     try:
@@ -530,7 +530,7 @@ def run_init(args: argparse.Namespace, console: Console) -> int:
 
 
 def run_replay(args: argparse.Namespace, console: Console) -> int:
-    from .replay import render, validate_run
+    from behavegate.report.replay import render, validate_run
 
     run_dir = Path(args.run_dir)
     if not run_dir.is_dir() or run_dir.is_symlink():

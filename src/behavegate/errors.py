@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .record import record
+from behavegate.record import record
 
 
 @record

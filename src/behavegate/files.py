@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from .errors import InputError
+from behavegate.errors import InputError
 
 DISCOVERY_PATHS = (".behavegate/contract.yml", ".skylos/agent-test.yml")
 DEFAULT_CONTRACT_PATH = DISCOVERY_PATHS[0]

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from .record import field, fields, record
+from behavegate.record import field, fields, record
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any

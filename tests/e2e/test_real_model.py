@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import pytest
 
-from behavegate.chat import build_request, normalize
-from behavegate.contract import load_contract
-from behavegate.transport import Exchange, new_client, post, request_headers
+from behavegate.contract.load import load_contract
+from behavegate.evidence.chat import build_request, normalize
+from behavegate.evidence.transport import Exchange, new_client, post, request_headers
 
 ROOT = Path(__file__).resolve().parents[2]
 URL = os.environ.get("BEHAVEGATE_E2E_URL")

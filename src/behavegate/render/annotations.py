@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..console import neutralize
-from ..text import one_line
+from behavegate.github.console import neutralize
+from behavegate.text import one_line
 
 MAX_PER_LEVEL = 10
 MAX_MESSAGE = 4_000  # the runner cuts messages at 4,096 characters

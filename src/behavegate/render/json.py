@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..jsontext import dumps_indented
+from behavegate.report.jsontext import dumps_indented
 
 
 def render(report: Mapping[str, Any]) -> str:

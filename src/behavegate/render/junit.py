@@ -16,7 +16,7 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
-from ..text import visible
+from behavegate.text import visible
 
 MIN_TIME = 0.001
 MAX_MESSAGE = 4_000
@@ -44,7 +44,7 @@ def _detail(scenario: Mapping[str, Any], at: Mapping[str, int]) -> str:
     reliability = scenario.get("reliability")
     if not reliability:
         return "\n".join(f"[{a['status']}] {_assertion_line(a, at)}" for a in scenario.get("assertions", []))
-    from .table import pass_rate
+    from behavegate.render.table import pass_rate
 
     lines = [f"pass rate {pass_rate(reliability)} (needs {reliability['min_pass_rate']:.0%}, gate {reliability['gate']})"]
     for attempt in scenario.get("attempts", []):

@@ -15,7 +15,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from ..text import one_line
+from behavegate.text import one_line
 
 LIMIT_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)
 ITEM_CHARS = 300
@@ -37,7 +37,7 @@ def code(value: Any, table: bool = False, limit: int = ITEM_CHARS) -> str:
 
 def _environment() -> Environment:
     env = Environment(
-        loader=PackageLoader("behavegate", "templates"),
+        loader=PackageLoader("behavegate.render", "templates"),
         autoescape=False,  # Markdown, not HTML: every untrusted value goes through code()
         undefined=StrictUndefined,
         keep_trailing_newline=True,
@@ -55,7 +55,7 @@ def render(report: Mapping[str, Any], limit: int = LIMIT_BYTES) -> str:
     detail_template = env.get_template("summary_detail.md.j2")
     scenarios = report.get("scenarios", [])
     repeated = any("reliability" in s for s in scenarios)
-    from .table import pass_rate
+    from behavegate.render.table import pass_rate
 
     # Budget: header and notes first, then rows, then details, until the limit.
     budget = limit - 4_000

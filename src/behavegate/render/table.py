@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ..text import one_line
+from behavegate.text import one_line
 
 _COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
 _COLUMNS_V2 = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Pass rate", "Details")

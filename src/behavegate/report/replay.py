@@ -16,12 +16,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from .artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, render_json, sha256_text
-from .chat import EndpointError, strict_json
-from .evaluate import run_status
-from .model import combine
-from .record import record
-from .report import evidence_digest, sha256_json
+from behavegate.evidence.chat import EndpointError, strict_json
+from behavegate.judge.evaluate import run_status
+from behavegate.model import combine
+from behavegate.record import record
+from behavegate.report.artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, render_json, sha256_text
+from behavegate.report.build import evidence_digest, sha256_json
 
 LIMITS = {EVENTS: 5_000_000, STATE: 1_000_000, SUMMARY: 1_000_000, RESULTS: 5_000_000}
 MAX_REPLAY_VALUES = 100_000
@@ -342,7 +342,7 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
 
 def _scenario_status(scenario: Any) -> str:
     """The scenario's status re-derived from its assertions (and attempts)."""
-    from .aggregate import scenario_status
+    from behavegate.judge.aggregate import scenario_status
 
     def derived(assertions: list[Any], where: str) -> str:
         found = [a["status"] for a in assertions]

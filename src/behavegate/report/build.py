@@ -12,11 +12,11 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .artifacts import LAYOUT, RUNS_DIR, run_paths
-from .errors import RunError
-from .model import Contract, Evaluation, Observation, Verdict
-from .record import record
-from .redact import redact_json, redact_observation, redact_text
+from behavegate.errors import RunError
+from behavegate.model import Contract, Evaluation, Observation, Verdict
+from behavegate.record import record
+from behavegate.report.artifacts import LAYOUT, RUNS_DIR, run_paths
+from behavegate.report.redact import redact_json, redact_observation, redact_text
 
 MAX_REPORT_BYTES = 5_000_000
 MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
@@ -242,7 +242,7 @@ def _attempts_block(result: Any, secret: str | None, shown: Any) -> dict[str, An
 
 
 def latency_summary(evaluation: Evaluation) -> dict[str, Any] | None:
-    from .aggregate import percentile
+    from behavegate.judge.aggregate import percentile
 
     values = [
         t.observation.latency_ms

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .model import Reliability, Status
+from behavegate.model import Reliability, Status
 
 Z95 = 1.959963984540054
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import __version__
-from .evaluate import evaluate
-from .model import Contract, ObservationSet
-from .options import RunOptions
-from .report import RunFacts, build_report
+from behavegate import __version__
+from behavegate.commands.options import RunOptions
+from behavegate.judge.evaluate import evaluate
+from behavegate.model import Contract, ObservationSet
+from behavegate.report.build import RunFacts, build_report
 
 
 def run_offline(

@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 
-from .chat import EndpointError
-from .record import record
+from behavegate.evidence.chat import EndpointError
+from behavegate.record import record
 
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"

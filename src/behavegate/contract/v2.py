@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import fields as f
-from .model import CallCount, Gates, RequiredCall, Sequence
+from behavegate.contract import rules as f
+from behavegate.model import CallCount, Gates, RequiredCall, Sequence
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
@@ -296,7 +296,7 @@ class V2Fields:
                     extras[field] = self._take(check, block, key, f"{path}.{block_key}")
                     at[f"{block_key}.{key}"] = line(block, key) or 0
         if "safety" in raw:
-            from .safety import DETECTORS
+            from behavegate.judge.safety import DETECTORS
 
             block = self._block(raw, "safety", path, ("pii", "injection"))
             if block is not None and "pii" in block:

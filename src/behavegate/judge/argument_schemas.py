@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from .model import ToolCall
+from behavegate.model import ToolCall
 
 
 @lru_cache(maxsize=256)

@@ -9,16 +9,16 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from . import fields as f
-from .errors import InputError
-from .files import read_project_text
-from .yamlsource import LineMap, YamlRefused, load_yaml
+from behavegate.contract import rules as f
+from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
+from behavegate.errors import InputError
+from behavegate.files import read_project_text
 
 MAX_INCLUDE_BYTES = 256 * 1024
 
 
 def builtin_names() -> list[str]:
-    folder = resources.files("behavegate") / "payloads"
+    folder = resources.files("behavegate.contract") / "payloads"
     return sorted(p.name.removesuffix(".yml") for p in folder.iterdir() if p.name.endswith(".yml"))
 
 
@@ -27,7 +27,7 @@ def read_include(name: str, contract_dir: Path, root: Path) -> tuple[list[Any], 
         library = name.removeprefix("builtin:")
         if library not in builtin_names():
             raise f.Bad(f"unknown builtin library {library!r}; available: {builtin_names()}")
-        text = (resources.files("behavegate") / "payloads" / f"{library}.yml").read_text(encoding="utf-8")
+        text = (resources.files("behavegate.contract") / "payloads" / f"{library}.yml").read_text(encoding="utf-8")
     else:
         try:
             _, text = read_project_text(contract_dir / name, root, "Included file", MAX_INCLUDE_BYTES)

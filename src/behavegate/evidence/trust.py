@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from urllib.parse import SplitResult, urlsplit
 
-from .errors import RunError
-from .record import field, record
+from behavegate.errors import RunError
+from behavegate.record import field, record
 
 MAX_TOKEN_CHARS = 8_192
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

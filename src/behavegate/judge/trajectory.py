@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .matching import assign_calls, call_matches
-from .model import RequiredCall, ToolCall
+from behavegate.judge.matching import assign_calls, call_matches
+from behavegate.model import RequiredCall, ToolCall
 
 
 def matches(mode: str, reference: Sequence[RequiredCall], calls: Sequence[ToolCall]) -> bool:

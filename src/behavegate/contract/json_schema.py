@@ -12,9 +12,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .contract import AGENT_KEYS, EXPECT_KEYS, RESPONSE_KEYS, SCENARIO_KEYS, SOURCES_KEYS, TOOL_KEYS, TOOLS_KEYS, TOP_KEYS
-from .contract_v2 import DEFAULT_KEYS, GATE_KEYS, GATES, MESSAGE_ROLES, MISSING_TOOL_CALLS, SEQUENCE_MODES, V2_KEYS
-from .safety import DETECTORS
+from behavegate.contract.load import (
+    AGENT_KEYS,
+    EXPECT_KEYS,
+    RESPONSE_KEYS,
+    SCENARIO_KEYS,
+    SOURCES_KEYS,
+    TOOL_KEYS,
+    TOOLS_KEYS,
+    TOP_KEYS,
+)
+from behavegate.contract.v2 import DEFAULT_KEYS, GATE_KEYS, GATES, MESSAGE_ROLES, MISSING_TOOL_CALLS, SEQUENCE_MODES, V2_KEYS
+from behavegate.judge.safety import DETECTORS
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
 TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
@@ -166,7 +175,7 @@ def render() -> str:
 
 
 def main() -> int:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     for target in (Path(__file__).parent / "contract.schema.json", root / "docs" / "contract.schema.json"):
         target.write_text(render(), encoding="utf-8")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .model import RequiredCall, ToolCall
+from behavegate.model import RequiredCall, ToolCall
 
 
 def is_number(value: Any) -> bool:

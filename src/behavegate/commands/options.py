@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .errors import UsageError
-from .limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
-from .model import Contract, Gates, ObservationSet
-from .record import record, replace
+from behavegate.errors import UsageError
+from behavegate.limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
+from behavegate.model import Contract, Gates, ObservationSet
+from behavegate.record import record, replace
 
 
 @record

@@ -15,9 +15,9 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from .console import Console
-from .record import record
-from .render.annotations import command, escape_data
+from behavegate.github.console import Console
+from behavegate.record import record
+from behavegate.render.annotations import command, escape_data
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 FAIL_ON = {"fail", "incomplete", "never"}
@@ -111,7 +111,7 @@ def give_back(paths: list[Path], workspace: Path) -> None:
 
 
 def main(environ: Mapping[str, str] | None = None) -> int:
-    from .cli import main as cli_main
+    from behavegate.cli import main as cli_main
 
     env = dict(os.environ if environ is None else environ)
     console = Console(environ=env)

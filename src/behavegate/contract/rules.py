@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from .errors import Problem
+from behavegate.errors import Problem
 
 MAX_DEPTH = 32
 MAX_VALUES = 20_000

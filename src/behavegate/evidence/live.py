@@ -17,16 +17,16 @@ from typing import Any
 
 import httpx
 
-from . import __version__
-from .artifacts import Timing
-from .chat import EndpointError, assistant_turn, build_request, first_messages, normalize, parse_body
-from .evaluate import evaluate
-from .model import Contract, Observation, Scenario, ToolCall
-from .options import RunOptions
-from .record import record, replace
-from .report import RunFacts, build_report
-from .transport import MAX_RESPONSE_BYTES, Exchange, new_client, post, request_headers
-from .trust import Credentials, Endpoint
+from behavegate import __version__
+from behavegate.commands.options import RunOptions
+from behavegate.evidence.chat import EndpointError, assistant_turn, build_request, first_messages, normalize, parse_body
+from behavegate.evidence.transport import MAX_RESPONSE_BYTES, Exchange, new_client, post, request_headers
+from behavegate.evidence.trust import Credentials, Endpoint
+from behavegate.judge.evaluate import evaluate
+from behavegate.model import Contract, Observation, Scenario, ToolCall
+from behavegate.record import record, replace
+from behavegate.report.artifacts import Timing
+from behavegate.report.build import RunFacts, build_report
 
 OnDone = Callable[[Scenario, Observation], None]
 

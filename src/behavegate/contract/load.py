@@ -11,14 +11,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import fields as f
-from . import golden
-from .contract_v2 import V2_KEYS, V2Fields
-from .errors import ContractError, Problem
-from .files import read_project_text
-from .model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
-from .record import replace
-from .yamlsource import LineMap, YamlRefused, load_yaml
+from behavegate.contract import golden_queries as golden
+from behavegate.contract import rules as f
+from behavegate.contract.v2 import V2_KEYS, V2Fields
+from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
+from behavegate.errors import ContractError, Problem
+from behavegate.files import read_project_text
+from behavegate.model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
+from behavegate.record import replace
 
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_TOOLS = 1_000
@@ -137,7 +137,7 @@ class _Reader(V2Fields):
 
     def includes(self, raw: dict[str, Any], agent: AgentTarget | None, path: Path, root: Path) -> list[Scenario]:
         """Scenario libraries: ``builtin:NAME`` or a file next to the contract."""
-        from .includes import read_include
+        from behavegate.contract.includes import read_include
 
         found: list[Scenario] = []
         names = self.names(raw, "include", "include", f.text) or ()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import Observation, ToolCall
-from .record import replace
+from behavegate.model import Observation, ToolCall
+from behavegate.record import replace
 
 MARKER = "[REDACTED]"
 

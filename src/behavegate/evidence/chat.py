@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
-from .model import AgentTarget, Observation, Scenario, ToolCall
-from .text import has_surrogate
+from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
+from behavegate.text import has_surrogate
 
 MAX_DEPTH = 64
 MAX_VALUES = 50_000

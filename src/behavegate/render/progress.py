@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from .console import Console
-from .evaluate import evaluate_scenario
-from .model import Observation, Scenario
+from behavegate.github.console import Console
+from behavegate.judge.evaluate import evaluate_scenario
+from behavegate.model import Observation, Scenario
 
 
 class Progress:

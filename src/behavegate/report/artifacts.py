@@ -22,9 +22,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from .jsontext import dumps_indented
-from .model import Observation
-from .record import record
+from behavegate.model import Observation
+from behavegate.record import record
+from behavegate.report.jsontext import dumps_indented
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
 LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
@@ -161,7 +161,7 @@ def build_files(report: dict[str, Any], timings: Sequence[Timing]) -> dict[str, 
 
 
 def _observation_from(data: dict[str, Any]) -> Observation:
-    from .model import ToolCall
+    from behavegate.model import ToolCall
 
     calls = data.get("tool_calls")
     sources = data.get("sources")

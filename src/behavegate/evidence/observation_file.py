@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 from typing import Any, cast
 
-from . import fields as f
-from .errors import ObservationError, Problem
-from .files import read_project_text
-from .model import Observation, ObservationSet, ToolCall
-from .text import scrub, surrogate_paths
+from behavegate.contract import rules as f
+from behavegate.errors import ObservationError, Problem
+from behavegate.files import read_project_text
+from behavegate.model import Observation, ObservationSet, ToolCall
+from behavegate.text import scrub, surrogate_paths
 
 MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
 MAX_TOOL_CALLS = 250
@@ -239,7 +239,7 @@ def _source_id(value: Any, path: str) -> str:
 
 
 def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[ToolCall, ...] | None) -> dict[str, Any]:
-    from .contract_v2 import non_negative_int
+    from behavegate.contract.v2 import non_negative_int
 
     extras: dict[str, Any] = {}
     if raw.get("latency_ms") is not None:

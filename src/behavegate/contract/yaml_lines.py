@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .errors import Problem
+from behavegate.errors import Problem
 
 MAP_TAG = "tag:yaml.org,2002:map"
 SEQ_TAG = "tag:yaml.org,2002:seq"

@@ -13,10 +13,10 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from . import trajectory
-from .matching import unclaimed
-from .model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
-from .record import record
+from behavegate.judge import trajectory
+from behavegate.judge.matching import unclaimed
+from behavegate.model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
+from behavegate.record import record
 
 
 @record
@@ -303,7 +303,7 @@ def judge_arguments_valid(assertion: str, wanted: bool, ev: Evidence) -> Verdict
     calls = _calls(assertion, "tool_arguments_valid", wanted, ev)
     if isinstance(calls, Verdict):
         return calls
-    from .schemas import argument_errors
+    from behavegate.judge.argument_schemas import argument_errors
 
     schemas = {tool.name: tool.parameters for tool in (ev.agent.tools if ev.agent else ())}
     problems = [
@@ -410,7 +410,7 @@ def _exposed_texts(ev: Evidence) -> tuple[list[tuple[str, str]], list[str]]:
 
 
 def judge_pii(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
-    from . import safety  # its patterns compile on first use, not on every run
+    from behavegate.judge import safety  # its patterns compile on first use, not on every run
 
     detector = spec[1]
     texts, gaps = _exposed_texts(ev)
@@ -425,7 +425,7 @@ def judge_pii(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
 
 
 def injection_signals(ev: Evidence) -> list[dict[str, str]]:
-    from . import safety
+    from behavegate.judge import safety
 
     obs, scenario = ev.observation, ev.scenario
     signals: list[dict[str, str]] = []

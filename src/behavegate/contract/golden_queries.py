@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ContractError, Problem
-from .yamlsource import LineMap
+from behavegate.contract.yaml_lines import LineMap
+from behavegate.errors import ContractError, Problem
 
 QUERY_KEYS = ("id", "query", "expected_tools", "expected_elements", "category")
 TOP_KEYS = ("version", "agent", "queries", "defaults", "gates")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import aggregate
-from .assertions import REGISTRY, Evidence
-from .matching import assign_calls
-from .model import (
+from behavegate.judge import aggregate
+from behavegate.judge.assertions import REGISTRY, Evidence
+from behavegate.judge.matching import assign_calls
+from behavegate.model import (
     AgentTarget,
     Attempt,
     Contract,

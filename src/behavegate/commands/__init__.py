@@ -1,0 +1,1 @@
+"""Orchestration, one module per command: what runs, in which order, with which budgets."""

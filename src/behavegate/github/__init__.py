@@ -1,0 +1,1 @@
+"""The edge to CI: the console output boundary, step outputs and the Action's entry point."""
