@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from behavegate.record import record
+from dataclasses import dataclass
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with an input file.
 

@@ -7,10 +7,9 @@ assertion judged) → ScenarioResult → Evaluation (the whole run).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
-
-from behavegate.record import field, fields, record
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any
@@ -19,7 +18,7 @@ JSON = Any
 # --- contract -----------------------------------------------------------------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolDefinition:
     """A tool the agent declares: name, description, JSON Schema of its parameters."""
 
@@ -28,7 +27,7 @@ class ToolDefinition:
     parameters: Mapping[str, JSON]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AgentTarget:
     """The agent under test and how to reach it."""
 
@@ -45,7 +44,7 @@ class AgentTarget:
         return tuple(tool.name for tool in self.tools)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class NamedCall:
     """A tool name with (optionally) its JSON arguments."""
 
@@ -56,12 +55,12 @@ class NamedCall:
         return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RequiredCall(NamedCall):
     """A call the contract expects; ``arguments`` is a JSON subset to match."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Expectation:
     """Everything a scenario's ``expect`` asks for (None = not requested)."""
 
@@ -92,7 +91,7 @@ class Expectation:
     injection: bool | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class CallCount:
     """Bounds on how often one tool may be called."""
 
@@ -101,7 +100,7 @@ class CallCount:
     max: int | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Sequence:
     """Trajectory matching (LangChain agentevals semantics)."""
 
@@ -109,7 +108,7 @@ class Sequence:
     calls: tuple[RequiredCall, ...]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Scenario:
     """One prompt (or message list) and what must happen."""
 
@@ -134,7 +133,7 @@ class Scenario:
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Gates:
     """Suite-level gates (version 2)."""
 
@@ -143,7 +142,7 @@ class Gates:
     latency_p95_ms: float | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Contract:
     """A loaded behavior contract."""
 
@@ -162,12 +161,12 @@ class Contract:
 # --- evidence -------------------------------------------------------------------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ToolCall(NamedCall):
     """A call the agent made; ``arguments`` None when they were not observed."""
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Observation:
     """What one attempt of one scenario showed; None means *not observed*."""
 
@@ -209,7 +208,7 @@ class Observation:
         }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ObservationSet:
     """A loaded observation file (every attempt kept)."""
 
@@ -223,7 +222,7 @@ class ObservationSet:
 # --- verdicts -------------------------------------------------------------------
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Verdict:
     """One assertion judged. ``message`` says expected vs observed in words."""
 
@@ -238,7 +237,7 @@ class Verdict:
         return flat_dict(self)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Attempt:
     """One independent try of a scenario (version 2 repeats scenarios)."""
 
@@ -248,7 +247,7 @@ class Attempt:
     observation: Observation | None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Reliability:
     """How often a repeated scenario passed, and how far that number can be trusted."""
 
@@ -276,7 +275,7 @@ class Reliability:
         }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ScenarioResult:
     """A scenario judged: its verdicts, and for version 2 every attempt."""
 
@@ -288,7 +287,7 @@ class ScenarioResult:
     reliability: Reliability | None = None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class GateResult:
     """A suite-level gate (version 2): accuracy floor, latency percentile."""
 
@@ -302,7 +301,7 @@ class GateResult:
         return flat_dict(self)
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Evaluation:
     """The whole run judged."""
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from behavegate.errors import UsageError
 from behavegate.limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
 from behavegate.model import Contract, Gates, ObservationSet
-from behavegate.record import record, replace
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RunOptions:
     scenarios: tuple[str, ...] | None = None
     endpoint: str | None = None

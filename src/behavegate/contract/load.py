@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,6 @@ from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, Problem
 from behavegate.files import read_project_text
 from behavegate.model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
-from behavegate.record import replace
 
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_TOOLS = 1_000

@@ -12,6 +12,7 @@ import gc
 import json
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,14 +25,13 @@ from behavegate.evidence.transport import MAX_RESPONSE_BYTES, Exchange, new_clie
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.judge.evaluate import evaluate
 from behavegate.model import Contract, Observation, Scenario, ToolCall
-from behavegate.record import record, replace
 from behavegate.report.artifacts import Timing
 from behavegate.report.build import RunFacts, build_report
 
 OnDone = Callable[[Scenario, Observation], None]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class LiveSettings:
     endpoint: Endpoint
     credentials: Credentials | None
@@ -117,7 +117,7 @@ def scripted_result(scenario: Scenario, name: str) -> tuple[str, str | None]:
     return (result if isinstance(result, str) else json.dumps(result)), None
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Job:
     scenario: Scenario
     attempt: int

@@ -12,18 +12,18 @@ from __future__ import annotations
 import asyncio
 import json
 import zlib
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from behavegate.evidence.chat import EndpointError
-from behavegate.record import record
 
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Exchange:
     url: str
     payload: dict[str, Any]

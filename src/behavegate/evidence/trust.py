@@ -13,10 +13,10 @@ import hashlib
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
 
 from behavegate.errors import RunError
-from behavegate.record import field, record
 
 MAX_TOKEN_CHARS = 8_192
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -24,7 +24,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 Resolver = Callable[[str, int], list[str]]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Credentials:
     """A bearer token; never printed, persisted only as a redaction marker."""
 
@@ -34,7 +34,7 @@ class Credentials:
         return f"Bearer {self.token}"
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Endpoint:
     url: str  # what the user wrote, validated
     source: str  # "cli_override" | "contract_endpoint"

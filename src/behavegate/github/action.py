@@ -13,10 +13,10 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from behavegate.github.console import Console
-from behavegate.record import record
 from behavegate.render.annotations import command, escape_data
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
@@ -27,7 +27,7 @@ class InputError(Exception):
     pass
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Inputs:
     raw: Mapping[str, str]
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from behavegate.judge import trajectory
 from behavegate.judge.matching import unclaimed
 from behavegate.model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
-from behavegate.record import record
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Evidence:
     """One attempt's observation and why parts of it cannot be judged."""
 
@@ -35,7 +35,7 @@ Judge = Callable[[str, Any, Evidence], Verdict]
 Requested = Callable[[Expectation], list[tuple[str, Any]]]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class AssertionType:
     key: str  # the contract key, e.g. "tools.required"
     kind: str  # the report's kind, e.g. "tool_required"

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.report.jsontext import dumps_indented
-
 
 def render(report: Mapping[str, Any]) -> str:
-    return dumps_indented(report)
+    return json.dumps(report, indent=2, sort_keys=True)

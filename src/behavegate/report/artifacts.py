@@ -19,19 +19,18 @@ import json
 import os
 import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from behavegate.model import Observation
-from behavegate.record import record
-from behavegate.report.jsontext import dumps_indented
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
 LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
 RUNS_DIR = (".behavegate", "runs")
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Timing:
     started_at: str
     ended_at: str
@@ -39,7 +38,7 @@ class Timing:
 
 
 def render_json(value: Any) -> str:
-    return dumps_indented(value) + "\n"
+    return json.dumps(value, indent=2, sort_keys=True) + "\n"
 
 
 def render_event(value: Any) -> str:

@@ -10,11 +10,11 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from behavegate.errors import RunError
 from behavegate.model import Contract, Evaluation, Observation, Verdict
-from behavegate.record import record
 from behavegate.report.artifacts import LAYOUT, RUNS_DIR, run_paths
 from behavegate.report.redact import redact_json, redact_observation, redact_text
 
@@ -89,7 +89,7 @@ def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[st
     return summary, coverage
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RunFacts:
     """Everything about the run that is not evidence: ids, clock, limits."""
 

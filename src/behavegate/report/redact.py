@@ -7,10 +7,10 @@ asterisks when the token is shorter than that marker.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from behavegate.model import Observation, ToolCall
-from behavegate.record import replace
 
 MARKER = "[REDACTED]"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,6 @@ from typing import Any
 from behavegate.evidence.chat import EndpointError, strict_json
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
-from behavegate.record import record
 from behavegate.report.artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, render_json, sha256_text
 from behavegate.report.build import evidence_digest, sha256_json
 
@@ -27,7 +27,7 @@ LIMITS = {EVENTS: 5_000_000, STATE: 1_000_000, SUMMARY: 1_000_000, RESULTS: 5_00
 MAX_REPLAY_VALUES = 100_000
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Issue:
     code: str
     message: str
