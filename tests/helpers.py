@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,8 @@ from behavegate.commands.offline import run_offline
 from behavegate.commands.options import RunOptions
 from behavegate.contract.load import parse_contract_text
 from behavegate.evidence.observation_file import parse_observation_text
-from behavegate.model import Contract, ObservationSet
-from behavegate.report.build import RunFacts
+from behavegate.model import Contract, Expectation, ObservationSet, Scenario, Timing
+from behavegate.report.result import Report, RunFacts
 
 ROOT = Path("/project")
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refund-agent"
@@ -34,11 +35,29 @@ def observations(value: Any, attempts: bool = False) -> ObservationSet:
     return parse_observation_text(text, ROOT / "observations.json", attempts=attempts)
 
 
-def report(contract_text: str, observation_value: Any) -> dict[str, Any]:
+def report(contract_text: str, observation_value: Any) -> Report:
     parsed = contract(contract_text)
     evidence = observations(observation_value, attempts=parsed.version >= 2)
     return run_offline(parsed, evidence, RunOptions(), FACTS, display_path="contract.yml")
 
 
-def example_report(which: str) -> dict[str, Any]:
+def example_report(which: str) -> Report:
     return report((EXAMPLE / "contract.yml").read_text(), (EXAMPLE / f"observations-{which}.json").read_text())
+
+
+def edit_result(report: Report, index: int, status: str | None = None, **verdict_changes: dict[str, Any]) -> Report:
+    """A copy of ``report`` with scenario ``index`` changed: its status, and
+    ``verdict_changes`` mapping a verdict position (as text) to field changes."""
+    results = list(report.results)
+    result = results[index]
+    verdicts = list(result.verdicts)
+    for position, changes in verdict_changes.items():
+        verdicts[int(position.removeprefix("v"))] = replace(verdicts[int(position.removeprefix("v"))], **changes)
+    results[index] = replace(result, verdicts=tuple(verdicts), status=status or result.status)  # type: ignore[arg-type]
+    return replace(report, evaluation=replace(report.evaluation, results=tuple(results)))
+
+
+def with_extras(report: Report) -> Report:
+    """As a command leaves it: a scenario left out by the selection, and timings."""
+    skipped = Scenario("not-selected", "p", Expectation(), line=99)
+    return replace(report, skipped=(skipped,), timings=(Timing("", "", 250),) * len(report.results))

@@ -3,27 +3,25 @@ what JUnit consumers read, and GitHub's size limits."""
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
-from typing import Any
+from dataclasses import replace
 
 import pytest
 from conftest import Golden
-from helpers import example_report
+from helpers import edit_result, example_report
+from helpers import with_extras as add_extras
 from lxml import etree
 
 from behavegate.github.outputs import output_block
 from behavegate.render import annotations, junit, summary
+from behavegate.report.result import Report
 
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
 
 
-def with_extras(which: str) -> dict[str, Any]:
-    report = example_report(which)
-    report["behavegate"]["skipped"] = [{"id": "not-selected", "line": 99}]
-    report["behavegate"]["seconds"] = {s["id"]: 0.25 for s in report["scenarios"]}
-    return report
+def with_extras(which: str) -> Report:
+    return add_extras(example_report(which))
 
 
 @pytest.mark.parametrize("which", ["good", "regressed"])
@@ -70,33 +68,27 @@ def test_junit_reads_as_consumers_expect() -> None:
 
 
 def test_incomplete_scenarios_are_errors_not_failures() -> None:
-    report = with_extras("good")
-    scenario = report["scenarios"][0]
-    scenario["status"] = "incomplete"
-    scenario["assertions"][0].update(status="incomplete", message="scenario observation is missing")
+    report = edit_result(with_extras("good"), 0, "incomplete", v0={"status": "incomplete", "message": "scenario observation is missing"})
     case = etree.fromstring(junit.render(report).encode()).find(".//testcase")
     assert case.find("error") is not None and "scenario observation is missing" in case.find("error").get("message")
 
 
 def test_junit_makes_control_characters_visible_instead_of_deleting_them() -> None:
-    report = with_extras("regressed")
-    report["scenarios"][1]["assertions"][3]["message"] = "bad \x1b[31mred\x1b[0m \x00 text"
+    report = edit_result(with_extras("regressed"), 1, v3={"message": "bad \x1b[31mred\x1b[0m \x00 text"})
     xml = junit.render(report)
     assert "\\x1b[31mred" in xml and "\\x00" in xml
     XSD.assertValid(etree.fromstring(xml.encode()))
 
 
-def huge_report(scenarios: int) -> dict[str, Any]:
+def huge_report(scenarios: int) -> Report:
     base = with_extras("regressed")
-    template = base["scenarios"][2]
-    base["scenarios"] = []
-    for index in range(scenarios):
-        item = copy.deepcopy(template)
-        item["id"] = f"scenario-{index:05d}"
-        for a in item["assertions"]:
-            a["message"] = "x" * 5_000 + " ::error::" + "`" * 7
-        base["scenarios"].append(item)
-    return base
+    template = base.results[2]
+    verdicts = tuple(replace(v, message="x" * 5_000 + " ::error::" + "`" * 7) for v in template.verdicts)
+    results = tuple(
+        replace(template, scenario=replace(template.scenario, id=f"scenario-{index:05d}"), verdicts=verdicts)
+        for index in range(scenarios)
+    )
+    return replace(base, evaluation=replace(base.evaluation, results=results), timings=None)
 
 
 def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> None:
@@ -106,10 +98,8 @@ def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> No
 
 
 def test_summary_keeps_agent_text_inert() -> None:
-    report = with_extras("regressed")
     evil = '<img src=x onerror=alert(1)> ![p](http://evil/p.png) [l](http://evil) | cell ``` `'
-    report["scenarios"][1]["assertions"][3]["message"] = evil
-    report["scenarios"][1]["assertions"][3]["observed"] = {"text": evil}
+    report = edit_result(with_extras("regressed"), 1, v3={"message": evil, "observed": {"text": evil}})
     text = summary.render(report)
     for line in text.splitlines():
         if "onerror" in line:
@@ -134,7 +124,7 @@ def test_output_delimiters_never_occur_in_the_value() -> None:
     assert text.endswith(f"\n{delimiter}\n") and delimiter not in "a\nghadelimiter_\nb"
 
 
-def golden_queries_report() -> dict[str, Any]:
+def golden_queries_report() -> Report:
     from helpers import EXAMPLE, report
 
     folder = EXAMPLE.parent / "golden-queries"

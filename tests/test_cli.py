@@ -93,12 +93,12 @@ def test_init_writes_a_valid_starter_and_refuses_to_overwrite(tmp_path: Path, mo
 
 
 def test_unexpected_errors_never_show_a_traceback(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import behavegate.cli as cli
+    import behavegate.commands.test as command
 
     def explode(*args: object) -> int:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(cli, "run_test", explode)
+    monkeypatch.setattr(command, "run", explode)
     assert main(["test"]) == 2
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: boom" in err and "Traceback" not in err

@@ -1,43 +1,98 @@
-"""Live progress: a live line on a terminal, a line per scenario in CI logs,
-never agent text."""
+"""Live progress: a live line on a terminal, a line per attempt in CI logs,
+never agent text, and always the verdict the report gives (progress judges
+nothing itself)."""
 
 from __future__ import annotations
 
 import io
+import json
+import re
+import textwrap
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
-from helpers import contract
+import pytest
 
+from behavegate.cli import main
 from behavegate.github.console import Console
-from behavegate.model import Observation
 from behavegate.render.progress import Progress
 
-CONTRACT = contract("version: 1\nagent: {}\nscenarios:\n  - {id: s1, prompt: p, expect: {response: {contains: [ok]}}}\n")
 
-
-def done(progress: Progress, response: str) -> None:
-    progress.scenario_done(
-        CONTRACT.scenarios[0],
-        Observation("s1", response=response, finish_reason="stop", response_complete=True, tool_calls_complete=True),
-    )
-
-
-def test_ci_logs_get_one_line_per_scenario_with_its_status() -> None:
+def test_ci_logs_get_one_line_per_attempt_with_the_status_it_is_given() -> None:
     stream = io.StringIO()
     progress = Progress(2, Console(stream, stream, environ={}), 0.0, interactive=False)
-    done(progress, "ok then")
-    done(progress, "::error::secret agent text")
+    progress.attempt_done("s1", "pass")
+    progress.attempt_done("s1", "fail")
     progress.finish()
     lines = stream.getvalue().splitlines()
     assert [line.split(" (")[0] for line in lines] == ["behavegate: [1/2] s1: pass", "behavegate: [2/2] s1: fail"]
-    assert "secret agent text" not in stream.getvalue()
 
 
 def test_a_terminal_gets_one_rewritten_line_and_a_final_newline() -> None:
     stream = io.StringIO()
     progress = Progress(2, Console(stream, stream, environ={}), 0.0, interactive=True)
-    done(progress, "ok")
-    done(progress, "nope")
+    progress.attempt_done("s1", "pass")
+    progress.attempt_done("s1", "fail")
     progress.finish()
     text = stream.getvalue()
     assert text.count("\r\x1b[2K") == 2 and text.endswith("\n")
     assert "[2/2] 1 failing, 0 incomplete" in text
+
+
+class _Agent(BaseHTTPRequestHandler):
+    """Calls a tool the contract offers: fine for known_only, which needs the
+    contract's agent to judge (the bug: progress judged without it)."""
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        call = {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "A-1"}'}}
+        body = json.dumps({"choices": [{"finish_reason": "tool_calls",
+                                        "message": {"content": "", "tool_calls": [call]}}]}).encode()  # fmt: skip
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def agent_url() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Agent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+    finally:
+        server.shutdown()
+
+
+def test_progress_shows_the_final_verdict_of_a_version_2_known_only_run(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "contract.yml").write_text(textwrap.dedent("""\
+        version: 2
+        agent:
+          model: m
+          tools:
+            - name: lookup_order
+              description: find an order
+              parameters: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
+        scenarios:
+          - id: looks-up
+            prompt: where is A-1?
+            runs: 3
+            expect:
+              tools: {known_only: true, arguments_valid: true, required: [{name: lookup_order}]}
+        """))
+    monkeypatch.chdir(tmp_path)
+    code = main(["test", "contract.yml", "--endpoint", agent_url, "--no-artifacts", "--format", "json"])
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    shown = re.findall(r"\[\d/3\] looks-up: (\w+)", captured.err)
+    final = [attempt["status"] for attempt in report["scenarios"][0]["attempts"]]
+    assert code == 0 and report["status"] == "pass"
+    assert shown == final == ["pass", "pass", "pass"]

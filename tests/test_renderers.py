@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from conftest import Golden
-from helpers import example_report
+from helpers import edit_result, example_report
 
 from behavegate.render import json as json_renderer
 from behavegate.render import table as table_renderer
@@ -27,8 +27,6 @@ def test_table_shows_failed_assertions_with_contract_lines() -> None:
 
 
 def test_table_keeps_control_characters_inert() -> None:
-    report = example_report("regressed")
-    report["scenarios"][0]["status"] = "fail"
-    report["scenarios"][0]["assertions"][0].update(status="fail", message="bad\x1b[31m\r::error::x")
+    report = edit_result(example_report("regressed"), 0, "fail", v0={"status": "fail", "message": "bad\x1b[31m\r::error::x"})
     text = table_renderer.render(report)
     assert "\x1b" not in text and "\r" not in text

@@ -9,16 +9,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
+import importlib
 import os
-from pathlib import Path
 from typing import Any, NoReturn
 
 from behavegate import __version__
+from behavegate.errors import ExitCode
 from behavegate.github.console import Console
-from behavegate.limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
-
-EXIT_PASS, EXIT_FAIL, EXIT_INCOMPLETE = 0, 1, 2
+from behavegate.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 
 
 class _ParserExit(Exception):
@@ -48,7 +46,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.console.err(f"{self.format_usage()}{self.prog}: error: {message}")
-        raise _ParserExit(EXIT_INCOMPLETE)
+        raise _ParserExit(ExitCode.INCOMPLETE)
 
 
 def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
@@ -88,7 +86,11 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
                       help="allow plain-http endpoints on this service host name when it resolves only to private, "
                       "loopback or link-local addresses (repeatable; for CI service containers)")  # fmt: skip
     test.add_argument(
-        "--concurrency", type=int, default=4, metavar="N", help="live requests in flight at once, 1-64 (default: 4)"
+        "--concurrency",
+        type=int,
+        default=DEFAULT_CONCURRENCY,
+        metavar="N",
+        help=f"live requests in flight at once, 1-64 (default: {DEFAULT_CONCURRENCY})",
     )
     test.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
@@ -147,396 +149,26 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except _ParserExit as exit_:
         return exit_.code
+    commands = {"test": "behavegate.commands.test", "init": "behavegate.commands.init", "replay": "behavegate.commands.replay"}
+    if args.command not in commands:
+        console.out(parser.format_help())
+        return ExitCode.INCOMPLETE
     with console.capturing_library_output():
         try:
-            if args.command == "test":
-                return run_test(args, console)
-            if args.command == "init":
-                return run_init(args, console)
-            if args.command == "replay":
-                return run_replay(args, console)
-            console.out(parser.format_help())
-            return EXIT_INCOMPLETE
+            # Imported on demand so that ``behavegate --version`` starts fast.
+            module = importlib.import_module(commands[args.command])
+            return int(module.run(args, console))
         except KeyboardInterrupt:
             console.err("behavegate: interrupted")
             return 130
         except Exception as exc:  # never a traceback to a user
             if os.environ.get("BEHAVEGATE_DEBUG"):
                 raise
-            return _internal_error(args, console, exc)
+            console.err(f"behavegate: internal error: {type(exc).__name__}: {exc}")
+            console.err("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it")
+            if args.command == "test":
+                from behavegate.commands.test import report_error_to_ci
 
-
-def _internal_error(args: argparse.Namespace, console: Console, exc: Exception) -> int:
-    """Something unexpected: say so, and still give CI a status and its files."""
-    console.err(f"behavegate: internal error: {type(exc).__name__}: {exc}")
-    console.err("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it")
-    if args.command == "test":
-        with contextlib.suppress(Exception):  # the error is reported above; nothing more can be done
-            _ci_error_outputs(args, Path.cwd().resolve(), exc, console)
-    return EXIT_INCOMPLETE
-
-
-def exit_code(status: str) -> int:
-    return {"pass": EXIT_PASS, "fail": EXIT_FAIL}.get(status, EXIT_INCOMPLETE)
-
-
-def run_test(args: argparse.Namespace, console: Console) -> int:
-    from behavegate.errors import BehavegateError
-    from behavegate.files import resolve_inside, write_project_text
-
-    root = Path.cwd().resolve()
-    try:
-        contract_path, root = _locate_contract(args.contract, root)
-        report = _test(args, contract_path, root, console)
-        output = _render(report, args.format)
-        written: dict[str, str] = {}
-        if args.output:
-            destination = resolve_inside(args.output, root, "output path")
-            write_project_text(destination, root, output.rstrip() + "\n")
-            written["report"] = _display(destination, root)
-            if args.format == "table":
-                console.out(f"Wrote agent behavior report: {destination}")
-        elif args.format == "json":
-            console.json(output)
-        else:
-            console.out(output)
-        _ci_outputs(args, report, root, written, console)
-        return exit_code(str(report["status"]))
-    except (BehavegateError, OSError) as exc:
-        _report_error(args, root, exc, console)
-        _ci_error_outputs(args, root, exc, console)
-        return EXIT_INCOMPLETE
-
-
-def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
-    """Even a run that could not start tells CI why: the JSON report, the summary,
-    an annotation on each contract line at fault, and status=incomplete."""
-    from behavegate.errors import ContractError
-    from behavegate.github.outputs import append_file, output_block
-    from behavegate.render.annotations import command
-    from behavegate.render.summary import code
-
-    message = str(exc)
-    try:
-        if args.report:
-            payload = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
-            _write_plain(args.report, json.dumps(payload, indent=2, sort_keys=True))
-        if args.summary:
-            _write_plain(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n")
-        if args.annotations:
-            where = _display(Path(args.contract), root) if args.contract else "contract"
-            problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
-            lines = [
-                command("error", p.located(), file=where, line=p.line, title="behavegate: invalid contract") for p in problems
-            ]
-            console.commands(lines or [command("error", message, title="behavegate: run incomplete")])
-        if args.github_output:
-            values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                      "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
-            append_file(args.github_output, output_block(values))
-    except OSError:
-        pass  # the error itself has been reported already
-
-
-def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], console: Console) -> None:
-    """JUnit, summary, annotations and step outputs, each when asked for."""
-    from behavegate.github.outputs import append_file, output_block
-
-    if args.report:
-        from behavegate.render import json as json_renderer
-
-        _write_plain(args.report, json_renderer.render(report))
-        written["report"] = args.report
-    if args.junit:
-        from behavegate.render import junit
-
-        _write_plain(args.junit, junit.render(report))
-        written["junit"] = args.junit
-    if args.summary:
-        from behavegate.render import summary
-
-        _write_plain(args.summary, summary.render(report))
-        written["summary"] = args.summary
-    if args.annotations:
-        from behavegate.render import annotations
-
-        console.commands(annotations.render(report).split("\n"))
-    if args.github_output:
-        counts = report["summary"]
-        values = {
-            "status": str(report["status"]),
-            "passed": str(counts["passed_scenarios"]),
-            "failed": str(counts["failed_scenarios"]),
-            "incomplete": str(counts["incomplete_scenarios"]),
-            "report": written.get("report", ""),
-            "junit": written.get("junit", ""),
-            "summary": written.get("summary", ""),
-            "run-dir": str(report.get("behavegate", {}).get("run_dir") or ""),
-        }
-        append_file(args.github_output, output_block(values))
-
-
-def _write_plain(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text if text.endswith("\n") else text + "\n")
-
-
-def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
-    from behavegate.errors import InputError
-    from behavegate.files import discover_contract
-
-    if argument is not None:
-        return Path(argument), cwd
-    found = discover_contract(cwd)
-    if found is None:
-        raise InputError("No .behavegate/contract.yml or .skylos/agent-test.yml found; run behavegate init")
-    return found
-
-
-def _test(args: argparse.Namespace, contract_path: Path, root: Path, console: Console) -> dict[str, Any]:
-    from behavegate.commands.offline import run_offline
-    from behavegate.commands.options import RunOptions, scenario_selection, select, validate, validate_v2
-    from behavegate.contract.load import load_contract
-    from behavegate.errors import RunError, UsageError
-    from behavegate.evidence.observation_file import load_observations
-    from behavegate.report.artifacts import Timing
-
-    clock = _Clock()
-    contract = load_contract(contract_path, root)
-    attempts = contract.version >= 2
-    observations = load_observations(args.observations, root, attempts=attempts) if args.observations else None
-    options = RunOptions(
-        scenarios=scenario_selection(args.scenarios),
-        endpoint=args.endpoint,
-        auth_env=args.auth_env,
-        allow_remote=bool(args.allow_remote),
-        allow_contract_endpoint=bool(args.allow_contract_endpoint),
-        max_scenarios=args.max_scenarios,
-        max_seconds=args.max_seconds,
-        max_tokens=args.max_tokens,
-        artifacts=not args.no_artifacts,
-        runs=args.runs,
-        tags=tuple(args.tags),
-        min_pass_rate=args.min_pass_rate,
-        threshold_mode=args.threshold_mode,
-    )
-    validate(options, offline=observations is not None)
-    validate_v2(options, contract)
-    if observations is not None and (args.allow_host or args.save_observations):
-        raise UsageError("--observations cannot be combined with live endpoint options")
-    if not 1 <= args.concurrency <= 64:
-        raise UsageError("--concurrency must be between 1 and 64")
-    selected = select(contract, options, observations)
-    if observations is None:
-        report, timings = _live(args, selected, options, clock, root, console, display=_display(contract.path, root))
-    else:
-        report = run_offline(selected, observations, options, clock.facts(options), display_path=_display(contract.path, root))
-        timings = [Timing(report["harness"]["started_at"], report["harness"]["ended_at"], 0)] * len(selected.scenarios)
-    elapsed = clock.elapsed()
-    if elapsed > options.max_seconds:
-        raise RunError(
-            f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
-        )
-    extra = report["behavegate"]
-    chosen = set(selected.scenario_ids())
-    extra["skipped"] = [{"id": s.id, "line": s.line} for s in contract.scenarios if s.id not in chosen]
-    extra["seconds"] = {s.id: t.duration_ms / 1000 for s, t in zip(selected.scenarios, timings, strict=True)}
-    if options.artifacts:
-        _write_artifacts(report, timings, root)
-    return report
-
-
-def _write_artifacts(report: dict[str, Any], timings: list[Any], root: Path) -> None:
-    """Write the run directory; on failure the report says so and a pass becomes incomplete."""
-    from behavegate.report.artifacts import build_files, write_run
-
-    try:
-        write_run(root, report["harness"]["run_id"], build_files(report, timings))
-    except OSError as exc:
-        report.setdefault("issues", []).append(
-            {"code": "harness_artifact_write_failed", "message": f"required harness artifacts were not written: {exc}"}
-        )
-        report["evidence_digest"] = None
-        if report["status"] != "fail":
-            report["status"] = "incomplete"
-
-
-def _live(
-    args: argparse.Namespace, contract: Any, options: Any, clock: _Clock, root: Path, console: Console, display: str
-) -> tuple[dict[str, Any], list[Any]]:
-    from behavegate.evidence import live
-    from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
-    from behavegate.files import resolve_inside, write_project_text
-    from behavegate.render.progress import Progress
-
-    credentials = load_credentials(options.auth_env, os.environ)
-    endpoint = choose_endpoint(
-        contract.agent.endpoint,
-        contract.agent.model,
-        override=options.endpoint,
-        allow_remote=options.allow_remote,
-        allow_contract_endpoint=options.allow_contract_endpoint,
-        authenticated=credentials is not None,
-        allow_hosts=args.allow_host,
-    )
-    endpoint = pin_allowed_host(endpoint, system_resolver)
-    settings = live.LiveSettings(
-        endpoint=endpoint,
-        credentials=credentials,
-        max_tokens=options.max_tokens,
-        max_seconds=float(options.max_seconds),
-        concurrency=args.concurrency,
-        started=clock.monotonic,
-    )
-    progress = Progress(len(live.jobs(contract, options.runs)), console, clock.monotonic)
-    results = live.observe(contract, settings, progress.scenario_done, options.runs)
-    progress.finish()
-    observations = [observation for _, observation, _ in results]
-    result = live.judge(contract, observations, settings, options, clock.facts(options), display_path=display)
-    if args.save_observations:
-        destination = resolve_inside(args.save_observations, root, "Observation file")
-        write_project_text(destination, root, live.observation_file(result) + "\n")
-    return result, _scenario_timings(contract, results)
-
-
-def _scenario_timings(contract: Any, results: list[Any]) -> list[Any]:
-    """One timing per scenario (attempts of one scenario span from first start to last end)."""
-    from behavegate.report.artifacts import Timing
-
-    spans: dict[str, list[Any]] = {}
-    for job, _, timing in results:
-        spans.setdefault(job.scenario.id, []).append(timing)
-    out = []
-    for scenario in contract.scenarios:
-        timings = spans.get(scenario.id) or [Timing("", "", 0)]
-        out.append(
-            Timing(min(t.started_at for t in timings), max(t.ended_at for t in timings), sum(t.duration_ms for t in timings))
-        )
-    return out
-
-
-def _display(path: Path, root: Path) -> str:
-    workspace = os.environ.get("GITHUB_WORKSPACE")
-    for base in filter(None, (workspace, str(root))):
-        try:
-            return Path(path).relative_to(base).as_posix()
-        except ValueError:
-            continue
-    return str(path)
-
-
-class _Clock:
-    """The run's id and wall clock (the only clock reads of a run)."""
-
-    def __init__(self) -> None:
-        import time
-        from datetime import UTC, datetime
-
-        self._time = time
-        self._datetime = datetime
-        self._utc = UTC
-        self.started = datetime.now(UTC)
-        self.monotonic = time.monotonic()
-        self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(4).hex()}"
-
-    def elapsed(self) -> float:
-        return float(self._time.monotonic() - self.monotonic)
-
-    @staticmethod
-    def stamp(moment: Any) -> str:
-        return str(moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
-
-    def facts(self, options: Any) -> Any:
-        from behavegate.report.build import RunFacts
-
-        elapsed_ms = int((self._time.monotonic() - self.monotonic) * 1000)
-        return RunFacts(
-            run_id=self.run_id,
-            started_at=self.stamp(self.started),
-            ended_at=self.stamp(self._datetime.now(self._utc)),
-            duration_ms=elapsed_ms,
-            max_scenarios=options.max_scenarios,
-            max_seconds=float(options.max_seconds),
-        )
-
-
-def _render(report: dict[str, Any], fmt: str) -> str:
-    if fmt == "json":
-        from behavegate.render import json as renderer
-    else:
-        from behavegate.render import table as renderer  # type: ignore[no-redef]
-    return renderer.render(report)
-
-
-def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
-    from behavegate.errors import BehavegateError
-    from behavegate.files import resolve_inside, write_project_text
-
-    message = str(exc)
-    details = exc.details() if isinstance(exc, BehavegateError) else [message]
-    if args.format == "json":
-        payload: dict[str, Any] = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
-        if len(details) > 1 or details[0] != message:
-            payload["behavegate"] = {"problems": details}
-        rendered = json.dumps(payload, indent=2, sort_keys=True)
-        if args.output:
-            try:
-                destination = resolve_inside(args.output, root, "output path")
-                write_project_text(destination, root, rendered + "\n")
-                return
-            except (BehavegateError, OSError) as output_exc:
-                payload["output_error"] = str(output_exc)
-                rendered = json.dumps(payload, indent=2, sort_keys=True)
-        console.json(rendered)
-        return
-    from behavegate.text import one_line
-
-    lines = [f"Agent behavior test incomplete: {one_line(message, 2000)}"]
-    if len(details) > 1 or details[0] != message:
-        lines.append(f"{len(details)} problem(s):" if len(details) > 1 else "where:")
-        lines.extend(f"  {one_line(detail, 2000)}" for detail in details)
-    text = "\n".join(lines)
-    if args.output:
-        try:
-            destination = resolve_inside(args.output, root, "output path")
-            write_project_text(destination, root, text + "\n")
-            return
-        except (BehavegateError, OSError):
-            pass
-    console.err(text)
-
-
-def run_init(args: argparse.Namespace, console: Console) -> int:
-    from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
-    from behavegate.errors import BehavegateError
-    from behavegate.files import resolve_inside, write_project_text
-
-    root = Path.cwd().resolve()
-    try:
-        destination = resolve_inside(args.path, root, "output path")
-        try:
-            text = STARTER_CONTRACT_V2 if args.contract_version == 2 else STARTER_CONTRACT
-            write_project_text(destination, root, text, overwrite=bool(args.force))
-        except FileExistsError:
-            console.err(f"Could not create agent behavior contract: contract already exists: {destination}; "
-                        "use --force to overwrite")  # fmt: skip
-            return EXIT_INCOMPLETE
-    except (BehavegateError, OSError) as exc:
-        console.err(f"Could not create agent behavior contract: {exc}")
-        return EXIT_INCOMPLETE
-    console.out(f"Created agent behavior contract: {destination}\n"
-                "Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)")  # fmt: skip
-    return EXIT_PASS
-
-
-def run_replay(args: argparse.Namespace, console: Console) -> int:
-    from behavegate.report.replay import render, validate_run
-
-    run_dir = Path(args.run_dir)
-    if not run_dir.is_dir() or run_dir.is_symlink():
-        console.err(f"behavegate replay: {args.run_dir} is not a run directory")
-        return EXIT_INCOMPLETE
-    issues = validate_run(run_dir)
-    output = render(run_dir, issues, args.format)
-    console.json(output) if args.format == "json" else console.out(output)
-    return EXIT_FAIL if issues else EXIT_PASS
+                with contextlib.suppress(Exception):  # the error is reported above; nothing more can be done
+                    report_error_to_ci(args, exc, console)
+            return ExitCode.INCOMPLETE

@@ -1,8 +1,31 @@
-"""The one exception hierarchy. Only the CLI turns these into messages."""
+"""Exit codes and the one exception hierarchy. Only the commands turn these
+into messages; every one of them means exit 2 (the run could not be judged).
+
+    BehavegateError
+    ├── InputError         a file or path could not be used
+    ├── UsageError         a flag value or combination is invalid
+    ├── RunError           the run could not complete (budget, size, endpoint trust)
+    └── ValidationError    a file broke rules; every Problem (path, line) is kept
+        ├── ContractError      the behavior contract
+        └── ObservationError   the observation file
+"""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
+
+
+class ExitCode(enum.IntEnum):
+    """What the process exit status says (failure beats incomplete beats pass)."""
+
+    PASS = 0  # every requested assertion was evaluated and passed
+    FAIL = 1  # a behavior was violated
+    INCOMPLETE = 2  # the contract, the run or the evidence was invalid or incomplete
+
+    @classmethod
+    def of(cls, status: str) -> ExitCode:
+        return {"pass": cls.PASS, "fail": cls.FAIL}.get(status, cls.INCOMPLETE)
 
 
 @dataclass(frozen=True, slots=True)

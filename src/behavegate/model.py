@@ -128,7 +128,8 @@ class Scenario:
     max_turns: int = 1
     canaries: tuple[str, ...] = ()
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # over agent.parameters
-    source: str = ""  # the include file it came from ("" = the contract itself)
+    source: str = ""  # the include it came from, as written ("" = the contract itself)
+    file: str = ""  # the file it is written in, relative to the contract's folder ("" = the contract)
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
@@ -217,6 +218,15 @@ class ObservationSet:
     observations: Mapping[str, Observation]
     version: int = 1
     attempts: Mapping[str, tuple[Observation, ...]] = field(default_factory=dict)  # every observation per id
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """When one scenario's evidence was gathered (all its attempts)."""
+
+    started_at: str
+    ended_at: str
+    duration_ms: int
 
 
 # --- verdicts -------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""Making untrusted text inert for terminals, logs and reports."""
+"""Making untrusted text inert for terminals, logs and reports.
+
+``neutralize`` is what the console boundary (``behavegate.github.console``)
+applies to every byte; the others shape text for one field of a report.
+"""
 
 from __future__ import annotations
 
@@ -54,3 +58,38 @@ def scrub(value: object) -> object:
     if isinstance(value, list):
         return [scrub(child) for child in value]
     return value
+
+
+# Python's str.splitlines separators and the runner's (CR, LF), except LF itself.
+SEPARATORS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+SEPARATOR = re.compile(f"[{SEPARATORS}]")
+_COMMAND_START = re.compile(r"^(\s*)::", re.M)
+LEGACY_COMMAND = "##["
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return "\\r" if char == "\r" else (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def neutralize(text: str) -> str:
+    """Text that no runner or log viewer can read as a workflow command."""
+    text = SEPARATOR.sub(lambda m: _escape(m.group()), text.replace("\r\n", "\n"))
+    text = text.replace(LEGACY_COMMAND, "##\\[")
+    # Leading whitespace can itself hide a separator-less command; after the
+    # replacements above only LF ends a line, so a line start is a "\n" start.
+    return _COMMAND_START.sub(lambda m: f"{m.group(1)}| ::", text)
+
+
+def neutralize_json(text: str) -> str:
+    """The same guarantees for a JSON document, without changing what it means.
+
+    ``json.dumps`` never writes ``#`` or these separators outside a string, and
+    inside a string ``\\u0023`` and ``\\u2028`` decode to the same characters.
+    Control characters below U+0020 are already escaped by ``json``; a line of
+    indented JSON starts with spaces and a quote or bracket, never ``::``.
+    """
+    text = text.replace(LEGACY_COMMAND, "\\u0023#[")
+    for char in "\x85\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text

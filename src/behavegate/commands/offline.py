@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from behavegate import __version__
 from behavegate.commands.options import RunOptions
 from behavegate.judge.evaluate import evaluate
 from behavegate.model import Contract, ObservationSet
-from behavegate.report.build import RunFacts, build_report
+from behavegate.report.build import build_report
+from behavegate.report.result import Report, RunFacts
 
 
 def run_offline(
@@ -18,7 +17,7 @@ def run_offline(
     facts: RunFacts,
     *,
     display_path: str,
-) -> dict[str, Any]:
+) -> Report:
     evaluation = evaluate(
         contract,
         observations.observations,

@@ -156,7 +156,7 @@ class _Reader(V2Fields):
                         item, item_index, agent, lines.of_item(items, item_index), prefix=f"{where}({name})."
                     )
                     if scenario is not None:
-                        found.append(replace(scenario, source=name))
+                        found.append(_located(scenario, name, outer.of_item(raw["include"], index)))
             finally:
                 self.lines = outer
         return found
@@ -484,3 +484,13 @@ def assertion_count(expect: Expectation) -> int:
         + (expect.max_calls is not None)
         + (expect.refusal is not None)
     )
+
+
+def _located(scenario: Scenario, name: str, include_line: int | None) -> Scenario:
+    """An included scenario keeps where it is written: a file include points at
+    its own file and lines; a builtin library, which is not in the repository,
+    points at the ``include:`` entry that brought it in."""
+    if not name.startswith("builtin:"):
+        return replace(scenario, source=name, file=name)
+    lines = {assertion: include_line or 0 for assertion in scenario.assertion_lines}
+    return replace(scenario, source=name, line=include_line, assertion_lines=lines)

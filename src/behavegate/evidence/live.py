@@ -14,21 +14,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
 
 import httpx
 
 from behavegate import __version__
-from behavegate.commands.options import RunOptions
 from behavegate.evidence.chat import EndpointError, assistant_turn, build_request, first_messages, normalize, parse_body
 from behavegate.evidence.transport import MAX_RESPONSE_BYTES, Exchange, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
-from behavegate.judge.evaluate import evaluate
-from behavegate.model import Contract, Observation, Scenario, ToolCall
-from behavegate.report.artifacts import Timing
-from behavegate.report.build import RunFacts, build_report
+from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
-OnDone = Callable[[Scenario, Observation], None]
+OnDone = Callable[["Job", Observation], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +144,7 @@ async def observe_all(
                 job = todo[index]
                 observation, timing = await _observe(client, contract, job, settings)
                 if on_done is not None:
-                    on_done(job.scenario, observation)
+                    on_done(job, observation)
                 results[index] = (job, observation, timing)
 
     await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
@@ -185,74 +180,3 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
         },
         "source_digest": None,
     }
-
-
-def judge(
-    contract: Contract,
-    observations: list[Observation],
-    settings: LiveSettings,
-    options: RunOptions,
-    facts: RunFacts,
-    *,
-    display_path: str,
-) -> dict[str, Any]:
-    attempts: dict[str, list[Observation]] = {}
-    for observation in observations:
-        attempts.setdefault(observation.scenario_id, []).append(observation)
-    evaluation = evaluate(
-        contract,
-        {key: group[0] for key, group in attempts.items()},
-        attempts=attempts,
-        runs=options.runs,
-        gates=options.gates(contract.gates),
-    )
-    return build_report(
-        contract,
-        evaluation,
-        mode="live",
-        provenance=provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
-        facts=replace(facts, tool_call_count=len(contract.scenarios)),
-        contract_display_path=display_path,
-        version=__version__,
-        secret=settings.credentials.token if settings.credentials else None,
-        artifacts=options.artifacts,
-    )
-
-
-def observation_file(report: dict[str, Any]) -> str:
-    """The persisted (redacted) observations of a report as an observation file
-    that replays offline to the same verdicts.
-
-    Version 1: a valid skylos v1 file. Fields that were not observed are left out;
-    where live shape checks made a completion flag disagree with the finish reason,
-    the finish reason is left out (the evidence stays incomplete), and empty text,
-    which v1 files cannot carry, is left out. Version 2: every attempt, verbatim,
-    with latency, usage, steps and tool errors.
-    """
-    v2 = report["contract"]["version"] >= 2
-    scenarios = []
-    for scenario in report["scenarios"]:
-        attempts = [a["observation"] for a in scenario.get("attempts", [])] if v2 else [scenario.get("observation")]
-        for observed in attempts:
-            if observed is None:
-                continue
-            item = {key: value for key, value in observed.items() if value is not None}
-            if "tool_calls" in item:
-                item["tool_calls"] = [
-                    {k: v for k, v in call.items() if not (k == "arguments" and v is None)} for call in item["tool_calls"]
-                ]
-            if not v2:
-                _fit_version_1(item)
-            scenarios.append(item)
-    return json.dumps({"version": 2 if v2 else 1, "scenarios": scenarios}, indent=2, sort_keys=True)
-
-
-def _fit_version_1(item: dict[str, Any]) -> None:
-    if item.get("response") is not None and not str(item["response"]).strip():
-        del item["response"]
-    reason = item.get("finish_reason")
-    if reason is not None and (
-        item.get("response_complete") is not (reason == "stop")
-        or item.get("tool_calls_complete") is not (reason in {"stop", "tool_calls"})
-    ):
-        del item["finish_reason"]

@@ -32,39 +32,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TextIO
 
-# Python's str.splitlines separators and the runner's (CR, LF), except LF itself.
-_SEPARATORS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-_SEPARATOR = re.compile(f"[{_SEPARATORS}]")
-_COMMAND_START = re.compile(r"^(\s*)::", re.M)
-_LEGACY = "##["
-
-
-def _escape(char: str) -> str:
-    code = ord(char)
-    return "\\r" if char == "\r" else (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-
-
-def neutralize(text: str) -> str:
-    """Text that no runner or log viewer can read as a workflow command."""
-    text = _SEPARATOR.sub(lambda m: _escape(m.group()), text.replace("\r\n", "\n"))
-    text = text.replace(_LEGACY, "##\\[")
-    # Leading whitespace can itself hide a separator-less command; after the
-    # replacements above only LF ends a line, so a line start is a "\n" start.
-    return _COMMAND_START.sub(lambda m: f"{m.group(1)}| ::", text)
-
-
-def neutralize_json(text: str) -> str:
-    """The same guarantees for a JSON document, without changing what it means.
-
-    ``json.dumps`` never writes ``#`` or these separators outside a string, and
-    inside a string ``\\u0023`` and ``\\u2028`` decode to the same characters.
-    Control characters below U+0020 are already escaped by ``json``; a line of
-    indented JSON starts with spaces and a quote or bracket, never ``::``.
-    """
-    text = text.replace(_LEGACY, "\\u0023#[")
-    for char in "\x85\u2028\u2029":
-        text = text.replace(char, f"\\u{ord(char):04x}")
-    return text
+from behavegate.text import LEGACY_COMMAND, SEPARATOR, neutralize, neutralize_json
 
 
 def in_actions(environ: Mapping[str, str] | None = None) -> bool:
@@ -122,7 +90,7 @@ class Console:
         if not text:
             return
         for line in text.split("\n"):
-            if _SEPARATOR.search(line) or _LEGACY in line or not _OUR_COMMAND.fullmatch(line):
+            if SEPARATOR.search(line) or LEGACY_COMMAND in line or not _OUR_COMMAND.fullmatch(line):
                 raise ValueError(f"not one of behavegate's workflow commands: {neutralize(line)[:200]!r}")
         self._write(self._stdout, text + "\n")
 

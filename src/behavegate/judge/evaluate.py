@@ -83,14 +83,22 @@ def evaluate(
     attempts: Mapping[str, Sequence[Observation]] | None = None,
     runs: int | None = None,
     gates: Gates | None = None,
+    judged: Mapping[str, Sequence[ScenarioResult]] | None = None,
 ) -> Evaluation:
     """Judge every scenario. Version 1: one observation each. Version 2: every
-    attempt, aggregated per scenario, then the suite gates."""
+    attempt, aggregated per scenario, then the suite gates. ``judged`` holds
+    attempts already judged (by :func:`evaluate_scenario`, as they completed),
+    in attempt order: they are used as they are, not judged again."""
+    judged = judged or {}
     if contract.version < 2:
-        results = tuple(evaluate_scenario(s, observations.get(s.id), contract.agent) for s in contract.scenarios)
+        results = tuple(
+            (judged.get(s.id) or [evaluate_scenario(s, observations.get(s.id), contract.agent)])[0] for s in contract.scenarios
+        )
         return Evaluation(combine(r.status for r in results), results)
     tries = attempts if attempts is not None else {key: (value,) for key, value in observations.items()}
-    results = tuple(evaluate_repeated(s, tries.get(s.id, ()), contract.agent, runs) for s in contract.scenarios)
+    results = tuple(
+        evaluate_repeated(s, tries.get(s.id, ()), contract.agent, runs, judged.get(s.id, ())) for s in contract.scenarios
+    )
     suite = suite_gates(results, gates or contract.gates)
     return Evaluation(run_status([r.status for r in results], [(g.gate, g.status) for g in suite]), results, suite)
 
@@ -104,13 +112,17 @@ def run_status(scenarios: Sequence[str], gates: Sequence[tuple[str, str]]) -> St
 
 
 def evaluate_repeated(
-    scenario: Scenario, observations: Sequence[Observation], agent: AgentTarget | None, runs: int | None = None
+    scenario: Scenario,
+    observations: Sequence[Observation],
+    agent: AgentTarget | None,
+    runs: int | None = None,
+    judged: Sequence[ScenarioResult] = (),
 ) -> ScenarioResult:
     planned = max(runs or scenario.runs, len(observations))
     tries = []
     for index in range(planned):
         observation = observations[index] if index < len(observations) else None
-        result = evaluate_scenario(scenario, observation, agent)
+        result = judged[index] if index < len(judged) else evaluate_scenario(scenario, observation, agent)
         tries.append(Attempt(index, result.status, result.verdicts, observation))
     statuses = [t.status for t in tries]
     status = aggregate.scenario_status(statuses, planned, scenario.min_pass_rate, scenario.gate)

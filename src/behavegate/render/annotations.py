@@ -1,33 +1,56 @@
 """``--annotations``: workflow commands that put failures on the contract line.
 
 GitHub shows at most 10 error and 10 warning annotations a step and drops the
-rest silently, so failures are ranked (safety-relevant kinds first) and what
-does not fit is counted in one final notice. Every property and message is
-escaped exactly as the runner unescapes them.
+rest silently, so failures are ranked (harm first) and what does not fit is
+counted in one final notice. Every property and message is escaped exactly as
+the runner unescapes them. An annotation's level follows the run's verdict: a
+scenario failing under a suite pass-rate floor (which the floor absorbed) is a
+warning, the floor itself the error when it fails.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
-from behavegate.github.console import neutralize
-from behavegate.text import one_line
+from behavegate.report.result import Report
+from behavegate.text import neutralize, one_line
 
 MAX_PER_LEVEL = 10
 MAX_MESSAGE = 4_000  # the runner cuts messages at 4,096 characters
-# Violations that mean harm come first: a forbidden call beats a missing citation.
+# Every assertion kind, ranked: violations that mean harm come first (a leaked
+# secret beats a forbidden call beats a missing citation). A test keeps this
+# table equal to the assertion registry's kinds.
 SEVERITY = {
-    "tool_forbidden": 0,
-    "tools_allowed": 1,
-    "response_excludes": 2,
-    "refusal": 3,
-    "tool_required": 4,
-    "tool_exact_sequence": 5,
-    "tool_max_calls": 6,
-    "response_contains": 7,
-    "source_required": 8,
+    kind: rank
+    for rank, kind in enumerate(
+        (
+            "safety_pii",
+            "safety_injection",
+            "tool_forbidden",
+            "tool_known_only",
+            "tools_allowed",
+            "tool_arguments_valid",
+            "response_excludes",
+            "response_not_matches",
+            "refusal",
+            "tool_required",
+            "tool_exact_sequence",
+            "tool_sequence",
+            "tool_set",
+            "tool_no_errors",
+            "tool_max_calls",
+            "tool_call_count",
+            "tool_min_calls",
+            "steps_max",
+            "usage_max_total_tokens",
+            "latency_max",
+            "response_contains",
+            "response_icontains",
+            "response_matches",
+            "source_required",
+        )
+    )
 }
 
 
@@ -50,33 +73,31 @@ def _short(value: Any) -> str:
     return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 400)
 
 
-def render(report: Mapping[str, Any]) -> str:
-    extra = report.get("behavegate", {})
-    path = str(extra.get("contract_path", "contract"))
-    lines = extra.get("scenarios", {})
-    found: dict[str, list[tuple[tuple[int, int, int], str]]] = {"fail": [], "incomplete": []}
-    for order, scenario in enumerate(report.get("scenarios", [])):
-        info = lines.get(scenario["id"], {})
-        for a in scenario["assertions"]:
-            if a["status"] not in found:
+def render(report: Report) -> str:
+    found: dict[str, list[tuple[tuple[int, int, int], str]]] = {"error": [], "warning": []}
+    for order, result in enumerate(report.results):
+        counts = report.counted(result) != "pass"
+        for verdict in result.verdicts:
+            if verdict.status == "pass":
                 continue
-            line = info.get("assertion_lines", {}).get(a["assertion"]) or info.get("line")
+            where = report.location(result.scenario, verdict.assertion)
             message = one_line(
-                f"{a['message']} — expected {_short(a.get('expected'))}, observed {_short(a.get('observed'))}", MAX_MESSAGE
+                f"{verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}", MAX_MESSAGE
             )
-            level = "error" if a["status"] == "fail" else "warning"
-            title = f"behavegate {a['status']}: {scenario['id']} {a['assertion']}"
-            rank = (SEVERITY.get(str(a.get("kind")), 99), order, len(found[a["status"]]))
-            found[a["status"]].append((rank, command(level, message, file=path, line=line, title=title)))
-    for gate in report.get("gates", []):
-        if gate["status"] in found:
-            level = "error" if gate["status"] == "fail" else "warning"
-            found[gate["status"]].insert(0, ((-1, 0, 0), command(level, one_line(str(gate["message"]), MAX_MESSAGE),
-                                                                  file=path, line=1, title=f"behavegate gate {gate['gate']}")))  # fmt: skip
+            level = "error" if verdict.status == "fail" and counts else "warning"
+            title = f"behavegate {verdict.status}: {result.scenario.id} {verdict.assertion}"
+            rank = (SEVERITY[verdict.kind], order, len(found[level]))
+            found[level].append((rank, command(level, message, file=where.file, line=where.line, title=title)))
+    for gate in report.gates:
+        if gate.status != "pass":
+            level = "error" if gate.status == "fail" else "warning"
+            text = command(level, one_line(gate.message, MAX_MESSAGE), file=report.contract_path, line=1,
+                           title=f"behavegate gate {gate.gate}")  # fmt: skip
+            found[level].insert(0, ((-1, 0, 0), text))
     out: list[str] = []
     left = 0
-    for status in ("fail", "incomplete"):
-        ranked = [text for _, text in sorted(found[status])]
+    for level in ("error", "warning"):
+        ranked = [text for _, text in sorted(found[level])]
         out.extend(ranked[:MAX_PER_LEVEL])
         left += max(len(ranked) - MAX_PER_LEVEL, 0)
     if left:

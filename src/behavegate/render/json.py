@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
+
+from behavegate.report.result import Report
 
 
-def render(report: Mapping[str, Any]) -> str:
-    return json.dumps(report, indent=2, sort_keys=True)
+def render(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2, sort_keys=True)

@@ -1,21 +1,28 @@
-"""``--junit``: one <testsuite> per contract, one <testcase> per scenario.
+"""``--junit``: one <testsuite> per contract, one <testcase> per scenario and
+one per suite gate.
 
-The testcase carries the scenario's aggregate verdict: violated → <failure>,
-incomplete → <error>, left out by --scenario → <skipped>; ``file``/``line``
-point at the scenario in the contract. Every element gets a message and a
-positive ``time`` (junit-xml drops a failure without a message and omits a zero
-time, which some readers parse as NaN). Control characters and ANSI escapes are
-made visible first: junit-xml would delete them silently.
+JUnit readers colour a run by its failures, so the testcases say what decided
+the run: a scenario that fails the run → <failure>, one that leaves it
+incomplete → <error>, one left out by the selection → <skipped>. Under a suite
+pass-rate floor the floor decides: its gate testcase fails or passes, and the
+scenarios it counted carry their verdict in ``system-out`` without failing the
+file. ``file``/``line`` point where the scenario is written (through
+includes). Every element gets a message and a positive ``time`` (junit-xml
+drops a failure without a message and omits a zero time, which some readers
+parse as NaN). Control characters and ANSI escapes are made visible first:
+junit-xml would delete them silently.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
+from behavegate.model import ScenarioResult, Verdict
+from behavegate.render.table import pass_rate
+from behavegate.report.result import Report
 from behavegate.text import visible
 
 MIN_TIME = 0.001
@@ -31,73 +38,79 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 20] + f" … ({len(text) - limit + 20} more)"
 
 
-def _assertion_line(a: Mapping[str, Any], at: Mapping[str, int]) -> str:
-    where = f" (line {at[a['assertion']]})" if a.get("assertion") in at else ""
+def _assertion_line(report: Report, result: ScenarioResult, verdict: Verdict) -> str:
+    line = report.location(result.scenario, verdict.assertion).line
+    where = f" (line {line})" if line else ""
     return (
-        f"{a['assertion']}{where}: {visible(str(a['message']))} — "
-        f"expected {_value(a.get('expected'))}, observed {_value(a.get('observed'))}"
+        f"{verdict.assertion}{where}: {visible(verdict.message)} — "
+        f"expected {_value(verdict.expected)}, observed {_value(verdict.observed)}"
     )
 
 
-def _detail(scenario: Mapping[str, Any], at: Mapping[str, int]) -> str:
+def _detail(report: Report, result: ScenarioResult) -> str:
     """Per-assertion detail; for repeated scenarios, the pass rate and every attempt."""
-    reliability = scenario.get("reliability")
-    if not reliability:
-        return "\n".join(f"[{a['status']}] {_assertion_line(a, at)}" for a in scenario.get("assertions", []))
-    from behavegate.render.table import pass_rate
-
-    lines = [f"pass rate {pass_rate(reliability)} (needs {reliability['min_pass_rate']:.0%}, gate {reliability['gate']})"]
-    for attempt in scenario.get("attempts", []):
-        lines.append(f"attempt {attempt['attempt']}: {attempt['status']}")
-        lines.extend(f"  [{a['status']}] {_assertion_line(a, at)}" for a in attempt["assertions"] if a["status"] != "pass")
+    reliability = result.reliability
+    lines = []
+    if report.counted(result) != result.status:
+        lines.append(f"scenario {result.status}; counted by the suite pass-rate floor, which decides the run")
+    if reliability is None:
+        lines.extend(f"[{v.status}] {_assertion_line(report, result, v)}" for v in result.verdicts)
+        return "\n".join(lines)
+    lines.append(f"pass rate {pass_rate(reliability)} (needs {reliability.min_pass_rate:.0%}, gate {reliability.gate})")
+    for attempt in result.attempts:
+        lines.append(f"attempt {attempt.index + 1}: {attempt.status}")
+        lines.extend(f"  [{v.status}] {_assertion_line(report, result, v)}" for v in attempt.verdicts if v.status != "pass")
     return "\n".join(lines)
 
 
-def render(report: Mapping[str, Any]) -> str:
-    extra = report.get("behavegate", {})
-    path = str(extra.get("contract_path", "contract"))
-    lines = extra.get("scenarios", {})
-    seconds = extra.get("seconds", {})
+def render(report: Report) -> str:
+    path = report.contract_path
     cases: list[TestCase] = []
-    for scenario in report.get("scenarios", []):
-        scenario_id = str(scenario["id"])
-        info = lines.get(scenario_id, {})
-        at = info.get("assertion_lines", {})
-        assertions = scenario.get("assertions", [])
+    for index, result in enumerate(report.results):
+        where = report.location(result.scenario)
         case = TestCase(
-            name=scenario_id,
+            name=result.scenario.id,
             classname=path,
-            elapsed_sec=max(float(seconds.get(scenario_id, 0.0)), MIN_TIME),
-            file=path,
-            line=info.get("line"),
-            stdout=_cut(_detail(scenario, at), MAX_OUTPUT),
+            elapsed_sec=max(report.seconds(index), MIN_TIME),
+            file=where.file,
+            line=where.line,
+            stdout=_cut(_detail(report, result), MAX_OUTPUT),
         )
-        failed = [a for a in assertions if a["status"] == "fail"]
-        incomplete = [a for a in assertions if a["status"] == "incomplete"]
-        if scenario["status"] == "fail":
-            message = "; ".join(_assertion_line(a, at) for a in failed)
+        status = report.counted(result)
+        if status == "fail":
+            message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "fail")
             case.add_failure_info(message=_cut(message, MAX_MESSAGE), output=message, failure_type="behavior_violated")
-        elif scenario["status"] == "incomplete":
-            message = "; ".join(_assertion_line(a, at) for a in incomplete)
+        elif status == "incomplete":
+            message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "incomplete")
             case.add_error_info(message=_cut(message, MAX_MESSAGE), output=message, error_type="evidence_incomplete")
         cases.append(case)
-    for skipped in extra.get("skipped", []):
-        case = TestCase(name=str(skipped["id"]), classname=path, elapsed_sec=MIN_TIME, file=path, line=skipped.get("line"))
-        case.add_skipped_info(message="not selected by --scenario")
+    for gate in report.gates:
+        case = TestCase(name=f"gate {gate.gate}", classname=path, elapsed_sec=MIN_TIME, file=path, line=1,
+                        stdout=f"{gate.status}: {visible(gate.message)}")  # fmt: skip
+        if gate.status == "fail":
+            case.add_failure_info(message=visible(gate.message), failure_type="gate_failed")
+        elif gate.status == "incomplete":
+            case.add_error_info(message=visible(gate.message), error_type="gate_incomplete")
         cases.append(case)
+    for skipped in report.skipped or ():
+        where = report.location(skipped)
+        case = TestCase(name=skipped.id, classname=path, elapsed_sec=MIN_TIME, file=where.file, line=where.line)
+        case.add_skipped_info(message="not selected by --scenario or --tag")
+        cases.append(case)
+    latency = report.latency() or {}
     suite = TestSuite(
         name=path,
         test_cases=cases,
         file=path,
-        timestamp=report.get("harness", {}).get("started_at"),
+        timestamp=report.facts.started_at,
         properties={
-            "behavegate.status": report.get("status"),
-            "behavegate.mode": report.get("mode"),
-            "behavegate.contract_digest": report.get("contract", {}).get("digest"),
-            "behavegate.evidence_digest": report.get("evidence_digest"),
-            "behavegate.evidence_trust": report.get("provenance", {}).get("trust"),
-            **{f"behavegate.gate.{g['gate']}": f"{g['status']}: {g['message']}" for g in report.get("gates", [])},
-            **{f"behavegate.latency_ms.{k}": v for k, v in (extra.get("latency_ms") or {}).items()},
+            "behavegate.status": report.status,
+            "behavegate.mode": report.mode,
+            "behavegate.contract_digest": report.contract.digest,
+            "behavegate.evidence_digest": report.evidence_digest,
+            "behavegate.evidence_trust": report.provenance.get("trust"),
+            **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
+            **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
         },
     )
     return str(to_xml_report_string([suite], prettyprint=True, encoding="utf-8"))

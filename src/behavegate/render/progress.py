@@ -1,13 +1,24 @@
 """Progress of a live run on stderr: one live line on a terminal, one line per
-scenario in CI logs. Never shows agent output."""
+attempt in CI logs. It shows the verdict it is given (judged once, by the
+command) and never agent output."""
 
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
-from behavegate.github.console import Console
-from behavegate.judge.evaluate import evaluate_scenario
-from behavegate.model import Observation, Scenario
+
+class Console(Protocol):
+    """The part of the output boundary (``behavegate.github.console``) progress uses."""
+
+    @property
+    def interactive(self) -> bool: ...
+
+    def err(self, text: str) -> None: ...
+
+    def status_line(self, text: str) -> None: ...
+
+    def end_status_line(self) -> None: ...
 
 
 class Progress:
@@ -20,18 +31,18 @@ class Progress:
         self.incomplete = 0
         self.interactive = console.interactive if interactive is None else interactive
 
-    def scenario_done(self, scenario: Scenario, observation: Observation) -> None:
-        status = evaluate_scenario(scenario, observation).status
+    def attempt_done(self, scenario_id: str, status: str) -> None:
         self.done += 1
         self.failing += status == "fail"
         self.incomplete += status == "incomplete"
+        # Time of this attempt's completion since the run started.
         elapsed = time.monotonic() - self.started
         if self.interactive:
             self.console.status_line(
                 f"[{self.done}/{self.total}] {self.failing} failing, {self.incomplete} incomplete, {elapsed:.1f}s"
             )
         else:
-            self.console.err(f"behavegate: [{self.done}/{self.total}] {scenario.id}: {status} ({elapsed:.1f}s)")
+            self.console.err(f"behavegate: [{self.done}/{self.total}] {scenario_id}: {status} ({elapsed:.1f}s)")
 
     def finish(self) -> None:
         if self.interactive and self.done:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from behavegate.model import ScenarioResult
+from behavegate.render.table import pass_rate
+from behavegate.report.result import Report
 from behavegate.text import one_line
 
 LIMIT_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)
@@ -47,25 +49,27 @@ def _environment() -> Environment:
     return env
 
 
-def render(report: Mapping[str, Any], limit: int = LIMIT_BYTES) -> str:
+def render(report: Report, limit: int = LIMIT_BYTES) -> str:
     env = _environment()
-    extra = report.get("behavegate", {})
-    lines = extra.get("scenarios", {})
     row_template = env.get_template("summary_row.md.j2")
     detail_template = env.get_template("summary_detail.md.j2")
-    scenarios = report.get("scenarios", [])
-    repeated = any("reliability" in s for s in scenarios)
-    from behavegate.render.table import pass_rate
+    results = report.results
+
+    def where(result: ScenarioResult, assertion: str | None = None) -> str:
+        location = report.location(result.scenario, assertion)
+        if location.file != report.contract_path:
+            return f"{location.file}:{location.line}" if location.line else location.file
+        return str(location.line or "")
 
     # Budget: header and notes first, then rows, then details, until the limit.
     budget = limit - 4_000
     rows: list[str] = []
-    for scenario in scenarios:
-        counts = {s: sum(a["status"] == s for a in scenario["assertions"]) for s in ("pass", "fail", "incomplete")}
+    for result in results:
+        counts = report.check_counts(result)
         row = row_template.render(
-            id=scenario["id"], status=scenario["status"], passed=counts["pass"], failed=counts["fail"],
-            incomplete=counts["incomplete"], line=lines.get(scenario["id"], {}).get("line"), repeated=repeated,
-            rate=pass_rate(scenario["reliability"]) if scenario.get("reliability") else "",
+            id=result.scenario.id, status=result.status, passed=counts["pass"], failed=counts["fail"],
+            incomplete=counts["incomplete"], line=where(result), repeated=report.repeated,
+            rate=pass_rate(result.reliability) if result.reliability else "",
         ).rstrip("\n")  # fmt: skip
         cost = len(row.encode()) + 1
         if cost > budget:
@@ -73,29 +77,37 @@ def render(report: Mapping[str, Any], limit: int = LIMIT_BYTES) -> str:
         budget -= cost
         rows.append(row)
     details: list[str] = []
-    troubled = [s for s in scenarios if s["status"] != "pass"]
-    troubled.sort(key=lambda s: 0 if s["status"] == "fail" else 1)
-    for scenario in troubled:
-        at = lines.get(scenario["id"], {}).get("assertion_lines", {})
-        shown = [dict(a, line=at.get(a["assertion"])) for a in scenario["assertions"] if a["status"] != "pass"]
-        detail = detail_template.render(
-            id=scenario["id"], status=scenario["status"], line=lines.get(scenario["id"], {}).get("line"), assertions=shown
-        )
+    troubled = sorted((r for r in results if r.status != "pass"), key=lambda r: 0 if r.status == "fail" else 1)
+    for result in troubled:
+        shown = [
+            {**verdict.as_dict(), "line": where(result, verdict.assertion)}
+            for verdict in result.verdicts
+            if verdict.status != "pass"
+        ]
+        detail = detail_template.render(id=result.scenario.id, status=result.status, line=where(result), assertions=shown)
         cost = len(detail.encode()) + 1
         if cost > budget:
             break
         budget -= cost
         details.append(detail)
+    totals = report.total_check_counts()
+    scenarios = report.scenario_counts()
     return env.get_template("summary.md.j2").render(
-        report=report,
-        summary=report.get("summary", {}),
-        contract_path=extra.get("contract_path", "contract"),
-        skipped=len(extra.get("skipped", [])),
+        status=report.status,
+        mode=report.mode,
+        trust=report.provenance.get("trust"),
+        evidence_digest=report.evidence_digest,
+        scenario_count=len(results),
+        scenarios=scenarios,
+        checks=totals,
+        check_count=sum(totals.values()),
+        contract_path=report.contract_path,
+        skipped=len(report.skipped or ()),
         rows=rows,
-        rows_cut=len(scenarios) - len(rows),
+        rows_cut=len(results) - len(rows),
         details=details,
         details_cut=len(troubled) - len(details),
-        repeated=repeated,
-        gates=report.get("gates", []),
-        latency=extra.get("latency_ms"),
+        repeated=report.repeated,
+        gates=report.gates,
+        latency=report.latency(),
     )

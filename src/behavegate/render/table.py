@@ -1,47 +1,50 @@
-"""``--format table``: a plain table readable in a terminal and in a CI log."""
+"""``--format table``: a plain table readable in a terminal and in a CI log.
+
+The Passed/Failed/Incomplete columns count assertion checks: one per assertion
+per attempt, so a row's numbers add up to the footer's. A repeated scenario
+also shows its pass rate over attempts.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
+from behavegate.model import Reliability, ScenarioResult, Verdict
+from behavegate.report.result import Report
 from behavegate.text import one_line
 
 _COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
 _COLUMNS_V2 = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Pass rate", "Details")
 
 
-def pass_rate(reliability: Mapping[str, Any]) -> str:
+def pass_rate(reliability: Reliability) -> str:
     """``7/8 88% [53-98%]`` with ``flaky`` when some attempts passed and some failed."""
-    low, high = reliability["interval"]
-    text = f"{reliability['passed']}/{reliability['runs']} {reliability['pass_rate']:.0%} [{low * 100:.0f}-{high * 100:.0f}%]"
-    return text + (" flaky" if reliability.get("flaky") else "")
+    low, high = reliability.interval
+    text = f"{reliability.passed}/{reliability.runs} {reliability.pass_rate:.0%} [{low * 100:.0f}-{high * 100:.0f}%]"
+    return text + (" flaky" if reliability.flaky else "")
 
 
-def _details(assertions: list[Mapping[str, Any]]) -> str:
-    failed = [a for a in assertions if a.get("status") == "fail"]
-    shown = failed or [a for a in assertions if a.get("status") == "incomplete"]
-    return "; ".join(str(a.get("message", "")) for a in shown[:3])
+def troubles(result: ScenarioResult) -> list[Verdict]:
+    """The verdicts to show for a scenario: its failures, else its incompletes."""
+    failed = [v for v in result.verdicts if v.status == "fail"]
+    return failed or [v for v in result.verdicts if v.status == "incomplete"]
 
 
 def _value(value: Any) -> str:
     return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 200)
 
 
-def render(report: Mapping[str, Any]) -> str:
-    scenarios = report.get("scenarios", [])
-    repeated = any("reliability" in s for s in scenarios)
+def render(report: Report) -> str:
+    repeated = report.repeated
     columns = _COLUMNS_V2 if repeated else _COLUMNS
     rows = []
-    for scenario in scenarios:
-        assertions = scenario.get("assertions", [])
-        counts = [sum(a.get("status") == s for a in assertions) for s in ("pass", "fail", "incomplete")]
-        rate = (pass_rate(scenario["reliability"]),) if repeated and scenario.get("reliability") else ("",) * repeated
-        rows.append(
-            (one_line(str(scenario.get("id", ""))), str(scenario.get("status", "")), *map(str, counts), *rate,
-             one_line(_details(assertions), 100))
-        )  # fmt: skip
+    for result in report.results:
+        counts = report.check_counts(result)
+        rate = (pass_rate(result.reliability) if result.reliability else "",) * repeated
+        details = "; ".join(v.message for v in troubles(result)[:3])
+        rows.append((one_line(result.scenario.id), result.status, str(counts["pass"]), str(counts["fail"]),
+                     str(counts["incomplete"]), *rate, one_line(details, 100)))  # fmt: skip
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     right = {2, 3, 4}
 
@@ -49,40 +52,35 @@ def render(report: Mapping[str, Any]) -> str:
         parts = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(cells)]
         return "  ".join(parts).rstrip()
 
-    out = [f"Agent behavior test: {report.get('status', 'incomplete')}", "", line(columns)]
+    out = [f"Agent behavior test: {report.status}", "", line(columns)]
     out.append("  ".join("-" * w for w in widths))
     out.extend(line(row) for row in rows)
-    lines = report.get("behavegate", {}).get("scenarios", {})
-    path = report.get("behavegate", {}).get("contract_path", "contract")
-    problems = [s for s in scenarios if s.get("status") != "pass"]
+    problems = [r for r in report.results if r.status != "pass"]
     if problems:
         out.append("")
-    for scenario in problems:
-        scenario_id = str(scenario.get("id", ""))
-        out.append(f"{one_line(scenario_id)} ({scenario.get('status')}):")
-        at = lines.get(scenario_id, {}).get("assertion_lines", {})
-        for a in scenario.get("assertions", []):
-            if a.get("status") == "pass":
+    for result in problems:
+        out.append(f"{one_line(result.scenario.id)} ({result.status}):")
+        for verdict in result.verdicts:
+            if verdict.status == "pass":
                 continue
-            mark = "FAIL" if a.get("status") == "fail" else "INCOMPLETE"
-            where = f"{path}:{at[a['assertion']]}" if a.get("assertion") in at else path
-            out.append(f"  {mark} {a.get('assertion')} [{where}]: {one_line(str(a.get('message', '')))}")
-            out.append(f"       expected {_value(a.get('expected'))}, observed {_value(a.get('observed'))}")
-    for gate in report.get("gates", []):
-        out.append(f"Gate {gate['gate']}: {gate['status']}: {one_line(str(gate['message']))}")
-    latency = report.get("behavegate", {}).get("latency_ms")
+            mark = "FAIL" if verdict.status == "fail" else "INCOMPLETE"
+            where = report.location(result.scenario, verdict.assertion)
+            at = f"{where.file}:{where.line}" if where.line else where.file
+            out.append(f"  {mark} {verdict.assertion} [{at}]: {one_line(verdict.message)}")
+            out.append(f"       expected {_value(verdict.expected)}, observed {_value(verdict.observed)}")
+    for gate in report.gates:
+        out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
+    latency = report.latency()
     if latency:
         out.append(
-            f"Latency: p50 {latency['p50']:.0f} ms, p95 {latency['p95']:.0f} ms, max {latency['max']:.0f} ms over {latency['attempts']} attempts"
+            f"Latency: p50 {latency['p50']:.0f} ms, p95 {latency['p95']:.0f} ms, max {latency['max']:.0f} ms over {latency['attempts']:.0f} attempts"
         )
-    summary = report.get("summary", {})
+    totals = report.total_check_counts()
     out.append("")
     out.append(
-        f"Scenarios: {summary.get('scenario_count', 0)} | Assertions: {summary.get('assertion_count', 0)} | "
-        f"Pass: {summary.get('passed_assertions', 0)} | Fail: {summary.get('failed_assertions', 0)} | "
-        f"Incomplete: {summary.get('incomplete_assertions', 0)}"
+        f"Scenarios: {len(report.results)} | Assertions: {sum(totals.values())} | "
+        f"Pass: {totals['pass']} | Fail: {totals['fail']} | Incomplete: {totals['incomplete']}"
     )
-    run_dir = report.get("behavegate", {}).get("run_dir") or (report.get("artifacts") or {}).get("run_dir")
-    if run_dir:
-        out.append(f"Run dir: {run_dir}")
+    if report.run_dir:
+        out.append(f"Run dir: {report.run_dir}")
     return "\n".join(out)

@@ -19,22 +19,14 @@ import json
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from behavegate.model import Observation
+from behavegate.model import Observation, Timing
+from behavegate.report.result import RUNS_DIR, Report
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
 LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
-RUNS_DIR = (".behavegate", "runs")
-
-
-@dataclass(frozen=True, slots=True)
-class Timing:
-    started_at: str
-    ended_at: str
-    duration_ms: int
 
 
 def render_json(value: Any) -> str:
@@ -71,8 +63,11 @@ def run_paths(project_root: Path, run_id: str) -> dict[str, str]:
     return {"trace_path": str(run_dir / EVENTS), "state_path": str(run_dir / STATE), "summary_path": str(run_dir / SUMMARY)}
 
 
-def build_files(report: dict[str, Any], timings: Sequence[Timing]) -> dict[str, str]:
-    """The four files' text for a finished report (whose ``harness`` names them)."""
+def build_files(judged: Report) -> dict[str, str]:
+    """The four files' text for a finished report (whose ``harness`` names them):
+    the JSON view of the report, and what happened, scenario by scenario."""
+    report = judged.to_json()
+    timings: Sequence[Timing] = judged.timings or ()
     harness = report["harness"]
     run_id, mode = harness["run_id"], report["mode"]
     base = {"run_id": run_id, "kind": "agent_behavior", "schema_version": 1}
@@ -82,11 +77,10 @@ def build_files(report: dict[str, Any], timings: Sequence[Timing]) -> dict[str, 
         {**base, "event": "run_started", "timestamp": harness["started_at"], "project_root": harness["project_root"],
          "budget": harness["budget"]}
     ]  # fmt: skip
-    persisted = {s["id"]: s["observation"] for s in report["scenarios"]}
-    for scenario_id, timing in zip(persisted, timings, strict=True):
+    for result, timing in zip(judged.results, timings, strict=True):
+        scenario_id = result.scenario.id
         name = f"scenario:{scenario_id}"
-        observation = persisted[scenario_id]
-        summary = observation_summary(None if observation is None else _observation_from(observation))
+        summary = observation_summary(result.observation)
         step = {
             "name": name,
             "status": "completed",
@@ -157,24 +151,6 @@ def build_files(report: dict[str, Any], timings: Sequence[Timing]) -> dict[str, 
     )  # fmt: skip
     files[EVENTS] = events_text
     return files
-
-
-def _observation_from(data: dict[str, Any]) -> Observation:
-    from behavegate.model import ToolCall
-
-    calls = data.get("tool_calls")
-    sources = data.get("sources")
-    return Observation(
-        scenario_id=data["id"],
-        response=data.get("response"),
-        response_complete=data.get("response_complete"),
-        finish_reason=data.get("finish_reason"),
-        tool_calls=None if calls is None else tuple(ToolCall(c["name"], c.get("arguments")) for c in calls),
-        tool_calls_complete=data.get("tool_calls_complete"),
-        refusal=data.get("refusal"),
-        sources=None if sources is None else tuple(sources),
-        error=data.get("error"),
-    )
 
 
 def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:

@@ -10,13 +10,13 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from behavegate.errors import RunError
-from behavegate.model import Contract, Evaluation, Observation, Verdict
-from behavegate.report.artifacts import LAYOUT, RUNS_DIR, run_paths
-from behavegate.report.redact import redact_json, redact_observation, redact_text
+from behavegate.model import Contract, Evaluation, Observation, Scenario, Verdict
+from behavegate.report.artifacts import LAYOUT, run_paths
+from behavegate.report.redact import redact_evaluation
+from behavegate.report.result import RUNS_DIR, Report, RunFacts
 
 MAX_REPORT_BYTES = 5_000_000
 MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
@@ -89,26 +89,13 @@ def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[st
     return summary, coverage
 
 
-@dataclass(frozen=True, slots=True)
-class RunFacts:
-    """Everything about the run that is not evidence: ids, clock, limits."""
-
-    run_id: str
-    started_at: str
-    ended_at: str
-    duration_ms: int
-    max_scenarios: int
-    max_seconds: float
-    tool_call_count: int = 0
-
-
 def harness_block(
-    contract: Contract, evaluation: Evaluation, facts: RunFacts, paths: Mapping[str, str] | None = None
+    contract: Contract, evaluation: Evaluation, facts: RunFacts, paths: Mapping[str, str] | None = None, status: str = "pass"
 ) -> dict[str, Any]:
     """skylos's run summary (``harness``), kept so its consumers find it."""
     steps = len(evaluation.results)
     seconds = round(facts.duration_ms / 1000, 3)
-    failed = evaluation.status != "pass"
+    failed = status != "pass"
     return {
         "schema_version": 1,
         "run_id": facts.run_id,
@@ -141,7 +128,7 @@ def harness_block(
         "trace_path": (paths or {}).get("trace_path"),
         "state_path": (paths or {}).get("state_path"),
         "summary_path": (paths or {}).get("summary_path"),
-        "error": f"agent behavior evaluation {evaluation.status}" if failed else None,
+        "error": f"agent behavior evaluation {status}" if failed else None,
     }
 
 
@@ -156,31 +143,49 @@ def build_report(
     version: str,
     secret: str | None = None,
     artifacts: bool = False,
-) -> dict[str, Any]:
-    """The report. With ``secret`` (a bearer token) the persisted evidence is
-    redacted; the verdicts were reached on the raw evidence."""
+) -> Report:
+    """The typed report. With ``secret`` (a bearer token) every observation and
+    verdict it holds is redacted: the verdicts were reached on the raw evidence,
+    and no view can show the token. Raises RunError when the JSON view would
+    exceed the report size limit."""
+    shown = evaluation if secret is None else redact_evaluation(evaluation, secret)
+    report = Report(
+        contract=contract,
+        evaluation=shown,
+        mode=mode,
+        provenance=provenance,
+        facts=facts,
+        contract_path=contract_display_path,
+        version=version,
+        artifacts=artifacts,
+    )
+    # The size limit (skylos's, on its own keys) is checked now, not in some later view.
+    _enforce_size({key: value for key, value in report.to_json().items() if key != "behavegate"})
+    return report
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The skylos-shaped JSON view of a report (see :meth:`Report.to_json`)."""
+    contract, evaluation, facts = report.contract, report.evaluation, report.facts
     results = evaluation.results
     v2 = contract.version >= 2
 
-    def keep(observation: Observation) -> Observation:
-        return observation if secret is None else redact_observation(observation, secret)
-
     def shown(observation: Observation) -> dict[str, Any]:
-        return keep(observation).as_dict_v2() if v2 else keep(observation).as_dict()
+        return observation.as_dict_v2() if v2 else observation.as_dict()
 
-    persisted = {r.scenario.id: keep(r.observation) for r in results if r.observation is not None}
-    provenance = {**provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids(), v2)}
+    persisted = {r.scenario.id: r.observation for r in results if r.observation is not None}
+    provenance = {**report.provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids(), v2)}
     if v2:
         counted = [v for r in results for attempt in r.attempts for v in attempt.verdicts]
     else:
         counted = [v for r in results for v in r.verdicts]
     assertion_summary, coverage = count_statuses(counted)
-    statuses = Counter(r.status for r in results)
-    report: dict[str, Any] = {
+    statuses = report.scenario_counts()
+    data: dict[str, Any] = {
         "schema_version": 1,
         "kind": "agent_behavior",
-        "status": evaluation.status,
-        "mode": mode,
+        "status": report.status,
+        "mode": report.mode,
         "contract": {"version": contract.version, "path": str(contract.path), "digest": contract.digest},
         "summary": {
             "scenario_count": len(results),
@@ -194,73 +199,63 @@ def build_report(
             {
                 "id": r.scenario.id,
                 "status": r.status,
-                "assertions": [_persisted_verdict(v, secret) for v in r.verdicts],
+                "assertions": [v.as_dict() for v in r.verdicts],
                 "observation": shown(r.observation) if r.observation is not None else None,
-                **(_attempts_block(r, secret, shown) if v2 else {}),
+                **(_attempts_block(r, shown) if v2 else {}),
             }
             for r in results
         ],
         "provenance": provenance,
-        "artifacts": dict(LAYOUT if artifacts else NO_ARTIFACTS),
+        "artifacts": dict(LAYOUT if report.artifacts else NO_ARTIFACTS),
     }
     if v2:
-        report["gates"] = [g.as_dict() for g in evaluation.gates]
-    paths = run_paths(contract.project_root, facts.run_id) if artifacts else None
-    harness = harness_block(contract, evaluation, facts, paths)
-    # The real digest has the placeholder's length, so one check covers both of skylos's.
-    _enforce_size({**report, "evidence_digest": "0" * 64, "harness": harness})
-    report["evidence_digest"] = evidence_digest(report)
-    report["harness"] = harness
-    report["behavegate"] = {
-        "version": version,
-        "contract_path": contract_display_path,
-        "run_dir": "/".join((*RUNS_DIR, facts.run_id)) if artifacts else None,
-        "scenarios": {
-            r.scenario.id: {"line": r.scenario.line, "assertion_lines": dict(r.scenario.assertion_lines)} for r in results
-        },
+        data["gates"] = [g.as_dict() for g in evaluation.gates]
+    paths = run_paths(contract.project_root, facts.run_id) if report.artifacts else None
+    harness = harness_block(contract, evaluation, facts, paths, evaluation.status)
+    data["evidence_digest"] = evidence_digest(data)
+    data["harness"] = harness
+    extra: dict[str, Any] = {
+        "version": report.version,
+        "contract_path": report.contract_path,
+        "run_dir": "/".join((*RUNS_DIR, facts.run_id)) if report.artifacts else None,
+        "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
     }
+    data["behavegate"] = extra
     if v2:
-        report["behavegate"]["latency_ms"] = latency_summary(evaluation)
-        report["behavegate"]["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
-        report["behavegate"]["tool_calls_key"] = contract.agent.missing_tool_calls
-    return report
+        extra["latency_ms"] = report.latency()
+        extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
+        extra["tool_calls_key"] = contract.agent.missing_tool_calls
+    if report.skipped is not None:
+        extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
+    if report.timings is not None:
+        extra["seconds"] = {r.scenario.id: report.seconds(i) for i, r in enumerate(results)}
+    if report.issues:
+        # The evidence could not be sealed: no digest vouches for it.
+        data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
+        data["evidence_digest"] = None
+    return data
 
 
-def _attempts_block(result: Any, secret: str | None, shown: Any) -> dict[str, Any]:
+def _where(report: Report, scenario: Scenario) -> dict[str, Any]:
+    where: dict[str, Any] = {"line": scenario.line, "assertion_lines": dict(scenario.assertion_lines)}
+    if scenario.file:
+        where["file"] = report.location(scenario).file
+    return where
+
+
+def _attempts_block(result: Any, shown: Any) -> dict[str, Any]:
     return {
         "reliability": result.reliability.as_dict() if result.reliability else None,
         "attempts": [
             {
                 "attempt": attempt.index + 1,
                 "status": attempt.status,
-                "assertions": [_persisted_verdict(v, secret) for v in attempt.verdicts],
+                "assertions": [v.as_dict() for v in attempt.verdicts],
                 "observation": shown(attempt.observation) if attempt.observation is not None else None,
             }
             for attempt in result.attempts
         ],
     }
-
-
-def latency_summary(evaluation: Evaluation) -> dict[str, Any] | None:
-    from behavegate.judge.aggregate import percentile
-
-    values = [
-        t.observation.latency_ms
-        for r in evaluation.results
-        for t in r.attempts
-        if t.observation is not None and t.observation.latency_ms is not None
-    ]
-    if not values:
-        return None
-    return {"attempts": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95), "max": max(values)}
-
-
-def _persisted_verdict(verdict: Verdict, secret: str | None) -> dict[str, Any]:
-    data = verdict.as_dict()
-    if secret is not None:
-        data["message"] = redact_text(verdict.message, secret)
-        data["observed"] = redact_json(verdict.observed, secret)
-    return data
 
 
 def report_size(report: Mapping[str, Any]) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from behavegate.model import Observation, ToolCall
+from behavegate.model import Attempt, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 
@@ -48,3 +48,24 @@ def redact_observation(observation: Observation, secret: str) -> Observation:
         sources=sources,
         error=text(observation.error),
     )
+
+
+def redact_verdict(verdict: Verdict, secret: str) -> Verdict:
+    return replace(verdict, message=redact_text(verdict.message, secret), observed=redact_json(verdict.observed, secret))
+
+
+def redact_evaluation(evaluation: Evaluation, secret: str) -> Evaluation:
+    """The same verdicts, with the token gone from every text a view can show."""
+
+    def observation(value: Observation | None) -> Observation | None:
+        return None if value is None else redact_observation(value, secret)
+
+    def verdicts(values: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
+        return tuple(redact_verdict(v, secret) for v in values)
+
+    def result(value: ScenarioResult) -> ScenarioResult:
+        attempts = tuple(Attempt(a.index, a.status, verdicts(a.verdicts), observation(a.observation)) for a in value.attempts)
+        return replace(value, verdicts=verdicts(value.verdicts), observation=observation(value.observation), attempts=attempts)
+
+    gates = tuple(replace(g, message=redact_text(g.message, secret)) for g in evaluation.gates)
+    return replace(evaluation, results=tuple(result(r) for r in evaluation.results), gates=gates)

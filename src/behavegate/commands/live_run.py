@@ -1,0 +1,94 @@
+"""A live run: decide whether the endpoint may be called, ask the agent for
+every attempt, judge each attempt as it completes (progress shows that verdict),
+and build the Report from the same judged attempts."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from pathlib import Path
+
+from behavegate import __version__
+from behavegate.commands.options import RunOptions
+from behavegate.commands.test import Clock, scenario_timings
+from behavegate.evidence import live
+from behavegate.github.console import Console
+from behavegate.judge.evaluate import evaluate, evaluate_scenario
+from behavegate.model import Contract, Observation, ScenarioResult, Timing
+from behavegate.render.progress import Progress
+from behavegate.report.build import build_report
+from behavegate.report.result import Report
+
+
+def run_live(
+    args: argparse.Namespace, contract: Contract, options: RunOptions, clock: Clock, root: Path, console: Console, display: str
+) -> Report:
+    from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
+    from behavegate.files import resolve_inside, write_project_text
+
+    credentials = load_credentials(options.auth_env, os.environ)
+    endpoint = choose_endpoint(
+        contract.agent.endpoint,
+        contract.agent.model,
+        override=options.endpoint,
+        allow_remote=options.allow_remote,
+        allow_contract_endpoint=options.allow_contract_endpoint,
+        authenticated=credentials is not None,
+        allow_hosts=args.allow_host,
+    )
+    endpoint = pin_allowed_host(endpoint, system_resolver)
+    # A bad --save-observations path is found now, not after the whole run.
+    destination = resolve_inside(args.save_observations, root, "Observation file") if args.save_observations else None
+    settings = live.LiveSettings(
+        endpoint=endpoint,
+        credentials=credentials,
+        max_tokens=options.max_tokens,
+        max_seconds=float(options.max_seconds),
+        concurrency=args.concurrency,
+        started=clock.monotonic,
+    )
+    judged: dict[tuple[str, int], ScenarioResult] = {}
+    progress = Progress(len(live.jobs(contract, options.runs)), console, clock.monotonic)
+
+    def attempt_done(job: live.Job, observation: Observation) -> None:
+        # Judged once, here: progress shows this verdict and the report reuses it.
+        result = evaluate_scenario(job.scenario, observation, contract.agent)
+        judged[(job.scenario.id, job.attempt)] = result
+        progress.attempt_done(job.scenario.id, result.status)
+
+    results = live.observe(contract, settings, attempt_done, options.runs)
+    progress.finish()
+    attempts: dict[str, list[Observation]] = {}
+    prejudged: dict[str, list[ScenarioResult]] = {}
+    spans: dict[str, list[Timing]] = {}
+    for job, observation, timing in results:
+        attempts.setdefault(job.scenario.id, []).append(observation)
+        prejudged.setdefault(job.scenario.id, []).append(judged[(job.scenario.id, job.attempt)])
+        spans.setdefault(job.scenario.id, []).append(timing)
+    evaluation = evaluate(
+        contract,
+        {key: group[0] for key, group in attempts.items()},
+        attempts=attempts,
+        runs=options.runs,
+        gates=options.gates(contract.gates),
+        judged=prejudged,
+    )
+    facts = dataclasses.replace(clock.facts(options.max_scenarios, options.max_seconds), tool_call_count=len(contract.scenarios))
+    report = build_report(
+        contract,
+        evaluation,
+        mode="live",
+        provenance=live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
+        facts=facts,
+        contract_display_path=display,
+        version=__version__,
+        secret=credentials.token if credentials else None,
+        artifacts=options.artifacts,
+    )
+    report = dataclasses.replace(report, timings=scenario_timings(contract, spans))
+    if destination is not None:
+        from behavegate.report.recording import observation_file
+
+        write_project_text(destination, root, observation_file(report) + "\n")
+    return report
