@@ -4,8 +4,8 @@ what JUnit consumers read, and GitHub's size limits."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from conftest import Golden
