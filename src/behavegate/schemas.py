@@ -4,15 +4,64 @@ Uses the ``jsonschema`` package: the reference Python implementation, kept
 current with the drafts (2020-12 included), pure Python, and the validator
 the OpenAPI and MCP tool ecosystems use. A schema is checked against its own
 metaschema first, so an invalid declared schema is reported, not trusted.
+
+A schema is resolved only within itself: the contract reader refuses any
+reference that is not a local ``#...`` pointer (``foreign_references``), and
+the validator gets an empty reference registry whose retrieval refuses
+everything, so jsonschema's deprecated remote resolution (urlopen on
+``http://`` and ``file://``) can never run. No format checker is enabled, so
+no ``format`` looks anything up either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
 from .model import ToolCall
+
+REFERENCE_KEYWORDS = ("$ref", "$dynamicRef", "$recursiveRef")
+# Keywords whose values are instance data, not schemas: a "$ref" inside is just data.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+# Keywords whose values map arbitrary names (not keywords) to schemas.
+_NAMED_SCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"})
+
+
+def foreign_references(schema: Mapping[str, Any], path: str) -> Iterator[tuple[Mapping[str, Any], str, str, str]]:
+    """Every reference that would leave the schema, and every unknown ``$schema``,
+    as (the mapping holding it, its key, its path, the problem)."""
+    from referencing.jsonschema import UnknownDialect, specification_with
+
+    stack: list[tuple[Any, str, bool]] = [(schema, path, False)]
+    while stack:
+        node, where, named = stack.pop()
+        if isinstance(node, list):
+            stack.extend((item, f"{where}[{index}]", False) for index, item in reversed(list(enumerate(node))))
+            continue
+        if not isinstance(node, Mapping):
+            continue
+        children: list[tuple[Any, str, bool]] = []
+        for key, value in node.items():
+            at = f"{where}.{key}"
+            if not named:
+                if key in REFERENCE_KEYWORDS and isinstance(value, str) and not value.startswith("#"):
+                    yield node, key, at, f"{at} must be a local '#...' reference; behavegate never fetches schemas, got {value!r}"
+                if key == "$schema" and isinstance(value, str):
+                    try:
+                        specification_with(value)
+                    except UnknownDialect:
+                        yield node, key, at, f"{at} names an unknown metaschema; behavegate never fetches schemas, got {value!r}"
+                if key in _DATA_KEYWORDS:
+                    continue
+            children.append((value, at, not named and key in _NAMED_SCHEMAS))
+        stack.extend(reversed(children))
+
+
+def _refuse(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs fields mypy cannot see
 
 
 @lru_cache(maxsize=256)
@@ -20,17 +69,20 @@ def _validator(schema_json: str) -> Any:
     import json
 
     import jsonschema
+    from referencing import Registry
 
     schema = json.loads(schema_json)
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     cls.check_schema(schema)
-    return cls(schema)
+    # jsonschema adds its bundled metaschemas (package data) to this registry; nothing else resolves.
+    return cls(schema, registry=Registry(retrieve=_refuse))  # type: ignore[call-arg]  # attrs, as in jsonschema
 
 
 def argument_errors(call: ToolCall, schemas: Mapping[str, Mapping[str, Any]]) -> list[str]:
     import json
 
     import jsonschema
+    from referencing.exceptions import Unresolvable
 
     if call.name not in schemas:
         return ["the tool is not declared, so there is no schema to check against"]
@@ -40,7 +92,8 @@ def argument_errors(call: ToolCall, schemas: Mapping[str, Mapping[str, Any]]) ->
         validator = _validator(json.dumps(schemas[call.name], sort_keys=True))
     except jsonschema.SchemaError as exc:
         return [f"the declared parameters schema is invalid: {exc.message}"]
-    return [
-        f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}"
-        for error in sorted(validator.iter_errors(dict(call.arguments)), key=lambda e: list(e.absolute_path))
-    ][:10]
+    try:
+        errors = sorted(validator.iter_errors(dict(call.arguments)), key=lambda e: list(e.absolute_path))
+    except Unresolvable as exc:
+        return [f"the declared parameters schema has a reference that does not resolve locally: {exc.ref!r}"]
+    return [f"{'/'.join(str(p) for p in error.absolute_path) or '(root)'}: {error.message}" for error in errors][:10]
