@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import shutil
 from pathlib import Path
 
 import pytest
 from helpers import EXAMPLE
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from behavegate.errors import RunError
-from behavegate.evidence.trust import choose_endpoint, fingerprint, is_loopback_host, load_credentials, pin_allowed_host
+from behavegate.evidence.trust import (
+    choose_endpoint,
+    fingerprint,
+    is_isolated_address,
+    is_loopback_host,
+    load_credentials,
+    pin_allowed_host,
+)
 
 
 def choose(url: str | None, *, override: str | None = None, **flags: object) -> object:
@@ -80,8 +90,73 @@ def test_allowed_host_is_pinned_to_the_private_address_it_resolved_to() -> None:
 @pytest.mark.parametrize("addresses", [["8.8.8.8"], ["10.0.0.2", "93.184.216.34"], ["0.0.0.0"]])
 def test_allowed_host_resolving_to_a_public_address_is_refused(addresses: list[str]) -> None:
     endpoint = choose("http://agent:8080/v1", allow_hosts=["agent"])
-    with pytest.raises(RunError, match="non-private"):
+    with pytest.raises(RunError, match="outside the allowed private ranges"):
         pin_allowed_host(endpoint, lambda host, port: addresses)  # type: ignore[arg-type]
+
+
+ADDRESS_POLICY = [
+    # allowed: loopback, RFC 1918, RFC 4193 unique local, and IPv4-mapped forms of them
+    ("127.0.0.1", True), ("127.255.255.254", True), ("::1", True),
+    ("10.0.0.1", True), ("10.255.255.255", True), ("172.16.0.1", True), ("172.31.255.254", True),
+    ("192.168.0.1", True), ("192.168.255.254", True), ("fc00::1", True), ("fd12:3456::1", True),
+    ("::ffff:10.1.2.3", True), ("::ffff:172.18.0.5", True),
+    # cloud metadata, even inside allowed ranges or in mapped form
+    ("169.254.169.254", False), ("169.254.170.2", False), ("169.254.169.123", False), ("fd00:ec2::254", False),
+    ("fd00:ec2::23", False), ("fd20:ce::254", False), ("100.100.100.200", False), ("168.63.129.16", False),
+    ("192.0.0.192", False), ("::ffff:169.254.169.254", False), ("::ffff:100.100.100.200", False),
+    # all link-local
+    ("169.254.0.1", False), ("169.254.255.254", False), ("fe80::1", False), ("fe80::1%eth0", False), ("febf::1", False),
+    # CGNAT (shared with other tenants of the carrier)
+    ("100.64.0.1", False), ("100.127.255.254", False),
+    # ranges ipaddress.is_private counts as private that are not the runner's network
+    ("192.0.2.1", False), ("198.18.0.1", False), ("198.51.100.7", False), ("203.0.113.9", False), ("240.0.0.1", False),
+    ("255.255.255.255", False), ("192.0.0.8", False), ("2001:db8::1", False), ("2001:2::1", False), ("2001::1", False),
+    ("64:ff9b:1::1", False), ("100::1", False), ("::ffff:0:0", False), ("2002:a00:1::1", False),
+    # public, unspecified, multicast, next to the allowed ranges, and nonsense
+    ("8.8.8.8", False), ("172.15.255.255", False), ("172.32.0.0", False), ("11.0.0.0", False), ("0.0.0.0", False),
+    ("::", False), ("224.0.0.1", False), ("ff02::1", False), ("2606:4700::1111", False), ("::ffff:8.8.8.8", False),
+    ("::127.0.0.1", False), ("not-an-address", False),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("address", "allowed"), ADDRESS_POLICY)
+def test_allow_host_address_policy_is_an_explicit_allow_list(address: str, allowed: bool) -> None:
+    assert is_isolated_address(address) is allowed
+
+
+def _in_ipv4_allow_list(value: int) -> bool:
+    # An oracle independent of ipaddress: the integer bounds of 127/8, 10/8, 172.16/12, 192.168/16.
+    return (value >> 24) in {127, 10} or (value >> 20) == (172 << 4 | 1) or (value >> 16) == (192 << 8 | 168)
+
+
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+@example(0xA9FEA9FE)  # 169.254.169.254
+@example(0x64646464)  # 100.100.100.100 (CGNAT)
+def test_every_ipv4_address_and_its_mapped_form_get_the_same_verdict(value: int) -> None:
+    address = str(ipaddress.IPv4Address(value))
+    assert is_isolated_address(address) is _in_ipv4_allow_list(value)
+    assert is_isolated_address(f"::ffff:{address}") is is_isolated_address(address)
+
+
+@given(st.integers(min_value=0, max_value=2**128 - 1))
+@example(int(ipaddress.IPv6Address("fd00:ec2::254")))
+@example(int(ipaddress.IPv6Address("fe80::1")))
+def test_an_allowed_ipv6_address_is_loopback_or_unique_local_and_never_metadata(value: int) -> None:
+    ip = ipaddress.IPv6Address(value)
+    if ip.ipv4_mapped is not None:
+        return
+    expected = ip == ipaddress.IPv6Address("::1") or (
+        value >> 121 == 0xFC >> 1 and value >> 96 != int(ipaddress.IPv6Address("fd00:ec2::")) >> 96
+        and ip != ipaddress.IPv6Address("fd20:ce::254")
+    )  # fmt: skip
+    assert is_isolated_address(str(ip)) is expected
+
+
+def test_an_allowed_host_resolving_to_cloud_metadata_is_refused() -> None:
+    for address in ("169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254", "fe80::1"):
+        endpoint = choose("http://agent:8080/v1", allow_hosts=["agent"])
+        with pytest.raises(RunError, match="outside the allowed private ranges"):
+            pin_allowed_host(endpoint, lambda host, port, a=address: [a])  # type: ignore[misc]
 
 
 def test_allow_host_is_exact_and_http_only() -> None:

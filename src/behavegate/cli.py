@@ -83,8 +83,8 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
     test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
     test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                      help="allow plain-http endpoints on this service host name when it resolves only to private, "
-                      "loopback or link-local addresses (repeatable; for CI service containers)")  # fmt: skip
+                      help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
+                      "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
     test.add_argument(
         "--concurrency",
         type=int,

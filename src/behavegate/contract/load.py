@@ -211,6 +211,13 @@ class _Reader(V2Fields):
         name = c.take(f.tool_name, raw.get("name"), f"{path}.name", lines.of_key(raw, "name"))
         description = c.take(f.required_text, raw, "description", f"{path}.description", lines.of_key(raw, "description"))
         parameters = c.take(f.json_mapping, raw.get("parameters"), f"{path}.parameters", lines.of_key(raw, "parameters"))
+        if parameters is not None and self.v2:
+            # Only version 2 validates arguments against the schema (version 1 passes it on
+            # untouched, as skylos does), so only there can a reference be followed.
+            from behavegate.contract.schema_refs import foreign_references
+
+            for holder, key, at, problem in foreign_references(raw["parameters"], f"{path}.parameters"):
+                c.add(problem, at, lines.of_key(holder, key))
         if not c.clean_since(mark) or name is None or description is None or parameters is None:
             return None
         return ToolDefinition(name=name, description=description, parameters=parameters)

@@ -64,12 +64,13 @@ async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
     if remaining <= 0:
         raise EndpointError(DEADLINE_MESSAGE)
     body = json.dumps(exchange.payload).encode("utf-8")
+    # Header values as UTF-8 bytes: httpx would encode str values as ASCII and fail on a
+    # token such as "é" (HTTP carries header bytes; UTF-8 is what other clients send).
+    headers = {name.encode("ascii"): value.encode("utf-8") for name, value in exchange.headers.items()}
     phase = "send"
     try:
         async with asyncio.timeout_at(exchange.deadline):
-            request = client.build_request(
-                "POST", exchange.url, content=body, headers=exchange.headers, timeout=httpx.Timeout(remaining)
-            )
+            request = client.build_request("POST", exchange.url, content=body, headers=headers, timeout=httpx.Timeout(remaining))
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
                 _check_status(response.status_code)

@@ -2,7 +2,8 @@
 
 behavegate calls only what the person running it allowed: a loopback endpoint
 named in the contract needs ``--allow-contract-endpoint``; a CI service host
-needs ``--allow-host NAME`` and must resolve to private addresses only (the
+needs ``--allow-host NAME`` and must resolve to loopback, RFC 1918 or unique
+local addresses only, never link-local or cloud metadata (the
 connection then goes to the address that was checked); anything else needs
 ``--endpoint``, ``--allow-remote`` and HTTPS. All checks happen before any I/O.
 """
@@ -70,11 +71,53 @@ def is_loopback_host(hostname: str) -> bool:
         return False
 
 
+# Where an --allow-host name may resolve, written out rather than taken from
+# ``ipaddress.is_private`` (whose table changes between Python versions and has
+# counted globally routed IPv6 ranges as private). Not listed, so refused:
+# link-local (169.254.0.0/16, fe80::/10: cloud metadata lives there, and no
+# service container is given such an address), CGNAT 100.64.0.0/10 (a carrier's
+# space shared with other tenants rather than the runner's own network, and the
+# home of Alibaba's metadata service), documentation, benchmarking, multicast,
+# the unspecified address and every public range.
+ALLOWED_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "127.0.0.0/8",  # loopback
+        "::1/128",  # loopback
+        "10.0.0.0/8",  # RFC 1918
+        "172.16.0.0/12",  # RFC 1918 (Docker's default bridges)
+        "192.168.0.0/16",  # RFC 1918
+        "fc00::/7",  # RFC 4193 unique local
+    )
+)
+# Cloud metadata and platform services, refused even where they sit inside an
+# allowed range (the IPv6 ones are unique local addresses).
+METADATA_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = tuple(
+    ipaddress.ip_network(n)
+    for n in (
+        "169.254.169.254/32",  # AWS, GCP, Azure, OCI, DigitalOcean instance metadata
+        "169.254.170.2/32",  # AWS ECS task metadata and credentials
+        "169.254.169.123/32",  # AWS time sync
+        "fd00:ec2::/32",  # AWS Nitro IPv6 services: metadata fd00:ec2::254, DNS, NTP
+        "fd20:ce::254/128",  # GCP IPv6 metadata
+        "100.100.100.200/32",  # Alibaba Cloud metadata
+        "168.63.129.16/32",  # Azure wire server
+        "192.0.0.192/32",  # Oracle Cloud legacy metadata
+    )
+)
+
+
 def is_isolated_address(address: str) -> bool:
-    ip = ipaddress.ip_address(address)
+    """Is ``address`` one an allow-listed service host may resolve to?"""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return bool(ip.is_loopback or ip.is_private or ip.is_link_local) and not ip.is_unspecified
+        ip = ip.ipv4_mapped  # ::ffff:a.b.c.d reaches a.b.c.d: judge it as that
+    if any(ip in network for network in METADATA_NETWORKS):
+        return False
+    return any(ip in network for network in ALLOWED_NETWORKS)
 
 
 def fingerprint(url: str) -> str:
@@ -179,7 +222,7 @@ def pin_allowed_host(endpoint: Endpoint, resolve: Resolver) -> Endpoint:
         raise RunError(f"allowed host {endpoint.host!r} did not resolve")
     public = sorted({a for a in addresses if not is_isolated_address(a)})
     if public:
-        raise RunError(f"allowed host {endpoint.host!r} resolves to non-private addresses: {public}")
+        raise RunError(f"allowed host {endpoint.host!r} resolves to addresses outside the allowed private ranges: {public}")
     address = addresses[0]
     literal = f"[{address}]" if ":" in address else address
     netloc = f"{literal}:{parts.port}" if parts.port else literal

@@ -1,23 +1,73 @@
 """Keeping the bearer token out of everything we persist or print.
 
 Evaluation uses the raw evidence; the persisted copy (reports, artifacts,
-recorded observations) replaces the exact token with ``[REDACTED]``, or with
-asterisks when the token is shorter than that marker.
+recorded observations) replaces the token with ``[REDACTED]``, or with
+asterisks when the token is shorter than that marker. Every rendered view
+(table, JSON, JUnit, summary, annotations, outputs, artifacts, saved
+observations) is made from that persisted copy, so it is the one place to
+mask. Verdict messages quote evidence through ``repr`` (ours and
+jsonschema's), so the token is masked in every encoding behavegate itself
+produces, not only verbatim; the renderers' own escaping (JSON, XML, workflow
+commands) then only ever sees the marker.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from behavegate.model import Attempt, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 
 
+def _xml(text: str, quotes: bool) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace('"', "&quot;").replace("'", "&#x27;") if quotes else text
+
+
+def _workflow(text: str, property_value: bool) -> str:
+    """GitHub workflow-command escaping (annotation messages and their properties)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
+
+
+@lru_cache(maxsize=4)
+def encoded_forms(secret: str) -> tuple[str, ...]:
+    """The token as it can appear inside a larger text, longest first."""
+    forms = {
+        secret,
+        # repr() of a string holding the token: single-quoted unless that string has ' and no "
+        repr(secret + "'\"")[1:-4],
+        ascii(secret + "'\"")[1:-4],
+        secret.encode("unicode_escape").decode("ascii"),
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        quote(secret),
+        quote_plus(secret, safe=""),
+        quote_plus(secret),
+        _xml(secret, quotes=False),
+        _xml(secret, quotes=True),
+        _xml(secret, quotes=False).replace('"', "&quot;"),
+        _workflow(secret, property_value=False),
+        _workflow(secret, property_value=True),
+    }
+    if '"' not in secret:
+        forms.add(repr(secret + "'")[1:-2])  # ...and double-quoted when it does
+        forms.add(ascii(secret + "'")[1:-2])
+    return tuple(sorted(forms, key=lambda form: (-len(form), form)))
+
+
 def redact_text(value: str, secret: str) -> str:
     replacement = MARKER if len(secret) >= len(MARKER) else "*" * len(secret)
-    return value.replace(secret, replacement)
+    for form in encoded_forms(secret):
+        if form in value:
+            value = value.replace(form, replacement)
+    return value
 
 
 def redact_json(value: Any, secret: str) -> Any:
@@ -47,6 +97,7 @@ def redact_observation(observation: Observation, secret: str) -> Observation:
         tool_calls=calls,
         sources=sources,
         error=text(observation.error),
+        tool_errors=None if observation.tool_errors is None else tuple(map(text, observation.tool_errors)),
     )
 
 

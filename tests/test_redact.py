@@ -1,0 +1,161 @@
+"""The bearer token never leaves a run in any encoding behavegate produces:
+raw, Python-escaped, JSON-escaped, URL-encoded or XML-escaped, nor any two or
+three of those stacked (a repr inside JSON, JSON inside XML...)."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import itertools
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, quote_plus
+
+import pytest
+
+from behavegate.cli import main
+from behavegate.report.redact import redact_text
+
+ENCODERS: dict[str, Callable[[str], str]] = {
+    "raw": lambda s: s,
+    "repr": lambda s: repr(s)[1:-1],
+    "repr-single-quoted": lambda s: repr(s + "'\"")[1:-4],
+    "unicode_escape": lambda s: s.encode("unicode_escape").decode("ascii"),
+    "json": lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
+    "json-ascii": lambda s: json.dumps(s)[1:-1],
+    "quote": lambda s: quote(s, safe=""),
+    "quote-slash": quote,
+    "quote_plus": lambda s: quote_plus(s, safe=""),
+    "xml": lambda s: html.escape(s, quote=False),
+    # GitHub workflow-command escaping (annotation messages, then their properties)
+    "workflow": lambda s: s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"),
+    "workflow-property": lambda s: (
+        s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A").replace(":", "%3A").replace(",", "%2C")
+    ),
+    "xml-quot": lambda s: html.escape(s, quote=False).replace('"', "&quot;"),
+    "xml-attr": html.escape,
+}
+
+
+def encodings(token: str, depth: int = 3) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for n in range(1, depth + 1):
+        for chain in itertools.product(ENCODERS, repeat=n):
+            value = token
+            for name in chain:
+                value = ENCODERS[name](value)
+            found.setdefault(value, "+".join(chain))
+    return {name: value for value, name in found.items()}
+
+
+def hits(text: str, token: str) -> list[str]:
+    return sorted(name for name, value in encodings(token).items() if value in text)
+
+
+TOKENS = ["to\"k\\en'<&>%41 \u00e9", "to\"k\\en'<&>%41"]
+
+
+@contextlib.contextmanager
+def echo_agent() -> Iterator[tuple[str, list[str]]]:
+    """An agent that puts the Authorization header it received into its answer and a tool argument."""
+    received: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            # http.server decodes header bytes as Latin-1; the client sent UTF-8
+            header = self.headers.get("Authorization", "").encode("latin-1").decode("utf-8", "replace")
+            received.append(header)
+            message = {
+                "content": f"auth was {header}",
+                "tool_calls": [{"id": "c1", "type": "function",
+                                "function": {"name": "lookup", "arguments": json.dumps({"q": header, header: 1})}}],
+            }  # fmt: skip
+            body = json.dumps({"choices": [{"message": message, "finish_reason": "stop"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions", received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+CONTRACT = """\
+version: 2
+agent:
+  model: m
+  tools:
+    - name: lookup
+      description: look something up
+      parameters: {type: object, properties: {q: {type: integer}}, additionalProperties: false}
+scenarios:
+  - id: echo
+    prompt: hi
+    expect:
+      response:
+        contains: [nothing]
+        excludes: [auth was]
+        matches: ['^zzz']
+        not_matches: ['auth was .*']
+      tools:
+        arguments_valid: true
+        required: [{name: lookup, arguments: {q: 1}}]
+        sequence: {mode: exact, calls: [lookup, lookup]}
+      safety: {pii: [api_key, email]}
+  - id: again
+    prompt: hi again
+    runs: 2
+    expect: {response: {icontains: [NOTHING]}, tools: {max_calls: 0}}
+"""
+
+
+@pytest.mark.parametrize("token", TOKENS, ids=["with-non-ascii", "ascii"])
+def test_a_live_run_writes_the_token_in_no_encoding_anywhere(
+    token: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("BG_TOKEN", token)
+    (tmp_path / "contract.yml").write_text(CONTRACT)
+    (tmp_path / "out").mkdir()
+    outputs: list[str] = []
+    with echo_agent() as (url, received):
+        for fmt in ("table", "json"):
+            code = main(["test", "contract.yml", "--endpoint", url, "--auth-env", "BG_TOKEN", "--format", fmt,
+                         "--report", f"out/{fmt}.json", "--junit", f"out/{fmt}.xml", "--summary", f"out/{fmt}.md",
+                         "--save-observations", f"out/{fmt}-observations.json", "--annotations",
+                         "--github-output", "out/github-output"])  # fmt: skip
+            captured = capsys.readouterr()
+            outputs += [captured.out, captured.err]
+            assert code == 1
+    assert received and set(received) == {f"Bearer {token}"}  # the agent really saw and echoed it
+    written = [p for p in tmp_path.rglob("*") if p.is_file() and p.name != "contract.yml"]
+    assert len([p for p in written if ".behavegate" in p.parts]) >= 8  # two runs' artifacts
+    texts = {str(p.relative_to(tmp_path)): p.read_bytes().decode("utf-8") for p in written}
+    texts.update({"stdout/stderr": "\n".join(outputs)})
+    found = {name: hits(text, token) for name, text in texts.items()}
+    assert {name: names for name, names in found.items() if names} == {}
+    assert "[REDACTED]" in texts["out/json.json"]  # the echoes were there, and were masked
+
+
+@pytest.mark.parametrize("token", [*TOKENS, "a\\b", "x\x07y\u2028z", "\U0001f600-emoji-token", "tab\there"])
+def test_redact_text_masks_every_single_encoding(token: str) -> None:
+    for name, value in encodings(token, depth=1).items():
+        assert hits(redact_text(f"before {value} after", token), token) == [], name
+
+
+def test_a_short_token_is_masked_by_asterisks_of_its_own_length() -> None:
+    assert redact_text("key=a'b; 'a\\'b'", "a'b") == "key=***; '***'"
