@@ -18,7 +18,7 @@ import httpx
 import pytest
 from helpers import contract
 
-from behavegate.evidence.chat import EndpointError, build_request, decode_body
+from behavegate.evidence.chat import EndpointError, build_request, decode_body, encode_request
 from behavegate.evidence.transport import Exchange, post, request_headers
 
 CONTRACT = contract(
@@ -48,7 +48,7 @@ def completion(message: dict[str, Any], finish_reason: Any = "stop") -> bytes:
 
 
 def exchange(url: str, timeout: float = 2.0, payload: dict[str, Any] | None = None) -> Exchange:
-    return Exchange(url, payload or {"x": 1}, request_headers(None, None, "test"), time.monotonic() + timeout)
+    return Exchange(url, encode_request(payload or {"x": 1}), request_headers(None, None, "test"), time.monotonic() + timeout)
 
 
 async def _post_with(handler: Callable[[httpx.Request], httpx.Response], timeout: float = 2.0) -> bytes:

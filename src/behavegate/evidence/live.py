@@ -18,12 +18,30 @@ from datetime import UTC, datetime
 import httpx
 
 from behavegate import __version__
-from behavegate.evidence.chat import EndpointError, assistant_turn, build_request, first_messages, normalize, parse_body
-from behavegate.evidence.transport import MAX_RESPONSE_BYTES, Exchange, new_client, post, request_headers
+from behavegate.evidence.chat import (
+    EndpointError,
+    assistant_turn,
+    build_request,
+    encode_message,
+    encode_request,
+    normalize,
+    parse_body,
+)
+from behavegate.evidence.transport import MAX_RESPONSE_BYTES, Exchange, ResponseTooLarge, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
+from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS
 from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation], None]
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptBudget:
+    """What one attempt may use across all its turns (version 2; see limits.py)."""
+
+    request_bytes: int = ATTEMPT_MAX_REQUEST_BYTES
+    response_bytes: int = ATTEMPT_MAX_RESPONSE_BYTES
+    tokens: int = ATTEMPT_MAX_TOKENS
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +52,7 @@ class LiveSettings:
     max_seconds: float
     concurrency: int
     started: float  # time.monotonic() at the start of the run (the budget's origin)
+    budget: AttemptBudget = AttemptBudget()
 
 
 def _stamp() -> str:
@@ -52,44 +71,69 @@ async def _observe(client: httpx.AsyncClient, contract: Contract, job: Job, sett
 async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
     """One attempt. Version 1: one request. Version 2: while the agent calls tools
     the scenario scripts results for, send them back (never executing anything),
-    up to ``max_turns`` requests."""
+    up to ``max_turns`` requests, within the attempt's budget."""
     agent = contract.agent
     headers = request_headers(
         settings.credentials.header() if settings.credentials else None,
         settings.endpoint.host_header,
         f"behavegate/{__version__}",
     )
-    messages = first_messages(scenario)
-    earlier: list[ToolCall] = []
-    errors: list[str | None] = []
-    turns = 0
-    while True:
-        turns += 1
-        now = time.monotonic()
-        timeout = max(min(agent.timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
-        exchange = Exchange(
-            url=settings.endpoint.connect_url or settings.endpoint.url,
-            payload=build_request(agent, scenario, settings.max_tokens, messages),
-            headers=headers,
-            deadline=now + timeout,
-        )
+    url = settings.endpoint.connect_url or settings.endpoint.url
+    if contract.version < 2:
+        payload = build_request(agent, scenario, settings.max_tokens)
         try:
-            raw = parse_body(await post(client, exchange))
-            observation = normalize(raw, scenario.id, agent.missing_tool_calls)
+            body = await post(client, Exchange(url, encode_request(payload), headers, _deadline(agent.timeout_seconds, settings)))
+            return normalize(parse_body(body), scenario.id, agent.missing_tool_calls)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
-        if contract.version < 2:
-            return observation
+    payload = build_request(agent, scenario, settings.max_tokens)
+    # The conversation is kept encoded, once: the assistant turns it re-sends are
+    # what grows, and nothing else holds a copy of them.
+    history = [encode_message(message) for message in payload["messages"]]
+    budget = settings.budget
+    earlier: list[ToolCall] = []
+    errors: list[str | None] = []
+    turns = sent = received = tokens = 0
+    usage_complete = True
+    while True:
+        turns += 1
+        # Budgets are checked before each request: the one that would exceed the
+        # bytes budget is never sent, and reported tokens past it stop the next.
+        if tokens > budget.tokens:
+            return _exceeded(scenario, "tokens", tokens, budget.tokens, turns)
+        pieces = encode_request(payload, history)
+        size = sum(len(piece) for piece in pieces)
+        if sent + size > budget.request_bytes:
+            return _exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
+        sent += size
+        room = budget.response_bytes - received
+        exchange = Exchange(url, pieces, headers, _deadline(agent.timeout_seconds, settings), min(MAX_RESPONSE_BYTES, room))
+        try:
+            turn = await _turn(client, exchange, scenario.id, agent.missing_tool_calls)
+        except ResponseTooLarge as error:
+            if room >= MAX_RESPONSE_BYTES:
+                return Observation(scenario_id=scenario.id, error=str(error))
+            return _exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
+        except EndpointError as error:
+            return Observation(scenario_id=scenario.id, error=str(error))
+        observation = turn.observation
+        received += turn.received
+        if observation.total_tokens is None:
+            usage_complete = False
+        else:
+            tokens += observation.total_tokens
         calls = observation.tool_calls or ()
         if not (scenario.tool_results and calls and turns < scenario.max_turns):
             break
-        messages.append(assistant_turn(raw))
-        for index, raw_call in enumerate(raw["choices"][0]["message"].get("tool_calls") or ()):
+        history.append(turn.assistant)
+        for index, call_id in enumerate(turn.call_ids):
             content, failure = scripted_result(scenario, calls[index].name)
-            call_id = raw_call.get("id") if isinstance(raw_call, dict) else None
-            messages.append({"role": "tool", "tool_call_id": str(call_id or f"call_{turns}_{index}"), "content": content})
+            message = {"role": "tool", "tool_call_id": call_id or f"call_{turns}_{index}", "content": content}
+            history.append(encode_message(message))
             errors.append(failure)
         earlier.extend(calls)
+    # Usage is the sum over every request; one turn without it leaves it unobserved.
+    observation = replace(observation, total_tokens=tokens if usage_complete else None)
     if not earlier:
         return replace(observation, steps=turns)
     all_calls = None if observation.tool_calls is None else (*earlier, *observation.tool_calls)
@@ -100,6 +144,40 @@ async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario
         steps=turns + len(earlier),
         tool_errors=tuple(errors) if answered else None,
     )
+
+
+def _deadline(timeout_seconds: float, settings: LiveSettings) -> float:
+    now = time.monotonic()
+    return now + max(min(timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    observation: Observation
+    received: int  # response bytes read
+    assistant: bytes  # the assistant message to send back, encoded
+    call_ids: tuple[str | None, ...]  # the id of each tool call, in order
+
+
+async def _turn(client: httpx.AsyncClient, exchange: Exchange, scenario_id: str, missing_tool_calls: str) -> Turn:
+    """One request of a conversation. The raw response (bytes, text, parsed
+    JSON) lives only in here: what outlives the turn is the observation and the
+    encoded assistant message."""
+    body = await post(client, exchange)
+    received = len(body)
+    raw = parse_body(body)
+    del body
+    observation = normalize(raw, scenario_id, missing_tool_calls)
+    raw_calls = raw["choices"][0]["message"].get("tool_calls")
+    raw_calls = raw_calls if isinstance(raw_calls, list) else []
+    ids = tuple(str(c["id"]) if isinstance(c, dict) and c.get("id") else None for c in raw_calls)
+    return Turn(observation, received, encode_message(assistant_turn(raw)), ids)
+
+
+def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: int) -> Observation:
+    """The attempt stops: its evidence is incomplete, never judged on a part."""
+    reason = f"attempt budget exceeded: {what} {observed:,} > {limit:,} at turn {turn}"
+    return Observation(scenario_id=scenario.id, error=reason)
 
 
 def scripted_result(scenario: Scenario, name: str) -> tuple[str, str | None]:

@@ -2,16 +2,18 @@
 
 One monotonic deadline covers connect, headers and the whole body, so a server
 that trickles bytes cannot hold a run past ``timeout_seconds``. The body is
-capped at 2 MiB *while it streams*, after decompression done here with a
-bounded output, so neither a large body nor a compression bomb can grow
-memory. Redirects are never followed; proxies and netrc are never read.
+capped at 2 MiB (or less: what is left of the attempt's budget) *while it
+streams*, after decompression done here with a bounded output, so neither a
+large body nor a compression bomb can grow memory. A request body in several
+pieces is streamed piece by piece, never joined. Redirects are never followed;
+proxies and netrc are never read.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import zlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,14 +23,25 @@ from behavegate.evidence.chat import EndpointError
 
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
+TOO_LARGE_MESSAGE = "agent endpoint response is too large"
+_CHUNK = 64 * 1024
+
+
+class ResponseTooLarge(EndpointError):
+    """The body passed the cap; ``observed`` is how many bytes it was known to have."""
+
+    def __init__(self, observed: int) -> None:
+        super().__init__(TOO_LARGE_MESSAGE)
+        self.observed = observed
 
 
 @dataclass(frozen=True, slots=True)
 class Exchange:
     url: str
-    payload: dict[str, Any]
+    body: tuple[bytes, ...]  # the JSON request body, in pieces (chat.encode_request)
     headers: dict[str, str]
     deadline: float  # on the event loop's clock (time.monotonic)
+    limit: int = MAX_RESPONSE_BYTES  # most response bytes to read
 
 
 def new_client(connections: int, secure: bool = True) -> httpx.AsyncClient:
@@ -63,19 +76,18 @@ async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
     remaining = exchange.deadline - loop.time()
     if remaining <= 0:
         raise EndpointError(DEADLINE_MESSAGE)
-    body = json.dumps(exchange.payload).encode("utf-8")
-    # Header values as UTF-8 bytes: httpx would encode str values as ASCII and fail on a
-    # token such as "é" (HTTP carries header bytes; UTF-8 is what other clients send).
-    headers = {name.encode("ascii"): value.encode("utf-8") for name, value in exchange.headers.items()}
+    content, headers = _content(exchange)
     phase = "send"
     try:
         async with asyncio.timeout_at(exchange.deadline):
-            request = client.build_request("POST", exchange.url, content=body, headers=headers, timeout=httpx.Timeout(remaining))
+            request = client.build_request(
+                "POST", exchange.url, content=content, headers=headers, timeout=httpx.Timeout(remaining)
+            )
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
                 _check_status(response.status_code)
                 phase = "body"
-                return await _read_bounded(response)
+                return await _read_bounded(response, exchange.limit)
             finally:
                 await response.aclose()
     except EndpointError:
@@ -90,6 +102,24 @@ async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
         raise EndpointError(f"agent endpoint response failed: {type(exc).__name__}") from None
+
+
+def _content(exchange: Exchange) -> tuple[bytes | AsyncIterator[bytes], dict[bytes, bytes]]:
+    """One piece goes as it is (the version-1 request, unchanged); several are
+    streamed with their exact length, so httpx and h11 never copy the whole body.
+    Header values go as UTF-8 bytes: httpx would encode str values as ASCII and fail
+    on a token such as "é" (HTTP carries header bytes; UTF-8 is what other clients send)."""
+    headers = {name.encode("ascii"): value.encode("utf-8") for name, value in exchange.headers.items()}
+    if len(exchange.body) == 1:
+        return exchange.body[0], headers
+    size = sum(len(piece) for piece in exchange.body)
+    return _stream(exchange.body), {**headers, b"Content-Length": str(size).encode("ascii")}
+
+
+async def _stream(pieces: tuple[bytes, ...]) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        for start in range(0, len(piece), _CHUNK):
+            yield piece[start : start + _CHUNK]
 
 
 def _check_status(status: int) -> None:
@@ -137,20 +167,21 @@ class _Decoder:
         return bytes(out)
 
 
-async def _read_bounded(response: httpx.Response) -> bytes:
+async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
     length = response.headers.get("Content-Length")
     if length is not None:
         try:
-            if int(length) > MAX_RESPONSE_BYTES:
-                raise EndpointError("agent endpoint response is too large")
+            declared = int(length)
         except ValueError:
-            pass
+            declared = 0
+        if declared > limit:
+            raise ResponseTooLarge(declared)
     decoder = _Decoder(response.headers.get("Content-Encoding", ""))
     body = bytearray()
     async for chunk in response.aiter_raw():
         if not chunk:
             continue
-        body.extend(decoder.feed(chunk, MAX_RESPONSE_BYTES - len(body) + 1))
-        if len(body) > MAX_RESPONSE_BYTES:
-            raise EndpointError("agent endpoint response is too large")
+        body.extend(decoder.feed(chunk, limit - len(body) + 1))
+        if len(body) > limit:
+            raise ResponseTooLarge(len(body))
     return bytes(body)
