@@ -63,7 +63,7 @@ def scrub(value: object) -> object:
 # Python's str.splitlines separators and the runner's (CR, LF), except LF itself.
 SEPARATORS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 SEPARATOR = re.compile(f"[{SEPARATORS}]")
-_COMMAND_START = re.compile(r"^(\s*)::", re.M)
+_COMMAND_START = re.compile(r"^([^\S\n]*)::", re.M)  # not \s: it would span lines and go quadratic
 LEGACY_COMMAND = "##["
 
 
