@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from behavegate.judge import gaps as evidence_gaps
 from behavegate.judge import trajectory
 from behavegate.judge.matching import unclaimed
 from behavegate.model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
@@ -361,12 +362,7 @@ def _measure(assertion: str, kind: str, limit: float, value: float | None, missi
 
 
 def observation_gap(ev: Evidence) -> str | None:
-    obs = ev.observation
-    if obs is None:
-        return "scenario observation is missing"
-    if obs.error:
-        return f"scenario observation failed: {obs.error}"
-    return None
+    return evidence_gaps.observation_gap(ev.observation)
 
 
 def judge_steps(assertion: str, limit: int, ev: Evidence) -> Verdict:
@@ -396,7 +392,7 @@ def _exposed_texts(ev: Evidence) -> tuple[list[tuple[str, str]], list[str]]:
     gaps: list[str] = []
     gap = observation_gap(ev)
     if gap or obs is None:
-        return texts, [gap or "scenario observation is missing"]
+        return texts, [gap or evidence_gaps.MISSING]
     if obs.response is not None:
         texts.append(("response", obs.response))
     if ev.response_gap or obs.response is None:
