@@ -12,10 +12,13 @@ import json
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from helpers import EXAMPLE
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from behavegate.ci import neutralize
 from behavegate.cli import main
@@ -116,6 +119,25 @@ def test_live_agent_text_in_the_log_never_runs_as_a_command(
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_neutralize_leaves_no_command_line(payload: str) -> None:
     assert runner_commands(neutralize(f"text\n{payload}\nmore")) == []
+
+
+_OLD_COMMAND_LIKE = re.compile(r"^(\s*)(::|##\[)", re.M)  # quadratic on blank lines; the oracle on short text
+
+
+@settings(max_examples=1500, derandomize=True)
+@given(st.lists(st.sampled_from(["::", "##[", "\n", " ", "\t", "\x0b", "\u2028", "a", ":", "#", "\r", "\r\n"]), max_size=20))
+def test_neutralize_marks_what_the_line_start_regex_marked(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    flat = text.replace("\r\n", "\n").replace("\r", "\\r")
+    assert neutralize(text) == _OLD_COMMAND_LIKE.sub(lambda m: f"{m.group(1)}| {m.group(2)}", flat)
+
+
+@pytest.mark.parametrize("fragment", ["\n", " \n", "\n\t", "\n ::", "\n##[", " "])
+def test_neutralize_is_linear_on_blank_lines(fragment: str) -> None:
+    text = fragment * (1_000_000 // len(fragment))
+    started = time.perf_counter()
+    neutralize(text + "::error::x")
+    assert time.perf_counter() - started < 1.0
 
 
 def test_stop_commands_token_is_random_per_write(capsys: pytest.CaptureFixture[str]) -> None:

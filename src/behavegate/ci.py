@@ -16,7 +16,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
-_COMMAND_LIKE = re.compile(r"^(\s*)(::|##\[)", re.M)
+# A command marker with its whole run of whitespace before it. The run is taken only from
+# where it begins (not after another whitespace character), so a long run of blank lines is
+# read once, not once per line: "^\s*" retried at every line start was quadratic.
+_COMMAND_LIKE = re.compile(r"(?<!\s)(\s*+)(::|##\[)")
 
 
 def _token() -> str:
@@ -27,7 +30,12 @@ def _token() -> str:
 def neutralize(text: str) -> str:
     """No line may act as a workflow command: CRs shown, command-like lines prefixed."""
     text = text.replace("\r\n", "\n").replace("\r", "\\r")
-    return _COMMAND_LIKE.sub(lambda m: f"{m.group(1)}| {m.group(2)}", text)
+    return _COMMAND_LIKE.sub(lambda m: f"{m.group(1)}| {m.group(2)}" if _at_line_start(m) else m.group(0), text)
+
+
+def _at_line_start(match: re.Match[str]) -> bool:
+    """Only whitespace is before the marker on its line: the run starts the text or holds a newline."""
+    return match.start() == 0 or "\n" in match.group(1)
 
 
 def in_actions(environ: Mapping[str, str] | None = None) -> bool:
