@@ -8,7 +8,6 @@ path and line.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from . import fields as f
@@ -70,11 +69,12 @@ def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) ->
 
 
 def pattern(value: Any, path: str, line: int | None = None) -> str:
+    from .userregex import problem
+
     text = f.text(value, path, line)
-    try:
-        re.compile(text)
-    except re.error as exc:
-        raise f.Bad(f"{path} is not a valid regular expression: {exc}", path, line) from None
+    error = problem(text)
+    if error is not None:
+        raise f.Bad(f"{path} is not a valid regular expression: {error}", path, line)
     return text
 
 
