@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from . import trajectory
@@ -18,7 +19,7 @@ from .model import AgentTarget, CallCount, Expectation, Observation, RequiredCal
 from .record import record
 from .userregex import PatternResult
 
-EMPTY_PATTERNS: Mapping[str, PatternResult] = {}
+EMPTY_PATTERNS: Mapping[str, PatternResult] = MappingProxyType({})  # shared by every Evidence: read-only
 
 
 @record
