@@ -11,13 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import trajectory
 from .matching import unclaimed
 from .model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
 from .record import record
-from .userregex import PatternResult
+
+if TYPE_CHECKING:  # imported where patterns are searched, not on every run
+    from .userregex import PatternResult
 
 EMPTY_PATTERNS: Mapping[str, PatternResult] = MappingProxyType({})  # shared by every Evidence: read-only
 

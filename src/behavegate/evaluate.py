@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from . import aggregate
 from .assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
@@ -20,7 +21,9 @@ from .model import (
     Status,
     combine,
 )
-from .userregex import PatternResult
+
+if TYPE_CHECKING:  # imported where patterns are searched, not on every run
+    from .userregex import PatternResult
 
 
 def observation_gap(observation: Observation | None) -> str | None:
