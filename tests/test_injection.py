@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -115,6 +116,16 @@ def test_live_agent_text_in_the_log_never_runs_as_a_command(
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_neutralize_leaves_no_command_line(payload: str) -> None:
     assert runner_commands(neutralize(f"text\n{payload}\nmore")) == []
+
+
+
+
+@pytest.mark.parametrize("fragment", ["\n", " \n", "\n\t", "\n ::", "\n##[", " "])
+def test_neutralize_is_linear_on_blank_lines(fragment: str) -> None:
+    text = fragment * (1_000_000 // len(fragment))
+    started = time.perf_counter()
+    neutralize(text + "::error::x")
+    assert time.perf_counter() - started < 1.0
 
 
 def test_stop_commands_token_is_random_per_write(capsys: pytest.CaptureFixture[str]) -> None:

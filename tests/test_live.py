@@ -12,6 +12,7 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
@@ -279,3 +280,57 @@ def test_a_body_cut_short_is_reported(raw_server: Callable[[Callable[[socket.soc
 
     result, _ = real_post(raw_server(short), timeout=2)
     assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ChunkedEncodingError"
+
+
+# --- judging stays off the event loop ------------------------------------------------
+
+
+class _TwoSpeeds(BaseHTTPRequestHandler):
+    """Answers the prompt "fast" at once and "slow" after SLOW_S."""
+
+    SLOW_S = 0.4
+
+    def do_POST(self) -> None:
+        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if payload["messages"][-1]["content"] == "slow":
+            time.sleep(self.SLOW_S)
+        body = completion({"role": "assistant", "content": "ok"})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
+    """Judging an attempt that finished (progress runs every assertion on it) must not hold up
+    another attempt's response: on the event loop, 1.5 s of CPU work would delay it by 1.5 s."""
+    from behavegate.evidence import live
+    from behavegate.evidence.trust import Endpoint
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _TwoSpeeds)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+        two = contract("version: 1\nagent: {model: m}\nscenarios:\n  - {id: fast, prompt: fast, expect: {refusal: false}}\n"
+                       "  - {id: slow, prompt: slow, expect: {refusal: false}}\n")  # fmt: skip
+        settings = live.LiveSettings(Endpoint(url, "cli_override", "f", False, "127.0.0.1"), None, 16, 30.0, 2, time.monotonic())
+        judged: list[str] = []
+
+        def slow_judge(job: Any, observation: Any) -> None:
+            scenario = job.scenario
+            if scenario.id == "fast":
+                deadline = time.perf_counter() + 1.5
+                while time.perf_counter() < deadline:  # pure-Python CPU work, like a safety scan
+                    pass
+            judged.append(scenario.id)
+
+        results = live.observe(two, settings, slow_judge)
+    finally:
+        server.shutdown()
+    timings = {job.scenario.id: timing.duration_ms for job, _, timing in results}
+    assert sorted(judged) == ["fast", "slow"]
+    assert timings["slow"] < 1000, timings  # about SLOW_S, not SLOW_S + the judge's 1.5 s

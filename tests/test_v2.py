@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -18,6 +19,8 @@ from helpers import EXAMPLE, ROOT
 from behavegate.cli import main
 from behavegate.contract.load import parse_contract_text
 from behavegate.errors import ContractError
+from behavegate.judge.user_regex import search_all
+from behavegate.limits import REGEX_BUDGET_MS
 
 
 def load(text: str) -> Any:
@@ -259,3 +262,42 @@ def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
 
     assert replay_code == code and verdicts(offline) == verdicts(live)
     assert offline["scenarios"][0]["attempts"][0]["observation"]["response"] == live["scenarios"][0]["attempts"][0]["observation"]["response"]
+
+
+# --- user regexes: a time budget per attempt ---------------------------------------------
+
+NEAR_MISS = "a" * 30 + "b"
+
+
+def test_a_catastrophic_regex_is_incomplete_and_the_run_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "version: 2\nagent: {model: m}\nscenarios:\n"
+          "  - {id: slow, prompt: p, expect: {response: {matches: ['(a|a)+$'], not_matches: ['b$']}}}\n"
+          "  - {id: fine, prompt: p, expect: {response: {matches: ['^a+b$'], not_matches: ['c']}}}\n"
+          "  - {id: wrong, prompt: p, expect: {response: {matches: ['^b']}}}\n",
+          {"version": 2, "scenarios": [obs("slow", NEAR_MISS), obs("fine", NEAR_MISS), obs("wrong", NEAR_MISS)]})  # fmt: skip
+    started = time.monotonic()
+    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
+    assert time.monotonic() - started < 5  # `re` would need minutes for the first pattern
+    slow, fine, wrong = report["scenarios"]
+    assert code == 1 and [slow["status"], fine["status"], wrong["status"]] == ["incomplete", "pass", "fail"]
+    timed_out, not_run = slow["assertions"]
+    assert timed_out["status"] == "incomplete" and timed_out["message"] == f"regex exceeded its time budget of {REGEX_BUDGET_MS} ms"
+    assert not_run["status"] == "incomplete" and "budget" in not_run["message"]  # the budget is shared by the attempt
+
+
+@pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a|a)+$", r"(a|aa)+$", r"((a+)+)+c", r"(\w+\s?)+$b", r"^(a+)+\1c"])
+def test_a_backtracking_pattern_is_decided_or_incomplete_within_its_budget(pattern: str) -> None:
+    started = time.monotonic()
+    (result,) = search_all([pattern], NEAR_MISS, budget_ms=100)
+    assert time.monotonic() - started < 1
+    assert result.match_at is None  # none of these matches: a finished search says so, an unfinished one is incomplete
+
+
+def test_patterns_are_checked_by_the_engine_that_runs_them() -> None:
+    from behavegate.contract.rules import Bad
+    from behavegate.contract.v2 import pattern
+
+    assert pattern(r"(?<=a+)b", "p") == r"(?<=a+)b"  # regex accepts variable-width lookbehind
+    with pytest.raises(Bad):
+        pattern("(unclosed", "p")

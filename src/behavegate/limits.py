@@ -17,3 +17,7 @@ ATTEMPT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # every response body read (decode
 # above an honest 20-turn conversation with a 32k-token context (640k), and
 # below what the request budget alone lets through (~2M tokens of text).
 ATTEMPT_MAX_TOKENS = 1_000_000  # usage.total_tokens reported by the endpoint, summed
+
+# Search time for user-supplied regexes (response.matches / not_matches), shared by all
+# the patterns of one scenario attempt: a backtracking pattern can take exponential time.
+REGEX_BUDGET_MS = 250

@@ -8,7 +8,6 @@ path and line.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from behavegate.contract import rules as f
@@ -70,10 +69,13 @@ def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) ->
 
 
 def pattern(value: Any, path: str, line: int | None = None) -> str:
+    """A pattern compiled by the engine that will run it (``judge.user_regex``)."""
+    import regex
+
     text = f.text(value, path, line)
     try:
-        re.compile(text)
-    except re.error as exc:
+        regex.compile(text)
+    except regex.error as exc:
         raise f.Bad(f"{path} is not a valid regular expression: {exc}", path, line) from None
     return text
 

@@ -12,6 +12,7 @@ import gc
 import json
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -207,25 +208,34 @@ async def observe_all(
     contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
 ) -> list[tuple[Job, Observation, Timing]]:
     """``concurrency`` workers, each with its own connection, take attempts in
-    order; results come back in contract order whatever finishes first."""
+    order; results come back in contract order whatever finishes first.
+
+    ``on_done`` (the command judges each attempt as it completes: safety scans, regexes, schemas)
+    runs on one thread of its own, never on the event loop: CPU work there would hold
+    up every response in flight. One thread keeps the calls in completion order."""
     todo = jobs(contract, runs)
     results: list[tuple[Job, Observation, Timing] | None] = [None] * len(todo)
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(len(todo)):
         queue.put_nowait(index)
     secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
+    loop = asyncio.get_running_loop()
+    done_calls: list[asyncio.Future[None]] = []
 
-    async def worker() -> None:
-        async with new_client(1, secure) as client:
-            while not queue.empty():
-                index = queue.get_nowait()
-                job = todo[index]
-                observation, timing = await _observe(client, contract, job, settings)
-                if on_done is not None:
-                    on_done(job, observation)
-                results[index] = (job, observation, timing)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
 
-    await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
+        async def worker() -> None:
+            async with new_client(1, secure) as client:
+                while not queue.empty():
+                    index = queue.get_nowait()
+                    job = todo[index]
+                    observation, timing = await _observe(client, contract, job, settings)
+                    if on_done is not None:
+                        done_calls.append(loop.run_in_executor(judging, on_done, job, observation))
+                    results[index] = (job, observation, timing)
+
+        await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
+        await asyncio.gather(*done_calls)
     return [r for r in results if r is not None]
 
 

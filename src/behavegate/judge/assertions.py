@@ -9,15 +9,20 @@ and never a failure. Messages keep skylos's exact wording.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from behavegate.judge import gaps as evidence_gaps
 from behavegate.judge import trajectory
 from behavegate.judge.matching import unclaimed
 from behavegate.model import AgentTarget, CallCount, Expectation, Observation, RequiredCall, Scenario, Sequence, ToolCall, Verdict
+
+if TYPE_CHECKING:  # imported where patterns are searched, not on every run
+    from behavegate.judge.user_regex import PatternResult
+
+EMPTY_PATTERNS: Mapping[str, PatternResult] = MappingProxyType({})  # shared by every Evidence: read-only
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,8 @@ class Evidence:
     assignment: Mapping[int, int]  # tools.required index -> claimed call index
     scenario: Scenario | None = None
     agent: AgentTarget | None = None
+    # response.matches / not_matches assertion id -> its search, run once per attempt under one time budget
+    patterns: Mapping[str, PatternResult] = field(default_factory=lambda: EMPTY_PATTERNS)
 
 
 Judge = Callable[[str, Any, Evidence], Verdict]
@@ -228,14 +235,21 @@ def _judge_pattern(assertion: str, pattern: str, ev: Evidence, *, must_match: bo
     text = _response_text(assertion, kind, pattern, ev)
     if isinstance(text, Verdict):
         return text
-    match = re.search(pattern, text)
-    observed = {"response_length": len(text), "match_at": match.start() if match else None}
+    result = ev.patterns.get(assertion)
+    if result is None:  # judged on its own, outside evaluate: the budget is this pattern's alone
+        from behavegate.judge.user_regex import search_all
+
+        result = search_all([pattern], text)[0]
+    observed = {"response_length": len(text), "match_at": result.match_at}
+    if result.incomplete is not None:
+        return _incomplete(assertion, kind, result.incomplete, pattern, observed)
+    found = result.match_at is not None
     if must_match:
-        return _checked(assertion, kind, match is not None, f"response matches /{pattern}/",
+        return _checked(assertion, kind, found, f"response matches /{pattern}/",
                         f"expected the response to match /{pattern}/, observed no match in {len(text)} characters",
                         pattern, observed)  # fmt: skip
-    return _checked(assertion, kind, match is None, f"response does not match /{pattern}/",
-                    f"expected no match of /{pattern}/, observed one at character {match.start() if match else 0}",
+    return _checked(assertion, kind, not found, f"response does not match /{pattern}/",
+                    f"expected no match of /{pattern}/, observed one at character {result.match_at or 0}",
                     pattern, observed)  # fmt: skip
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from behavegate.judge import aggregate
-from behavegate.judge.assertions import REGISTRY, Evidence
+from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
 from behavegate.judge.gaps import response_gap, tool_gap
 from behavegate.judge.matching import assign_calls
 from behavegate.model import (
@@ -22,13 +23,30 @@ from behavegate.model import (
     combine,
 )
 
+if TYPE_CHECKING:  # imported where patterns are searched, not on every run
+    from behavegate.judge.user_regex import PatternResult
+
 
 def evidence_for(scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None) -> Evidence:
     tools = tool_gap(observation)
     assignment: Mapping[int, int] = {}
     if tools is None and observation is not None and observation.tool_calls is not None:
         assignment = assign_calls(scenario.expect.required, observation.tool_calls)
-    return Evidence(observation, response_gap(observation), tools, assignment, scenario, agent)
+    response = response_gap(observation)
+    patterns = _pattern_results(scenario, observation) if response is None else EMPTY_PATTERNS
+    return Evidence(observation, response, tools, assignment, scenario, agent, patterns)
+
+
+def _pattern_results(scenario: Scenario, observation: Observation | None) -> Mapping[str, PatternResult]:
+    """Every response regex of the scenario searched once, under the attempt's shared time budget."""
+    expect = scenario.expect
+    if observation is None or observation.response is None or not (expect.matches or expect.not_matches):
+        return EMPTY_PATTERNS
+    from behavegate.judge.user_regex import search_all  # imports `regex` only for contracts that use patterns
+
+    requested = [item for key in ("response.matches", "response.not_matches") for item in BY_KEY[key].requested(expect)]
+    results = search_all([pattern for _, (_, pattern) in requested], observation.response)
+    return {assertion: result for (assertion, _), result in zip(requested, results, strict=True)}
 
 
 def evaluate_scenario(scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None) -> ScenarioResult:
