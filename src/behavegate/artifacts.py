@@ -27,6 +27,15 @@ from .model import Observation
 from .record import record
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
+# Size limits of a run directory, shared by the writer and ``replay``: derived
+# from the counts the run declares in summary.json, clamped to the contract's
+# hard ceilings, so an honest run always fits and a forged count cannot lift them.
+MAX_RUN_SCENARIOS = 1_000  # --max-scenarios and the contract's scenario cap
+MAX_RUN_DECISIONS = 5_000  # a version-2 contract's assertion cap (one decision per scenario assertion)
+MAX_RESULTS_BYTES = 5_000_000  # report.MAX_REPORT_BYTES: attempts scale the report, which never exceeds it
+RUN_BASE_BYTES = 256 * 1024  # run-level fields: four paths, budget, metadata
+SCENARIO_BYTES = 16 * 1024  # one scenario's events, step and tool-call records (ids are at most 96 characters)
+DECISION_BYTES = 1024  # a decision's keys and ids; its texts are copies of the report's
 LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
 RUNS_DIR = (".behavegate", "runs")
 
@@ -65,6 +74,57 @@ def observation_summary(observation: Observation | None) -> dict[str, Any]:
         "source_count": 0 if o is None or o.sources is None else len(o.sources),
         "error": None if o is None else o.error,
     }
+
+
+@record
+class RunLimits:
+    """Byte limits of the four files of a run that declares these counts."""
+
+    scenarios: int
+    decisions: int
+    report_bytes: int
+
+    def max_bytes(self, name: str) -> int:
+        per_run = RUN_BASE_BYTES + self.scenarios * SCENARIO_BYTES
+        # Events and state copy report texts (observation errors, assertion
+        # details, provenance): the state holds them at most twice.
+        return {
+            RESULTS: MAX_RESULTS_BYTES,
+            SUMMARY: per_run,
+            EVENTS: per_run + self.report_bytes,
+            STATE: per_run + self.decisions * DECISION_BYTES + 2 * self.report_bytes,
+        }[name]
+
+
+CEILING = RunLimits(MAX_RUN_SCENARIOS, MAX_RUN_DECISIONS, MAX_RESULTS_BYTES)
+
+
+def run_limits(summary: Any, report_bytes: int) -> RunLimits:
+    """The limits a run's summary.json declares (``phase_count``: one phase per
+    scenario; ``decision_count``), each clamped to its ceiling."""
+
+    def declared(key: str, ceiling: int) -> int:
+        value = summary.get(key) if isinstance(summary, dict) else None
+        return min(value, ceiling) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+    return RunLimits(
+        declared("phase_count", MAX_RUN_SCENARIOS),
+        declared("decision_count", MAX_RUN_DECISIONS),
+        min(max(report_bytes, 0), MAX_RESULTS_BYTES),
+    )
+
+
+def max_values(name: str, text: str) -> int:
+    """Most JSON values a canonical file of this length holds: an indented file
+    spends at least 4 bytes a value (newline, 2 spaces, 1 character; a key and
+    its value share a line of at least 8), an event line at least 2 (``0,``)."""
+    return len(text) // (2 if name == EVENTS else 4) + 1
+
+
+def oversized(files: dict[str, str]) -> list[str]:
+    """Files of a run that exceed the limits its own summary declares."""
+    limits = run_limits(json.loads(files[SUMMARY]), len(files[RESULTS].encode("utf-8")))
+    return [name for name, text in sorted(files.items()) if len(text.encode("utf-8")) > limits.max_bytes(name)]
 
 
 def run_paths(project_root: Path, run_id: str) -> dict[str, str]:
@@ -183,8 +243,12 @@ def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:
 
     Each file goes to a fresh temporary name and is renamed into place; every
     directory is opened with O_NOFOLLOW, so a planted symlink fails the write
-    instead of redirecting it.
+    instead of redirecting it. A run that would exceed its own replay limits is
+    refused (never written unreplayable).
     """
+    too_large = oversized(files)
+    if too_large:
+        raise OSError(f"run artifacts exceed their replay limits: {', '.join(too_large)}")
     flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(project_root, os.O_RDONLY | os.O_DIRECTORY)
     try:
