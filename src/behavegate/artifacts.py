@@ -13,11 +13,8 @@ directory descriptors so no path component is ever a followed symlink.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -239,45 +236,19 @@ def _observation_from(data: dict[str, Any]) -> Observation:
 
 
 def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:
-    """Write the files into ``.behavegate/runs/<run_id>/`` (dirs 0700, files 0600).
-
-    Each file goes to a fresh temporary name and is renamed into place; every
-    directory is opened with O_NOFOLLOW, so a planted symlink fails the write
-    instead of redirecting it. A run that would exceed its own replay limits is
-    refused (never written unreplayable).
+    """Write the files into ``.behavegate/runs/<run_id>/`` (dirs 0700, files 0600)
+    through ``files.write_file``, the one writer: a planted symlink anywhere
+    below the project fails the write instead of redirecting it. A run that
+    would exceed its own replay limits is refused (never written unreplayable).
     """
+    from .errors import InputError
+    from .files import Place, write_file
+
     too_large = oversized(files)
     if too_large:
         raise OSError(f"run artifacts exceed their replay limits: {', '.join(too_large)}")
-    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(project_root, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        for part in (*RUNS_DIR, run_id):
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(part, 0o700, dir_fd=fd)
-            next_fd = os.open(part, flags, dir_fd=fd)
-            os.close(fd)
-            fd = next_fd
-        info = os.fstat(fd)
-        if not stat.S_ISDIR(info.st_mode):
-            raise OSError("run directory is not a directory")
-        for name in (STATE, SUMMARY, RESULTS, EVENTS):
-            _write_at(fd, name, files[name])
-    finally:
-        os.close(fd)
-
-
-def _write_at(dir_fd: int, name: str, text: str) -> None:
-    temp = f".{name}.{os.urandom(16).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
+        for name in (STATE, SUMMARY, RESULTS, EVENTS):  # the sealing events last
+            write_file(Place(project_root, (*RUNS_DIR, run_id, name)), files[name], "run artifact")
+    except InputError as exc:
+        raise OSError(str(exc)) from None
