@@ -69,6 +69,10 @@ def output_block(values: Mapping[str, str]) -> str:
     return "".join(parts)
 
 
-def append_file(path: str | Path, text: str) -> None:
-    with open(path, "a", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+def append_file(path: str | Path, text: str, root: Path | None = None) -> None:
+    """Append to a step-output file through the one writer (``files.write_file``):
+    never through a symlink, a regular file only."""
+    from .files import place_output, write_file
+
+    cwd = Path.cwd()
+    write_file(place_output(path, root or cwd, "--github-output", os.environ, cwd, append=True), text, "--github-output")

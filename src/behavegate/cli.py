@@ -170,46 +170,42 @@ def _ci_error_outputs(args: argparse.Namespace, root: Path, exc: Exception, stdo
     from .render.summary import code
 
     message = str(exc)
-    try:
-        if args.report:
-            payload = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
-            _write_plain(args.report, json.dumps(payload, indent=2, sort_keys=True))
-        if args.summary:
-            _write_plain(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n")
-        if args.annotations:
-            where = _display(Path(args.contract), root) if args.contract else "contract"
-            problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
-            lines = [
-                command("error", p.located(), file=where, line=p.line, title="behavegate: invalid contract") for p in problems
-            ]
-            write_commands(stdout, "\n".join(lines or [command("error", message, title="behavegate: run incomplete")]))
-        if args.github_output:
-            values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                      "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
-            append_file(args.github_output, output_block(values))
-    except OSError:
-        pass  # the error itself has been reported already
+    if args.report:
+        payload = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
+        _write_quietly(args.report, json.dumps(payload, indent=2, sort_keys=True), root, "--report")
+    if args.summary:
+        text = f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n"
+        _write_quietly(args.summary, text, root, "--summary")
+    if args.annotations:
+        where = _display(Path(args.contract), root) if args.contract else "contract"
+        problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
+        lines = [command("error", p.located(), file=where, line=p.line, title="behavegate: invalid contract") for p in problems]
+        write_commands(stdout, "\n".join(lines or [command("error", message, title="behavegate: run incomplete")]))
+    if args.github_output:
+        values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
+                  "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
+        _write_quietly(args.github_output, output_block(values), root, "--github-output", append_file)
 
 
 def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, written: dict[str, str], stdout: TextIO) -> None:
-    """JUnit, summary, annotations and step outputs, each when asked for."""
+    """JUnit, summary, annotations and step outputs, each when asked for.
+
+    A file that cannot be written under the path rule does not stop the others;
+    then the run ends incomplete, naming every refused path."""
     from .ci import append_file, output_block, write_commands
+    from .errors import InputError
 
-    if args.report:
-        from .render import json as json_renderer
-
-        _write_plain(args.report, json_renderer.render(report))
-        written["report"] = args.report
-    if args.junit:
-        from .render import junit
-
-        _write_plain(args.junit, junit.render(report))
-        written["junit"] = args.junit
-    if args.summary:
-        from .render import summary
-
-        _write_plain(args.summary, summary.render(report))
-        written["summary"] = args.summary
+    refused: list[str] = []
+    for flag in ("report", "junit", "summary"):
+        path = getattr(args, flag)
+        if path:
+            try:
+                _write_plain(path, _render_file(flag, report), root, f"--{flag}")
+                written[flag] = path
+            except InputError as exc:
+                refused.append(str(exc))
+    if refused:
+        raise InputError("; ".join(refused))
     if args.annotations:
         from .render import annotations
 
@@ -226,12 +222,38 @@ def _ci_outputs(args: argparse.Namespace, report: dict[str, Any], root: Path, wr
             "summary": written.get("summary", ""),
             "run-dir": str(report.get("behavegate", {}).get("run_dir") or ""),
         }
-        append_file(args.github_output, output_block(values))
+        append_file(args.github_output, output_block(values), root)
 
 
-def _write_plain(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text if text.endswith("\n") else text + "\n")
+def _render_file(flag: str, report: dict[str, Any]) -> str:
+    """Renderers are imported only when their file is asked for (start-up time)."""
+    if flag == "report":
+        from .render import json as renderer
+    elif flag == "junit":
+        from .render import junit as renderer  # type: ignore[no-redef]
+    else:
+        from .render import summary as renderer  # type: ignore[no-redef]
+    return str(renderer.render(report))
+
+
+def _write_plain(path: str, text: str, root: Path, label: str) -> None:
+    """Every output file goes through ``files.write_file`` under one path rule (docs/cli.md)."""
+    from .files import place_output, write_file
+
+    write_file(place_output(path, root, label, os.environ, Path.cwd()), text if text.endswith("\n") else text + "\n", label)
+
+
+def _write_quietly(path: str, text: str, root: Path, label: str, writer: Any = None) -> None:
+    """An error output that cannot be written is skipped: the error itself is reported already."""
+    from .errors import BehavegateError
+
+    try:
+        if writer is None:
+            _write_plain(path, text, root, label)
+        else:
+            writer(path, text, root)
+    except (BehavegateError, OSError):
+        pass
 
 
 def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
