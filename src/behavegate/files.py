@@ -1,8 +1,14 @@
 """Project-confined file reading and atomic writing (the filesystem edge).
 
 Paths given on the command line must stay lexically inside the project root,
-never pass through a symlink, and are read without following links. Writes go
-to a temporary file in the same directory and are renamed into place.
+never pass through a symlink, and are read without following links.
+
+Every file behavegate writes goes through ``write_file``: the path is placed
+by one rule (``place_output``), each directory below its base is opened
+O_NOFOLLOW relative to its parent's descriptor (no lexical check can race),
+and the file goes to a temporary name renamed into place, or, for the
+runner's own ``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY``, is appended to with
+O_NOFOLLOW and must be a regular file.
 """
 
 from __future__ import annotations
@@ -10,9 +16,18 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from behavegate.errors import InputError
+
+RUNNER_FILES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+OUTPUT_RULE = (
+    "files are written inside the project, under $RUNNER_TEMP, or to the runner's "
+    "$GITHUB_OUTPUT/$GITHUB_STEP_SUMMARY, never through a symlink"
+)
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 DISCOVERY_PATHS = (".behavegate/contract.yml", ".skylos/agent-test.yml")
 DEFAULT_CONTRACT_PATH = DISCOVERY_PATHS[0]
@@ -93,49 +108,165 @@ def discover_contract(start: Path) -> tuple[Path, Path] | None:
     return None
 
 
-def write_project_text(path: Path, root: Path, text: str, *, overwrite: bool = True) -> None:
-    """Atomically write ``text`` (mode 0600) at ``path`` inside ``root``.
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where a file goes: ``parts`` below a trusted ``base`` directory.
 
-    Missing parent directories are created 0700; no component may be a link;
-    an existing non-regular destination is refused.
+    ``append`` marks a runner-provided file (appended to, never created
+    directories for); otherwise the file is ours and replaced atomically.
     """
-    relative = path.relative_to(root)
-    current = root
+
+    base: Path
+    parts: tuple[str, ...]
+    append: bool = False
+
+    @property
+    def path(self) -> Path:
+        return self.base.joinpath(*self.parts)
+
+
+def place_output(
+    path: str | Path, root: Path, label: str, environ: Mapping[str, str], cwd: Path, *, append: bool = False
+) -> Place:
+    """Apply the output rule to a path from the command line (relative to ``cwd``).
+
+    Inside the project (``root``) or under ``$RUNNER_TEMP``: every component is
+    checked, missing directories are created. Exactly the runner's
+    ``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY`` (which live outside the
+    workspace): appended to. Anything else is refused, naming path and rule.
+    ``append``: the file is appended to wherever it is (step outputs).
+    """
+    candidate = _absolute(Path(path).expanduser(), cwd)
+    if candidate is None:
+        raise InputError(f"{label} {path} must not contain '..'; {OUTPUT_RULE}")
+    runner = {_absolute(Path(environ[name]), cwd) for name in RUNNER_FILES if environ.get(name)}
+    if candidate in runner:
+        return Place(candidate.parent, (candidate.name,), append=True)
+    temp = environ.get("RUNNER_TEMP")
+    for base in (root, *([Path(temp)] if temp and Path(temp).is_absolute() else [])):
+        try:
+            relative = candidate.relative_to(base)
+        except ValueError:
+            continue
+        if relative.parts:
+            return Place(base, relative.parts, append=append)
+    raise InputError(f"{label} {path} is outside the project ({root}); {OUTPUT_RULE}")
+
+
+def _absolute(path: Path, cwd: Path) -> Path | None:
+    """``path`` made absolute without touching the filesystem; None if it has ``..``."""
+    if ".." in path.parts:
+        return None
+    return path if path.is_absolute() else cwd / path
+
+
+def write_file(place: Place, text: str, label: str, *, overwrite: bool = True) -> None:
+    """Write ``text`` at ``place`` without following any link below its base.
+
+    Ours: parent directories created 0700, the file written 0600 to a
+    temporary name and renamed into place (``overwrite=False``: only if the
+    name is free). Runner files: O_APPEND|O_NOFOLLOW, regular files only.
+    Raises InputError naming the path; FileExistsError when not overwriting.
+    """
     try:
-        for part in relative.parts[:-1]:
-            current = current / part
-            if current.is_symlink():
-                raise InputError("output parent must not be a symlink")
-            current.mkdir(mode=0o700, exist_ok=True)
-        _replace_file(path, text, overwrite=overwrite)
+        fd = os.open(place.base, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InputError(f"could not write {label} {place.path}: {exc.strerror}") from None
+    try:
+        for part in place.parts[:-1]:
+            if not place.append:
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(part, 0o700, dir_fd=fd)
+            child = _descend(fd, part, place, label)
+            os.close(fd)
+            fd = child
+        name = place.parts[-1]
+        if place.append:
+            _append_at(fd, name, text, place, label)
+        else:
+            _replace_at(fd, name, text, place, label, overwrite=overwrite)
     except FileExistsError:
         raise
-    except (OSError, UnicodeError):
-        raise InputError(f"could not safely write {path}") from None
+    except InputError:
+        raise
+    except (OSError, UnicodeError) as exc:
+        raise InputError(f"could not safely write {label} {place.path}: {getattr(exc, 'strerror', None) or exc}") from None
+    finally:
+        os.close(fd)
 
 
-def _replace_file(path: Path, text: str, *, overwrite: bool) -> None:
+def _descend(fd: int, part: str, place: Place, label: str) -> int:
+    if stat.S_ISLNK(os.stat(part, dir_fd=fd, follow_symlinks=False).st_mode):
+        raise InputError(f"{label} {place.path} must not use symlink parent directories; {OUTPUT_RULE}")
+    return os.open(part, _DIR_FLAGS, dir_fd=fd)  # O_NOFOLLOW: a link swapped in meanwhile fails
+
+
+def _refuse_link(fd: int, name: str, place: Place, label: str) -> os.stat_result | None:
     try:
-        existing = os.lstat(path)
+        info = os.stat(name, dir_fd=fd, follow_symlinks=False)
     except FileNotFoundError:
-        existing = None
-    if existing is not None:
-        if not overwrite:
-            raise FileExistsError(str(path))
-        if not stat.S_ISREG(existing.st_mode):
-            raise OSError("output destination is not a regular file")
-    temp = path.with_name(f".{path.name}.{os.urandom(16).hex()}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(temp, flags, 0o600)
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        raise InputError(f"{label} {place.path} must not be a symlink; {OUTPUT_RULE}")
+    if not stat.S_ISREG(info.st_mode):
+        raise InputError(f"{label} {place.path} must be a regular file")
+    return info
+
+
+def _append_at(fd: int, name: str, text: str, place: Place, label: str) -> None:
+    _refuse_link(fd, name, place, label)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    out = os.open(name, flags | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=fd)
+    with os.fdopen(out, "w", encoding="utf-8", newline="") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InputError(f"{label} {place.path} must be a regular file")
+        handle.write(text)
+
+
+def _replace_at(fd: int, name: str, text: str, place: Place, label: str, *, overwrite: bool) -> None:
+    if _refuse_link(fd, name, place, label) is not None and not overwrite:
+        raise FileExistsError(str(place.path))
+    temp = f".{name}.{os.urandom(16).hex()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    out = os.open(temp, flags, 0o600, dir_fd=fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+        with os.fdopen(out, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        if not overwrite:
-            os.link(temp, path)  # fails if something appeared meanwhile
+        if overwrite:
+            os.replace(temp, name, src_dir_fd=fd, dst_dir_fd=fd)  # replaces a link swapped in, never writes through it
         else:
-            os.replace(temp, path)
+            os.link(temp, name, src_dir_fd=fd, dst_dir_fd=fd, follow_symlinks=False)  # fails if the name was taken meanwhile
     finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+            os.unlink(temp, dir_fd=fd)
+
+
+def read_placed(place: Place, max_bytes: int) -> str | None:
+    """Read back a file we wrote, by the same walk (no link followed below the
+    base); None when it is missing, a link, not regular, too large or not UTF-8."""
+    try:
+        fd = os.open(place.base, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        for part in place.parts[:-1]:
+            child = _descend(fd, part, place, "file")
+            os.close(fd)
+            fd = child
+        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        with os.fdopen(os.open(place.parts[-1], flags, dir_fd=fd), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+                return None
+            return handle.read(max_bytes + 1).decode("utf-8")
+    except (OSError, UnicodeError, InputError):
+        return None
+    finally:
+        os.close(fd)
+
+
+def write_project_text(path: Path, root: Path, text: str, *, overwrite: bool = True) -> None:
+    """Atomically write ``text`` (mode 0600) at ``path`` inside ``root`` (see ``write_file``)."""
+    write_file(Place(root, path.relative_to(root).parts), text, "output", overwrite=overwrite)

@@ -168,7 +168,7 @@ def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Cons
         console.json(output)
     else:
         console.out(output)
-    deliver_ci(args, report, written, console)
+    deliver_ci(args, report, written, console, root)
 
 
 def _error_payload(message: str, details: list[str]) -> dict[str, Any]:
@@ -221,7 +221,7 @@ def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Consol
     problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
-    deliver_ci_error(args, _error_payload(message, details), where, problems, console)
+    deliver_ci_error(args, _error_payload(message, details), where, problems, console, root)
 
 
 def scenario_timings(contract: Contract, spans: dict[str, list[Timing]]) -> tuple[Timing, ...]:

@@ -104,14 +104,14 @@ def _no_constants(value: str) -> Any:
     raise ValueError(f"non-finite JSON value {value}")
 
 
-def strict_json(text: str) -> Any:
-    """JSON with unique keys, no NaN/Infinity, depth ≤ 64 and ≤ 50,000 values."""
+def strict_json(text: str, max_values: int = MAX_VALUES) -> Any:
+    """JSON with unique keys, no NaN/Infinity, depth ≤ 64 and ≤ ``max_values`` values."""
     value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constants)
-    check_shape(value)
+    check_shape(value, max_values)
     return value
 
 
-def check_shape(value: Any) -> None:
+def check_shape(value: Any, max_values: int = MAX_VALUES) -> None:
     pending: list[tuple[Any, int]] = [(value, 0)]
     count = 0
     while pending:
@@ -119,8 +119,8 @@ def check_shape(value: Any) -> None:
         if depth > MAX_DEPTH:
             raise EndpointError(f"agent endpoint response nesting exceeds {MAX_DEPTH}")
         count += 1
-        if count > MAX_VALUES:
-            raise EndpointError(f"agent endpoint response exceeds {MAX_VALUES} values")
+        if count > max_values:
+            raise EndpointError(f"agent endpoint response exceeds {max_values} values")
         if isinstance(item, str):
             if has_surrogate(item):
                 # Decodable JSON, but text no report can hold: this attempt is incomplete.

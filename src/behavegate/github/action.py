@@ -146,18 +146,27 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         if inputs.text(name):
             written.append(workdir / inputs.text(name))
     give_back([p for p in written if p.exists()], workspace)
-    return _exit(code, fail_on, report_path, console)
+    return _exit(code, fail_on, _report_status(inputs.text("report") or "behavegate-report.json", workdir, env), console)
 
 
-def _exit(code: int, fail_on: str, report_path: Path, console: Console) -> int:
+def _report_status(report: str, workdir: Path, env: Mapping[str, str]) -> str:
+    """The written report's status, read back under the rule it was written by
+    (a planted link is never read); "error" when it is unusable."""
+    from behavegate.errors import BehavegateError
+    from behavegate.files import place_output, read_placed
+    from behavegate.report.build import MAX_REPORT_BYTES
+
+    try:
+        text = read_placed(place_output(report, workdir, "report", env, workdir), MAX_REPORT_BYTES)
+        parsed = json.loads(text) if text is not None else {"error": "unreadable"}
+    except (BehavegateError, ValueError, RecursionError):
+        return "error"
+    return "error" if not isinstance(parsed, dict) or "error" in parsed else str(parsed.get("status"))
+
+
+def _exit(code: int, fail_on: str, status: str, console: Console) -> int:
     if code == 0:
         return 0
-    status = "error"
-    try:
-        report = json.loads(report_path.read_text(encoding="utf-8"))
-        status = "error" if "error" in report else str(report.get("status"))
-    except (OSError, ValueError):
-        pass
     if status == "error":
         return code  # an invalid contract or run always fails the step
     if fail_on == "never" or (fail_on == "fail" and status == "incomplete"):

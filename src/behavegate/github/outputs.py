@@ -4,13 +4,14 @@ boundary) and step outputs (``$GITHUB_OUTPUT``), all rendered from the one Repor
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from behavegate.errors import Problem
+from behavegate.errors import BehavegateError, InputError, Problem
 from behavegate.github.console import Console
 from behavegate.report.result import Report
 
@@ -35,33 +36,32 @@ def output_block(values: Mapping[str, str]) -> str:
     return "".join(parts)
 
 
-def append_file(path: str | Path, text: str) -> None:
-    with open(path, "a", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+def write_output(path: str, text: str, root: Path, label: str, *, append: bool = False) -> None:
+    """Every file a run writes for CI goes through ``files.write_file`` under one
+    path rule (docs/cli.md): inside the project or ``$RUNNER_TEMP``, or exactly the
+    runner's own files (appended), never through a symlink."""
+    from behavegate.files import place_output, write_file
+
+    if not append and not text.endswith("\n"):
+        text += "\n"
+    write_file(place_output(path, root, label, os.environ, Path.cwd(), append=append), text, label)
 
 
-def write_plain(path: str, text: str) -> None:
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text if text.endswith("\n") else text + "\n")
-
-
-def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console) -> None:
-    """JUnit, summary, annotations and step outputs of a judged run, each when asked for."""
-    if args.report:
-        from behavegate.render import json as json_renderer
-
-        write_plain(args.report, json_renderer.render(report))
-        written["report"] = args.report
-    if args.junit:
-        from behavegate.render import junit
-
-        write_plain(args.junit, junit.render(report))
-        written["junit"] = args.junit
-    if args.summary:
-        from behavegate.render import summary
-
-        write_plain(args.summary, summary.render(report))
-        written["summary"] = args.summary
+def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
+    """JSON report, JUnit, summary, annotations and step outputs of a judged run,
+    each when asked for. A file refused by the path rule does not stop the
+    others; then the run ends incomplete, naming every refused path."""
+    refused: list[str] = []
+    for flag in ("report", "junit", "summary"):
+        path = getattr(args, flag)
+        if path:
+            try:
+                write_output(path, _render_file(flag, report), root, f"--{flag}")
+                written[flag] = path
+            except InputError as exc:
+                refused.append(str(exc))
+    if refused:
+        raise InputError("; ".join(refused))
     if args.annotations:
         from behavegate.render import annotations
 
@@ -78,32 +78,45 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "summary": written.get("summary", ""),
             "run-dir": report.run_dir or "",
         }
-        append_file(args.github_output, output_block(values))
+        write_output(args.github_output, output_block(values), root, "--github-output", append=True)
+
+
+def _render_file(flag: str, report: Report) -> str:
+    """Renderers are imported only when their file is asked for (start-up time)."""
+    if flag == "report":
+        from behavegate.render import json as renderer
+    elif flag == "junit":
+        from behavegate.render import junit as renderer  # type: ignore[no-redef]
+    else:
+        from behavegate.render import summary as renderer  # type: ignore[no-redef]
+    return str(renderer.render(report))
 
 
 def deliver_ci_error(
-    args: Any, payload: dict[str, Any], contract_path: str, problems: Sequence[Problem], console: Console
+    args: Any, payload: dict[str, Any], contract_path: str, problems: Sequence[Problem], console: Console, root: Path
 ) -> None:
     """A run that could not be judged: the error report, the summary, an annotation
-    on each contract line at fault, and status=incomplete."""
+    on each contract line at fault, and status=incomplete. An error output that
+    cannot be written is skipped: the error itself has been reported already."""
     from behavegate.render.annotations import command
     from behavegate.render.summary import code
 
     message = str(payload["error"])
-    try:
-        if args.report:
-            write_plain(args.report, json.dumps(payload, indent=2, sort_keys=True))
-        if args.summary:
-            write_plain(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n")
-        if args.annotations:
-            lines = [
-                command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract")
-                for p in problems
-            ]
-            console.commands(lines or [command("error", message, title="behavegate: run incomplete")])
-        if args.github_output:
-            values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                      "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
-            append_file(args.github_output, output_block(values))
-    except OSError:
-        pass  # the error itself has been reported already
+
+    def quietly(path: str, text: str, label: str, append: bool = False) -> None:
+        with contextlib.suppress(BehavegateError, OSError):
+            write_output(path, text, root, label, append=append)
+
+    if args.report:
+        quietly(args.report, json.dumps(payload, indent=2, sort_keys=True), "--report")
+    if args.summary:
+        quietly(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n", "--summary")
+    if args.annotations:
+        lines = [
+            command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
+        ]
+        console.commands(lines or [command("error", message, title="behavegate: run incomplete")])
+    if args.github_output:
+        values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
+                  "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
+        quietly(args.github_output, output_block(values), "--github-output", append=True)

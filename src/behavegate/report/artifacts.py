@@ -13,12 +13,10 @@ directory descriptors so no path component is ever a followed symlink.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
-import stat
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,15 @@ from behavegate.model import Observation, Timing
 from behavegate.report.result import RUNS_DIR, Report
 
 EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
+# Size limits of a run directory, shared by the writer and ``replay``: derived
+# from the counts the run declares in summary.json, clamped to the contract's
+# hard ceilings, so an honest run always fits and a forged count cannot lift them.
+MAX_RUN_SCENARIOS = 1_000  # --max-scenarios and the contract's scenario cap
+MAX_RUN_DECISIONS = 5_000  # a version-2 contract's assertion cap (one decision per scenario assertion)
+MAX_RESULTS_BYTES = 5_000_000  # report.MAX_REPORT_BYTES: attempts scale the report, which never exceeds it
+RUN_BASE_BYTES = 256 * 1024  # run-level fields: four paths, budget, metadata
+SCENARIO_BYTES = 16 * 1024  # one scenario's events, step and tool-call records (ids are at most 96 characters)
+DECISION_BYTES = 1024  # a decision's keys and ids; its texts are copies of the report's
 LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
 
 
@@ -56,6 +63,57 @@ def observation_summary(observation: Observation | None) -> dict[str, Any]:
         "source_count": 0 if o is None or o.sources is None else len(o.sources),
         "error": None if o is None else o.error,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class RunLimits:
+    """Byte limits of the four files of a run that declares these counts."""
+
+    scenarios: int
+    decisions: int
+    report_bytes: int
+
+    def max_bytes(self, name: str) -> int:
+        per_run = RUN_BASE_BYTES + self.scenarios * SCENARIO_BYTES
+        # Events and state copy report texts (observation errors, assertion
+        # details, provenance): the state holds them at most twice.
+        return {
+            RESULTS: MAX_RESULTS_BYTES,
+            SUMMARY: per_run,
+            EVENTS: per_run + self.report_bytes,
+            STATE: per_run + self.decisions * DECISION_BYTES + 2 * self.report_bytes,
+        }[name]
+
+
+CEILING = RunLimits(MAX_RUN_SCENARIOS, MAX_RUN_DECISIONS, MAX_RESULTS_BYTES)
+
+
+def run_limits(summary: Any, report_bytes: int) -> RunLimits:
+    """The limits a run's summary.json declares (``phase_count``: one phase per
+    scenario; ``decision_count``), each clamped to its ceiling."""
+
+    def declared(key: str, ceiling: int) -> int:
+        value = summary.get(key) if isinstance(summary, dict) else None
+        return min(value, ceiling) if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+    return RunLimits(
+        declared("phase_count", MAX_RUN_SCENARIOS),
+        declared("decision_count", MAX_RUN_DECISIONS),
+        min(max(report_bytes, 0), MAX_RESULTS_BYTES),
+    )
+
+
+def max_values(name: str, text: str) -> int:
+    """Most JSON values a canonical file of this length holds: an indented file
+    spends at least 4 bytes a value (newline, 2 spaces, 1 character; a key and
+    its value share a line of at least 8), an event line at least 2 (``0,``)."""
+    return len(text) // (2 if name == EVENTS else 4) + 1
+
+
+def oversized(files: dict[str, str]) -> list[str]:
+    """Files of a run that exceed the limits its own summary declares."""
+    limits = run_limits(json.loads(files[SUMMARY]), len(files[RESULTS].encode("utf-8")))
+    return [name for name, text in sorted(files.items()) if len(text.encode("utf-8")) > limits.max_bytes(name)]
 
 
 def run_paths(project_root: Path, run_id: str) -> dict[str, str]:
@@ -154,41 +212,19 @@ def build_files(judged: Report) -> dict[str, str]:
 
 
 def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:
-    """Write the files into ``.behavegate/runs/<run_id>/`` (dirs 0700, files 0600).
-
-    Each file goes to a fresh temporary name and is renamed into place; every
-    directory is opened with O_NOFOLLOW, so a planted symlink fails the write
-    instead of redirecting it.
+    """Write the files into ``.behavegate/runs/<run_id>/`` (dirs 0700, files 0600)
+    through ``files.write_file``, the one writer: a planted symlink anywhere
+    below the project fails the write instead of redirecting it. A run that
+    would exceed its own replay limits is refused (never written unreplayable).
     """
-    flags = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(project_root, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        for part in (*RUNS_DIR, run_id):
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(part, 0o700, dir_fd=fd)
-            next_fd = os.open(part, flags, dir_fd=fd)
-            os.close(fd)
-            fd = next_fd
-        info = os.fstat(fd)
-        if not stat.S_ISDIR(info.st_mode):
-            raise OSError("run directory is not a directory")
-        for name in (STATE, SUMMARY, RESULTS, EVENTS):
-            _write_at(fd, name, files[name])
-    finally:
-        os.close(fd)
+    from behavegate.errors import InputError
+    from behavegate.files import Place, write_file
 
-
-def _write_at(dir_fd: int, name: str, text: str) -> None:
-    temp = f".{name}.{os.urandom(16).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(temp, flags, 0o600, dir_fd=dir_fd)
+    too_large = oversized(files)
+    if too_large:
+        raise OSError(f"run artifacts exceed their replay limits: {', '.join(too_large)}")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=dir_fd)
-        raise
+        for name in (STATE, SUMMARY, RESULTS, EVENTS):  # the sealing events last
+            write_file(Place(project_root, (*RUNS_DIR, run_id, name)), files[name], "run artifact")
+    except InputError as exc:
+        raise OSError(str(exc)) from None

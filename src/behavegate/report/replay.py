@@ -20,11 +20,20 @@ from typing import Any
 from behavegate.evidence.chat import EndpointError, strict_json
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
-from behavegate.report.artifacts import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY, render_event, render_json, sha256_text
+from behavegate.report.artifacts import (
+    CEILING,
+    EVENTS,
+    LAYOUT,
+    RESULTS,
+    STATE,
+    SUMMARY,
+    max_values,
+    render_event,
+    render_json,
+    run_limits,
+    sha256_text,
+)
 from behavegate.report.build import evidence_digest, sha256_json
-
-LIMITS = {EVENTS: 5_000_000, STATE: 1_000_000, SUMMARY: 1_000_000, RESULTS: 5_000_000}
-MAX_REPLAY_VALUES = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,60 +52,74 @@ class _Invalid(Exception):
 
 
 def read_run(run_dir: Path) -> tuple[dict[str, str], list[Issue]]:
-    """The four files' text, and an issue for each that cannot be used."""
+    """The four files' text, and an issue for each that cannot be used.
+
+    summary.json is read first, within the ceiling of any run; the counts it
+    declares set the other files' limits (see ``artifacts.RunLimits``).
+    """
     texts: dict[str, str] = {}
     issues: list[Issue] = []
-    for name, limit in LIMITS.items():
-        path = run_dir / name
+    summary_text = _read_one(run_dir, SUMMARY, CEILING.max_bytes(SUMMARY), issues)
+    report_text = _read_one(run_dir, RESULTS, CEILING.max_bytes(RESULTS), issues)
+    summary: Any = None
+    if summary_text is not None:
         try:
-            info = os.lstat(path)
-        except FileNotFoundError:
-            issues.append(Issue("artifact_missing", f"{name} is missing"))
-            continue
-        except OSError as exc:
-            issues.append(Issue("artifact_unreadable", f"{name} cannot be read: {exc.strerror}"))
-            continue
-        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-            issues.append(Issue("artifact_not_regular", f"{name} is not a regular file"))
-            continue
-        if info.st_size > limit:
-            issues.append(Issue("artifact_too_large", f"{name} exceeds {limit} bytes"))
-            continue
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as handle:
-                data = handle.read(limit + 1)
-            texts[name] = data.decode("utf-8")
-        except (OSError, UnicodeError) as exc:
-            issues.append(Issue("artifact_unreadable", f"{name} cannot be read as UTF-8: {exc}"))
-    return texts, issues
+            summary = _parse(SUMMARY, summary_text)
+        except _Invalid as invalid:
+            issues.append(invalid.issue)
+    limits = run_limits(summary, len(report_text.encode("utf-8")) if report_text is not None else 0)
+    for name, text in ((SUMMARY, summary_text), (RESULTS, report_text)):
+        if text is not None and len(text.encode("utf-8")) > limits.max_bytes(name):
+            issues.append(Issue("artifact_too_large", f"{name} exceeds {limits.max_bytes(name)} bytes"))
+        elif text is not None:
+            texts[name] = text
+    for name in (EVENTS, STATE):
+        text = _read_one(run_dir, name, limits.max_bytes(name), issues)
+        if text is not None:
+            texts[name] = text
+    return {name: texts[name] for name in (EVENTS, STATE, SUMMARY, RESULTS) if name in texts}, issues
 
 
-def _parse(name: str, text: str) -> Any:
+def _read_one(run_dir: Path, name: str, limit: int, issues: list[Issue]) -> str | None:
+    path = run_dir / name
     try:
-        value = strict_json(text)
+        info = os.lstat(path)
+    except FileNotFoundError:
+        issues.append(Issue("artifact_missing", f"{name} is missing"))
+        return None
+    except OSError as exc:
+        issues.append(Issue("artifact_unreadable", f"{name} cannot be read: {exc.strerror}"))
+        return None
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+        issues.append(Issue("artifact_not_regular", f"{name} is not a regular file"))
+        return None
+    if info.st_size > limit:
+        issues.append(Issue("artifact_too_large", f"{name} exceeds {limit} bytes"))
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:  # grew after lstat
+            issues.append(Issue("artifact_too_large", f"{name} exceeds {limit} bytes"))
+            return None
+        return data.decode("utf-8")
+    except (OSError, UnicodeError) as exc:
+        issues.append(Issue("artifact_unreadable", f"{name} cannot be read as UTF-8: {exc}"))
+        return None
+
+
+def _parse(name: str, text: str, kind: str | None = None) -> Any:
+    """Strict JSON with no more values than a canonical file of its length holds."""
+    limit = max_values(kind or name, text)
+    try:
+        return strict_json(text, max_values=limit)
     except (EndpointError, ValueError, RecursionError) as exc:
         raise _Invalid("artifact_invalid_json", f"{name} is not valid JSON: {_why(exc)}") from None
-    if _count(value) > MAX_REPLAY_VALUES:
-        raise _Invalid("artifact_invalid_json", f"{name} exceeds {MAX_REPLAY_VALUES} values")
-    return value
 
 
 def _why(exc: Exception) -> str:
     return str(exc).replace("agent endpoint response", "document")
-
-
-def _count(value: Any) -> int:
-    total, stack = 0, [value]
-    while stack:
-        item = stack.pop()
-        total += 1
-        if isinstance(item, dict):
-            total += len(item)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return total
 
 
 def validate_run(run_dir: Path) -> list[Issue]:
@@ -104,7 +127,8 @@ def validate_run(run_dir: Path) -> list[Issue]:
     if issues:
         return issues
     try:
-        events = [_parse(f"{EVENTS} line {n}", line) for n, line in enumerate(texts[EVENTS].splitlines(keepends=True), 1)]
+        lines = texts[EVENTS].splitlines(keepends=True)
+        events = [_parse(f"{EVENTS} line {n}", line, EVENTS) for n, line in enumerate(lines, 1)]
         state, summary, report = (_parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
     except _Invalid as invalid:
         return [invalid.issue]
