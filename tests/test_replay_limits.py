@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from behavegate.cli import main
+from behavegate.limits import MAX_REPORT_BYTES
 from behavegate.report.artifacts import CEILING, EVENTS, RESULTS, STATE, SUMMARY, RunLimits, run_limits, write_run
-from behavegate.report.build import MAX_REPORT_BYTES
 from behavegate.report.replay import validate_run
 
 

@@ -16,7 +16,16 @@ from typing import Any, NoReturn
 from behavegate import __version__
 from behavegate.errors import ExitCode
 from behavegate.github.console import Console
-from behavegate.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
+from behavegate.limits import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_MAX_SCENARIOS,
+    DEFAULT_MAX_SECONDS,
+    DEFAULT_MAX_TOKENS,
+    MAX_CONCURRENCY,
+    MAX_OUTPUT_TOKENS,
+    MAX_RUN_SCENARIOS,
+    MAX_RUN_SECONDS,
+)
 
 
 class _ParserExit(Exception):
@@ -90,7 +99,7 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_CONCURRENCY,
         metavar="N",
-        help=f"live requests in flight at once, 1-64 (default: {DEFAULT_CONCURRENCY})",
+        help=f"live requests in flight at once, 1-{MAX_CONCURRENCY} (default: {DEFAULT_CONCURRENCY})",
     )
     test.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
@@ -113,11 +122,11 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
     test.add_argument("--max-scenarios", type=int, default=DEFAULT_MAX_SCENARIOS, metavar="N",
-                      help=f"most scenarios a run may select, 1-1000 (default: {DEFAULT_MAX_SCENARIOS})")  # fmt: skip
+                      help=f"most scenarios a run may select, 1-{MAX_RUN_SCENARIOS} (default: {DEFAULT_MAX_SCENARIOS})")  # fmt: skip
     test.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
-                      help=f"wall-time budget of the run, 0-3600 (default: {int(DEFAULT_MAX_SECONDS)})")  # fmt: skip
+                      help=f"wall-time budget of the run, 0-{int(MAX_RUN_SECONDS)} (default: {int(DEFAULT_MAX_SECONDS)})")  # fmt: skip
     test.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, metavar="N",
-                      help=f"response-token cap sent to the endpoint, 1-32768 (default: {DEFAULT_MAX_TOKENS})")  # fmt: skip
+                      help=f"response-token cap sent to the endpoint, 1-{MAX_OUTPUT_TOKENS} (default: {DEFAULT_MAX_TOKENS})")  # fmt: skip
 
     replay = commands.add_parser(
         "replay",

@@ -1,23 +1,70 @@
-"""Run-level defaults and limits (no imports, so the CLI starts fast)."""
+"""Every limit and default behavegate applies, in one table (no imports, so the
+CLI starts fast). Hitting a limit is always reported, never silent.
 
+Version-1 input limits are skylos 5.1.2's own, and must stay equal to them.
+"""
+
+# --- a run (command-line defaults and their ceilings) --------------------------------
 DEFAULT_MAX_SCENARIOS = 25
+MAX_RUN_SCENARIOS = 1_000  # --max-scenarios ceiling, and the contract's scenario cap
 DEFAULT_MAX_SECONDS = 300.0
-DEFAULT_MAX_TOKENS = 1024
-DEFAULT_CONCURRENCY = 4
 MAX_RUN_SECONDS = 3_600.0
+DEFAULT_MAX_TOKENS = 1024  # max_tokens sent to the endpoint
 MAX_OUTPUT_TOKENS = 32_768
+DEFAULT_CONCURRENCY = 4
+MAX_CONCURRENCY = 64
 
-# Budgets for one attempt, all its turns together (version-2 multi-turn: the
-# history is re-sent every turn, so per-response caps alone let a conversation
-# grow with max_turns). A run holds at most --concurrency attempts at a time,
-# so its memory is bounded by concurrency × these byte budgets.
+# --- contracts and observation files (skylos's caps) ----------------------------------
+MAX_CONTRACT_BYTES = 256 * 1024
+MAX_INCLUDE_BYTES = 256 * 1024
+MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
+INPUT_MAX_DEPTH = 32  # nesting of a contract or observation document
+INPUT_MAX_VALUES = 20_000  # keys, values and list indexes counted as skylos counts them
+INPUT_MAX_TEXT = 100_000  # characters in one string
+MAX_TOOLS = 1_000  # agent.tools
+MAX_ASSERTIONS = 250  # per version-1 contract
+MAX_ASSERTIONS_V2 = 5_000
+MAX_ATTEMPTS_SCENARIOS = 10_000  # entries of a version-2 observation file (attempts)
+OBSERVATION_MAX_TOOL_CALLS = 250
+OBSERVATION_MAX_SOURCES = 1_000
+MAX_RUNS = 100  # version 2: runs per scenario
+MAX_TURNS = 20  # version 2: requests in one multi-turn attempt
+
+# --- one endpoint response ---------------------------------------------------------------
+MAX_RESPONSE_BYTES = 2 * 1024 * 1024
+RESPONSE_MAX_DEPTH = 64
+RESPONSE_MAX_VALUES = 50_000
+RESPONSE_MAX_TOOL_CALLS = 250
+RESPONSE_MAX_SOURCES = 1_000
+RESPONSE_MAX_TEXT = 200_000
+RESPONSE_MAX_SOURCE_TEXT = 100_000
+RESPONSE_MAX_FINISH_REASON = 64
+MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
+
+# --- one attempt, all its turns together (version-2 multi-turn) ---------------------------
+# The history is re-sent every turn, so per-response caps alone let a conversation
+# grow with max_turns. A run holds at most --concurrency attempts at a time, so its
+# memory is bounded by concurrency × these byte budgets.
 ATTEMPT_MAX_REQUEST_BYTES = 8 * 1024 * 1024  # every request body sent, summed
 ATTEMPT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024  # every response body read (decoded), summed
 # A spend rail, not a cost policy (that is expect.usage.max_total_tokens): well
 # above an honest 20-turn conversation with a 32k-token context (640k), and
 # below what the request budget alone lets through (~2M tokens of text).
 ATTEMPT_MAX_TOKENS = 1_000_000  # usage.total_tokens reported by the endpoint, summed
-
 # Search time for user-supplied regexes (response.matches / not_matches), shared by all
 # the patterns of one scenario attempt: a backtracking pattern can take exponential time.
 REGEX_BUDGET_MS = 250
+
+# --- reports and evidence artifacts --------------------------------------------------------
+MAX_REPORT_BYTES = 5_000_000  # the JSON report (skylos's cap)
+REPORT_MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
+REPORT_RESERVE_BYTES = 16 * 1024  # room, at the size check, for what is added after it
+MAX_RUN_DECISIONS = 5_000  # assertions a run directory may record (the version-2 assertion cap)
+
+# --- what CI shows ---------------------------------------------------------------------------
+SUMMARY_MAX_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)
+SUMMARY_ITEM_CHARS = 300  # one value shown in the summary
+ANNOTATIONS_PER_LEVEL = 10  # GitHub shows 10 error and 10 warning annotations a step
+ANNOTATION_MAX_MESSAGE = 4_000  # the runner cuts messages at 4,096 characters
+JUNIT_MAX_MESSAGE = 4_000
+JUNIT_MAX_OUTPUT = 64_000

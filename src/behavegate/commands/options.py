@@ -7,7 +7,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from behavegate.errors import UsageError
-from behavegate.limits import DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS, MAX_OUTPUT_TOKENS, MAX_RUN_SECONDS
+from behavegate.limits import (
+    DEFAULT_MAX_SCENARIOS,
+    DEFAULT_MAX_SECONDS,
+    DEFAULT_MAX_TOKENS,
+    MAX_OUTPUT_TOKENS,
+    MAX_RUN_SCENARIOS,
+    MAX_RUN_SECONDS,
+)
 from behavegate.model import Contract, Gates, ObservationSet
 
 
@@ -53,7 +60,7 @@ def validate(options: RunOptions, *, offline: bool) -> None:
         raise UsageError("--endpoint must be a non-empty URL without surrounding whitespace")
     if offline and (endpoint is not None or options.auth_env or options.allow_remote or options.allow_contract_endpoint):
         raise UsageError("--observations cannot be combined with live endpoint options")
-    _integer_between(options.max_scenarios, 1, 1_000, "--max-scenarios")
+    _integer_between(options.max_scenarios, 1, MAX_RUN_SCENARIOS, "--max-scenarios")
     seconds: Any = options.max_seconds
     if isinstance(seconds, bool) or not isinstance(seconds, int | float):
         raise UsageError("--max-seconds must be a number")

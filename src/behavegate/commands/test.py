@@ -17,6 +17,7 @@ from typing import Any
 
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunError, UsageError
 from behavegate.github.console import Console
+from behavegate.limits import MAX_CONCURRENCY
 from behavegate.model import Contract, Timing
 from behavegate.report.result import Report, RunFacts, RunIssue
 
@@ -110,8 +111,8 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
     validate_v2(options, contract)
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")
-    if not 1 <= args.concurrency <= 64:
-        raise UsageError("--concurrency must be between 1 and 64")
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
     selected = select(contract, options, observations)
     shown = display_path(contract.path, root)
     if observations is None:

@@ -13,8 +13,7 @@ from behavegate.contract import rules as f
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import InputError
 from behavegate.files import read_project_text
-
-MAX_INCLUDE_BYTES = 256 * 1024
+from behavegate.limits import MAX_INCLUDE_BYTES
 
 
 def builtin_names() -> list[str]:

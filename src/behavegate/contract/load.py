@@ -18,12 +18,9 @@ from behavegate.contract.v2 import V2_KEYS, V2Fields
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, Problem
 from behavegate.files import read_project_text
+from behavegate.limits import MAX_ASSERTIONS, MAX_ASSERTIONS_V2, MAX_CONTRACT_BYTES, MAX_RUN_SCENARIOS, MAX_TOOLS
 from behavegate.model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
 
-MAX_CONTRACT_BYTES = 256 * 1024
-MAX_TOOLS = 1_000
-MAX_ASSERTIONS = 250
-MAX_ASSERTIONS_V2 = 5_000
 CAPABILITIES = frozenset({"chat", "tools", "retrieval"})
 
 TOP_KEYS = ("version", "agent", "scenarios")
@@ -115,8 +112,8 @@ class _Reader(V2Fields):
             line = lines.of_key(raw, "scenarios")
             if not scenarios_raw:
                 c.add("scenarios must contain at least one scenario", "scenarios", line)
-            elif len(scenarios_raw) > f.MAX_SCENARIOS:
-                c.add(f"scenarios cannot exceed {f.MAX_SCENARIOS} entries", "scenarios", line)
+            elif len(scenarios_raw) > MAX_RUN_SCENARIOS:
+                c.add(f"scenarios cannot exceed {MAX_RUN_SCENARIOS} entries", "scenarios", line)
             else:
                 for index, item in enumerate(scenarios_raw):
                     scenario = self.scenario(item, index, agent, lines.of_item(scenarios_raw, index))

@@ -15,11 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 from behavegate.errors import Problem
-
-MAX_DEPTH = 32
-MAX_VALUES = 20_000
-MAX_TEXT = 100_000
-MAX_SCENARIOS = 1_000
+from behavegate.limits import INPUT_MAX_DEPTH, INPUT_MAX_TEXT, INPUT_MAX_VALUES
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -60,13 +56,13 @@ def check_shape(value: Any, label: str) -> None:
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise Bad(f"{label} nesting exceeds {MAX_DEPTH}")
+        if depth > INPUT_MAX_DEPTH:
+            raise Bad(f"{label} nesting exceeds {INPUT_MAX_DEPTH}")
         count += 1
-        if count > MAX_VALUES:
-            raise Bad(f"{label} exceeds {MAX_VALUES} values")
+        if count > INPUT_MAX_VALUES:
+            raise Bad(f"{label} exceeds {INPUT_MAX_VALUES} values")
         if isinstance(item, str):
-            if len(item) > MAX_TEXT:
+            if len(item) > INPUT_MAX_TEXT:
                 raise Bad(f"{label} contains an oversized string")
         elif isinstance(item, dict):
             children: list[tuple[Any, int]] = []
@@ -113,8 +109,8 @@ def listing(value: Any, path: str, line: int | None = None, *, required: bool = 
 def text(value: Any, path: str, line: int | None = None) -> str:
     if not isinstance(value, str) or not value.strip():
         raise Bad(f"{path} must be a non-empty string", path, line)
-    if len(value) > MAX_TEXT:
-        raise Bad(f"{path} exceeds {MAX_TEXT} characters", path, line)
+    if len(value) > INPUT_MAX_TEXT:
+        raise Bad(f"{path} exceeds {INPUT_MAX_TEXT} characters", path, line)
     return value.strip()
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.contract import rules as f
+from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, RequiredCall, Sequence
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
@@ -18,8 +19,6 @@ GATES = ("rate", "lower_bound")
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
-MAX_RUNS = 100
-MAX_TURNS = 20
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include"),

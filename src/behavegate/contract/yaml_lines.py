@@ -21,6 +21,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from behavegate.errors import Problem
+from behavegate.limits import INPUT_MAX_DEPTH, INPUT_MAX_TEXT, INPUT_MAX_VALUES
 
 MAP_TAG = "tag:yaml.org,2002:map"
 SEQ_TAG = "tag:yaml.org,2002:seq"
@@ -71,9 +72,6 @@ class _PurePythonLoader(yaml.SafeLoader):
         return super().compose_node(parent, index)
 
 
-DEEP = 32
-
-
 class _TooDeep(Exception):
     pass
 
@@ -107,9 +105,9 @@ def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliase
             has_alias, depth, values, longest = _inspect(node)
             if has_alias:
                 raise YamlRefused(Problem("Contract contains a YAML alias"))
-            if depth > DEEP:
+            if depth > INPUT_MAX_DEPTH:
                 raise _TooDeep()
-            within = values <= 20_000 and longest <= 100_000
+            within = values <= INPUT_MAX_VALUES and longest <= INPUT_MAX_TEXT
         value, lines = _Builder(loader).build(node)
         lines.within_limits = within
         return value, lines

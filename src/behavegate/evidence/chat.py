@@ -11,16 +11,18 @@ import json
 import re
 from typing import Any
 
+from behavegate.limits import (
+    RESPONSE_MAX_DEPTH,
+    RESPONSE_MAX_FINISH_REASON,
+    RESPONSE_MAX_SOURCE_TEXT,
+    RESPONSE_MAX_SOURCES,
+    RESPONSE_MAX_TEXT,
+    RESPONSE_MAX_TOOL_CALLS,
+    RESPONSE_MAX_VALUES,
+)
 from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
 from behavegate.text import has_surrogate
 
-MAX_DEPTH = 64
-MAX_VALUES = 50_000
-MAX_TOOL_CALLS = 250
-MAX_SOURCES = 1_000
-MAX_TEXT = 200_000
-MAX_SOURCE_TEXT = 100_000
-MAX_FINISH_REASON = 64
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -104,20 +106,20 @@ def _no_constants(value: str) -> Any:
     raise ValueError(f"non-finite JSON value {value}")
 
 
-def strict_json(text: str, max_values: int = MAX_VALUES) -> Any:
+def strict_json(text: str, max_values: int = RESPONSE_MAX_VALUES) -> Any:
     """JSON with unique keys, no NaN/Infinity, depth ≤ 64 and ≤ ``max_values`` values."""
     value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constants)
     check_shape(value, max_values)
     return value
 
 
-def check_shape(value: Any, max_values: int = MAX_VALUES) -> None:
+def check_shape(value: Any, max_values: int = RESPONSE_MAX_VALUES) -> None:
     pending: list[tuple[Any, int]] = [(value, 0)]
     count = 0
     while pending:
         item, depth = pending.pop()
-        if depth > MAX_DEPTH:
-            raise EndpointError(f"agent endpoint response nesting exceeds {MAX_DEPTH}")
+        if depth > RESPONSE_MAX_DEPTH:
+            raise EndpointError(f"agent endpoint response nesting exceeds {RESPONSE_MAX_DEPTH}")
         count += 1
         if count > max_values:
             raise EndpointError(f"agent endpoint response exceeds {max_values} values")
@@ -192,7 +194,7 @@ def assistant_turn(raw: Any) -> dict[str, Any]:
 
 
 def _finish_reason(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip() and len(value.strip()) <= MAX_FINISH_REASON:
+    if isinstance(value, str) and value.strip() and len(value.strip()) <= RESPONSE_MAX_FINISH_REASON:
         return value.strip()
     return None
 
@@ -202,7 +204,7 @@ def _text(value: Any) -> tuple[str | None, bool]:
     if value is None:
         return None, True
     if isinstance(value, str):
-        return (value, True) if len(value) <= MAX_TEXT else (None, False)
+        return (value, True) if len(value) <= RESPONSE_MAX_TEXT else (None, False)
     if not isinstance(value, list):
         return None, False
     parts: list[str] = []
@@ -214,7 +216,7 @@ def _text(value: Any) -> tuple[str | None, bool]:
         else:
             ok = False
     text = "".join(parts) if parts else None
-    if text is not None and len(text) > MAX_TEXT:
+    if text is not None and len(text) > RESPONSE_MAX_TEXT:
         return None, False
     return text, ok
 
@@ -225,7 +227,7 @@ def _tool_calls(message: dict[str, Any]) -> tuple[tuple[ToolCall, ...] | None, b
     raw_calls = message["tool_calls"]
     if raw_calls is None:
         return (), True
-    if not isinstance(raw_calls, list) or len(raw_calls) > MAX_TOOL_CALLS:
+    if not isinstance(raw_calls, list) or len(raw_calls) > RESPONSE_MAX_TOOL_CALLS:
         return None, False
     calls: list[ToolCall] = []
     for raw in raw_calls:
@@ -267,7 +269,7 @@ def _sources(message: dict[str, Any]) -> tuple[str, ...] | None:
     if "sources" not in message:
         return None
     values = message["sources"]
-    if not isinstance(values, list) or len(values) > MAX_SOURCES:
+    if not isinstance(values, list) or len(values) > RESPONSE_MAX_SOURCES:
         return None
     found: list[str] = []
     for value in values:
@@ -277,7 +279,7 @@ def _sources(message: dict[str, Any]) -> tuple[str, ...] | None:
         elif isinstance(value, dict):
             candidate = value.get("id") or value.get("source")
             source = candidate.strip() if isinstance(candidate, str) else None
-        if not source or len(source) > MAX_SOURCE_TEXT:
+        if not source or len(source) > RESPONSE_MAX_SOURCE_TEXT:
             return None
         found.append(source)
     return tuple(found)

@@ -28,9 +28,9 @@ from behavegate.evidence.chat import (
     normalize,
     parse_body,
 )
-from behavegate.evidence.transport import MAX_RESPONSE_BYTES, Exchange, ResponseTooLarge, new_client, post, request_headers
+from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
-from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS
+from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
 from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation], None]

@@ -14,12 +14,15 @@ from typing import Any, cast
 from behavegate.contract import rules as f
 from behavegate.errors import ObservationError, Problem
 from behavegate.files import read_project_text
+from behavegate.limits import (
+    MAX_ATTEMPTS_SCENARIOS,
+    MAX_OBSERVATION_BYTES,
+    MAX_RUN_SCENARIOS,
+    OBSERVATION_MAX_SOURCES,
+    OBSERVATION_MAX_TOOL_CALLS,
+)
 from behavegate.model import Observation, ObservationSet, ToolCall
 from behavegate.text import scrub, surrogate_paths
-
-MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
-MAX_TOOL_CALLS = 250
-MAX_SOURCES = 1_000
 
 OBSERVATION_KEYS = (
     "id",
@@ -48,7 +51,6 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
-MAX_ATTEMPTS_SCENARIOS = 10_000
 
 
 def load_observations(path: str | Path, root: Path, *, attempts: bool = False) -> ObservationSet:
@@ -95,8 +97,8 @@ def read_observations(raw: dict[str, Any], *, attempts: bool = False) -> list[Ob
     items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)
     observations: list[Observation] = []
     if items is not None:
-        if len(items) > (MAX_ATTEMPTS_SCENARIOS if attempts else f.MAX_SCENARIOS):
-            c.add(f"scenarios cannot exceed {MAX_ATTEMPTS_SCENARIOS if attempts else f.MAX_SCENARIOS} entries", "scenarios")
+        if len(items) > (MAX_ATTEMPTS_SCENARIOS if attempts else MAX_RUN_SCENARIOS):
+            c.add(f"scenarios cannot exceed {MAX_ATTEMPTS_SCENARIOS if attempts else MAX_RUN_SCENARIOS} entries", "scenarios")
         else:
             for index, item in enumerate(items):
                 observation = _observation(c, item, f"scenarios[{index}]", v2)
@@ -190,8 +192,8 @@ def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str) -> tuple[ToolCal
     items = c.take(f.listing, raw.get("tool_calls"), f"{path}.tool_calls")
     if items is None:
         return None
-    if len(items) > MAX_TOOL_CALLS:
-        c.add(f"{path}.tool_calls cannot exceed {MAX_TOOL_CALLS}", f"{path}.tool_calls")
+    if len(items) > OBSERVATION_MAX_TOOL_CALLS:
+        c.add(f"{path}.tool_calls cannot exceed {OBSERVATION_MAX_TOOL_CALLS}", f"{path}.tool_calls")
         return None
     calls: list[ToolCall] = []
     for index, item in enumerate(items):
@@ -218,8 +220,8 @@ def _sources(c: f.Collector, value: Any, path: str) -> tuple[str, ...] | None:
         source = c.take(_source_id, item, f"{path}[{index}]")
         if source is not None:
             found.append(source)
-    if len(found) > MAX_SOURCES:
-        c.add(f"{path} cannot exceed {MAX_SOURCES}", path)
+    if len(found) > OBSERVATION_MAX_SOURCES:
+        c.add(f"{path} cannot exceed {OBSERVATION_MAX_SOURCES}", path)
         return None
     return tuple(found)
 

@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 
 from behavegate.evidence.chat import EndpointError
+from behavegate.limits import MAX_RESPONSE_BYTES
 
-MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 TOO_LARGE_MESSAGE = "agent endpoint response is too large"
 _CHUNK = 64 * 1024

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
 
 from behavegate.errors import RunError
+from behavegate.limits import MAX_TOKEN_CHARS
 
-MAX_TOKEN_CHARS = 8_192
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 Resolver = Callable[[str, int], list[str]]

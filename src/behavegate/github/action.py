@@ -70,7 +70,8 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
             argv += ["--allow-host", host]
         if inputs.text("auth-env"):
             argv += ["--auth-env", inputs.text("auth-env")]
-        argv += ["--concurrency", inputs.text("concurrency") or "4"]
+        if inputs.text("concurrency"):  # else the CLI's default (limits.DEFAULT_CONCURRENCY)
+            argv += ["--concurrency", inputs.text("concurrency")]
         if inputs.text("save-observations"):
             argv += ["--save-observations", inputs.text("save-observations")]
     for scenario in inputs.items("scenario"):
@@ -154,7 +155,7 @@ def _report_status(report: str, workdir: Path, env: Mapping[str, str]) -> str:
     (a planted link is never read); "error" when it is unusable."""
     from behavegate.errors import BehavegateError
     from behavegate.files import place_output, read_placed
-    from behavegate.report.build import MAX_REPORT_BYTES
+    from behavegate.limits import MAX_REPORT_BYTES
 
     try:
         text = read_placed(place_output(report, workdir, "report", env, workdir), MAX_REPORT_BYTES)

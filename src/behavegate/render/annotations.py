@@ -13,11 +13,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL
 from behavegate.report.result import Report
 from behavegate.text import neutralize, one_line
 
-MAX_PER_LEVEL = 10
-MAX_MESSAGE = 4_000  # the runner cuts messages at 4,096 characters
 # Every assertion kind, ranked: violations that mean harm come first (a leaked
 # secret beats a forbidden call beats a missing citation). A test keeps this
 # table equal to the assertion registry's kinds.
@@ -82,7 +81,8 @@ def render(report: Report) -> str:
                 continue
             where = report.location(result.scenario, verdict.assertion)
             message = one_line(
-                f"{verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}", MAX_MESSAGE
+                f"{verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}",
+                ANNOTATION_MAX_MESSAGE,
             )
             level = "error" if verdict.status == "fail" and counts else "warning"
             title = f"behavegate {verdict.status}: {result.scenario.id} {verdict.assertion}"
@@ -91,15 +91,15 @@ def render(report: Report) -> str:
     for gate in report.gates:
         if gate.status != "pass":
             level = "error" if gate.status == "fail" else "warning"
-            text = command(level, one_line(gate.message, MAX_MESSAGE), file=report.contract_path, line=1,
+            text = command(level, one_line(gate.message, ANNOTATION_MAX_MESSAGE), file=report.contract_path, line=1,
                            title=f"behavegate gate {gate.gate}")  # fmt: skip
             found[level].insert(0, ((-1, 0, 0), text))
     out: list[str] = []
     left = 0
     for level in ("error", "warning"):
         ranked = [text for _, text in sorted(found[level])]
-        out.extend(ranked[:MAX_PER_LEVEL])
-        left += max(len(ranked) - MAX_PER_LEVEL, 0)
+        out.extend(ranked[:ANNOTATIONS_PER_LEVEL])
+        left += max(len(ranked) - ANNOTATIONS_PER_LEVEL, 0)
     if left:
         out.append(command("notice", f"{left} more failing or incomplete assertions are in the job summary and reports",
                            title="behavegate"))  # fmt: skip

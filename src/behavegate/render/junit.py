@@ -20,14 +20,13 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
+from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT
 from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.table import pass_rate
 from behavegate.report.result import Report
 from behavegate.text import visible
 
 MIN_TIME = 0.001
-MAX_MESSAGE = 4_000
-MAX_OUTPUT = 64_000
 
 
 def _value(value: Any) -> str:
@@ -74,15 +73,15 @@ def render(report: Report) -> str:
             elapsed_sec=max(report.seconds(index), MIN_TIME),
             file=where.file,
             line=where.line,
-            stdout=_cut(_detail(report, result), MAX_OUTPUT),
+            stdout=_cut(_detail(report, result), JUNIT_MAX_OUTPUT),
         )
         status = report.counted(result)
         if status == "fail":
             message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "fail")
-            case.add_failure_info(message=_cut(message, MAX_MESSAGE), output=message, failure_type="behavior_violated")
+            case.add_failure_info(message=_cut(message, JUNIT_MAX_MESSAGE), output=message, failure_type="behavior_violated")
         elif status == "incomplete":
             message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "incomplete")
-            case.add_error_info(message=_cut(message, MAX_MESSAGE), output=message, error_type="evidence_incomplete")
+            case.add_error_info(message=_cut(message, JUNIT_MAX_MESSAGE), output=message, error_type="evidence_incomplete")
         cases.append(case)
     for gate in report.gates:
         case = TestCase(name=f"gate {gate.gate}", classname=path, elapsed_sec=MIN_TIME, file=path, line=1,

@@ -14,18 +14,17 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from behavegate.limits import SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
 from behavegate.render.table import pass_rate
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
-LIMIT_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)
-ITEM_CHARS = 300
 ICONS = {"pass": "✅", "fail": "❌", "incomplete": "⚠️"}
 _BACKTICKS = re.compile(r"`+")
 
 
-def code(value: Any, table: bool = False, limit: int = ITEM_CHARS) -> str:
+def code(value: Any, table: bool = False, limit: int = SUMMARY_ITEM_CHARS) -> str:
     """A code span that shows ``value`` literally, whatever it contains."""
     text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
     text = one_line(text, limit)
@@ -49,7 +48,7 @@ def _environment() -> Environment:
     return env
 
 
-def render(report: Report, limit: int = LIMIT_BYTES) -> str:
+def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     env = _environment()
     row_template = env.get_template("summary_row.md.j2")
     detail_template = env.get_template("summary_detail.md.j2")

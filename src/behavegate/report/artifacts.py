@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from behavegate.limits import MAX_REPORT_BYTES, MAX_RUN_DECISIONS, MAX_RUN_SCENARIOS
 from behavegate.model import Observation, Timing
 from behavegate.report.result import RUNS_DIR, Report
 
@@ -27,9 +28,6 @@ EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", 
 # Size limits of a run directory, shared by the writer and ``replay``: derived
 # from the counts the run declares in summary.json, clamped to the contract's
 # hard ceilings, so an honest run always fits and a forged count cannot lift them.
-MAX_RUN_SCENARIOS = 1_000  # --max-scenarios and the contract's scenario cap
-MAX_RUN_DECISIONS = 5_000  # a version-2 contract's assertion cap (one decision per scenario assertion)
-MAX_RESULTS_BYTES = 5_000_000  # report.MAX_REPORT_BYTES: attempts scale the report, which never exceeds it
 RUN_BASE_BYTES = 256 * 1024  # run-level fields: four paths, budget, metadata
 SCENARIO_BYTES = 16 * 1024  # one scenario's events, step and tool-call records (ids are at most 96 characters)
 DECISION_BYTES = 1024  # a decision's keys and ids; its texts are copies of the report's
@@ -78,14 +76,14 @@ class RunLimits:
         # Events and state copy report texts (observation errors, assertion
         # details, provenance): the state holds them at most twice.
         return {
-            RESULTS: MAX_RESULTS_BYTES,
+            RESULTS: MAX_REPORT_BYTES,
             SUMMARY: per_run,
             EVENTS: per_run + self.report_bytes,
             STATE: per_run + self.decisions * DECISION_BYTES + 2 * self.report_bytes,
         }[name]
 
 
-CEILING = RunLimits(MAX_RUN_SCENARIOS, MAX_RUN_DECISIONS, MAX_RESULTS_BYTES)
+CEILING = RunLimits(MAX_RUN_SCENARIOS, MAX_RUN_DECISIONS, MAX_REPORT_BYTES)
 
 
 def run_limits(summary: Any, report_bytes: int) -> RunLimits:
@@ -99,7 +97,7 @@ def run_limits(summary: Any, report_bytes: int) -> RunLimits:
     return RunLimits(
         declared("phase_count", MAX_RUN_SCENARIOS),
         declared("decision_count", MAX_RUN_DECISIONS),
-        min(max(report_bytes, 0), MAX_RESULTS_BYTES),
+        min(max(report_bytes, 0), MAX_REPORT_BYTES),
     )
 
 

@@ -13,14 +13,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from behavegate.errors import RunError
+from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESERVE_BYTES
 from behavegate.model import Contract, Evaluation, Observation, Scenario, Verdict
 from behavegate.report.artifacts import LAYOUT, run_paths
 from behavegate.report.redact import redact_evaluation
 from behavegate.report.result import RUNS_DIR, Report, RunFacts
 
-MAX_REPORT_BYTES = 5_000_000
-MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
-REPORT_RESERVE_BYTES = 16 * 1024
 EVIDENCE_KEYS = (
     "schema_version",
     "kind",
@@ -277,7 +275,7 @@ def fits(report: Mapping[str, Any], limit: int) -> bool:
     # Every item costs at most a newline and 2 spaces per level; commas and
     # brackets (counted even inside strings) bound the number of items.
     items = compact.count(",") + compact.count("[") + compact.count("{")
-    if size + items * (3 + 2 * MAX_NESTING) + 1 <= limit:
+    if size + items * (3 + 2 * REPORT_MAX_NESTING) + 1 <= limit:
         return True
     return size + _indent_bytes(report) + 1 <= limit
 
