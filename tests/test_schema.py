@@ -86,3 +86,19 @@ def test_a_yaml_1_1_string_that_looks_like_a_number_is_judged_as_read() -> None:
     parsed = parse_contract_text(text, ROOT / "c.yml", ROOT)
     assert parsed.scenarios[0].prompt == "1e-12"
     assert VALIDATOR.is_valid(yaml.safe_load(text))
+
+
+def test_the_pii_vocabulary_is_what_the_safety_scorers_implement() -> None:
+    from behavegate.contract.v2 import PII_DETECTORS
+    from behavegate.judge.safety import DETECTORS
+
+    assert tuple(DETECTORS) == PII_DETECTORS
+
+
+def test_the_threshold_mode_flag_offers_what_the_reader_accepts() -> None:
+    from behavegate.cli import build_parser
+    from behavegate.contract.v2 import THRESHOLD_MODES
+
+    test = build_parser()._subparsers._group_actions[0].choices["test"]  # type: ignore[union-attr]
+    flag = next(a for a in test._actions if "--threshold-mode" in a.option_strings)
+    assert tuple(flag.choices or ()) == THRESHOLD_MODES

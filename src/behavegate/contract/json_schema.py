@@ -14,6 +14,7 @@ from typing import Any
 
 from behavegate.contract.load import (
     AGENT_KEYS,
+    CAPABILITIES,
     EXPECT_KEYS,
     RESPONSE_KEYS,
     SCENARIO_KEYS,
@@ -22,8 +23,17 @@ from behavegate.contract.load import (
     TOOLS_KEYS,
     TOP_KEYS,
 )
-from behavegate.contract.v2 import DEFAULT_KEYS, GATE_KEYS, GATES, MESSAGE_ROLES, MISSING_TOOL_CALLS, SEQUENCE_MODES, V2_KEYS
-from behavegate.judge.safety import DETECTORS
+from behavegate.contract.v2 import (
+    DEFAULT_KEYS,
+    GATE_KEYS,
+    GATES,
+    MESSAGE_ROLES,
+    MISSING_TOOL_CALLS,
+    PII_DETECTORS,
+    SEQUENCE_MODES,
+    THRESHOLD_MODES,
+    V2_KEYS,
+)
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
 TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
@@ -92,7 +102,7 @@ def build(version: int) -> dict[str, Any]:
             "steps": _block({"max": {"type": "integer", "minimum": 1}}, ("max",)),
             "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
             "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
-            "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(DETECTORS)}}, "injection": {"type": "boolean"}},
+            "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}}, "injection": {"type": "boolean"}},
                              ("pii", "injection")),
         },
         keys("expect", EXPECT_KEYS),
@@ -132,7 +142,7 @@ def build(version: int) -> dict[str, Any]:
             "endpoint": TEXT,
             "model": TEXT,
             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": 300},
-            "capabilities": {"type": ["array", "null"], "items": {"enum": ["chat", "tools", "retrieval"]}, "uniqueItems": True},
+            "capabilities": {"type": ["array", "null"], "items": {"enum": list(CAPABILITIES)}, "uniqueItems": True},
             "tools": {"type": ["array", "null"], "maxItems": 1000, "items": {
                 "type": "object", "required": list(TOOL_KEYS), "additionalProperties": False,
                 "properties": {"name": TOOL_NAME, "description": TEXT, "parameters": {"type": "object"}}}},
@@ -148,7 +158,7 @@ def build(version: int) -> dict[str, Any]:
             "agent": agent,
             "scenarios": {"type": "array", "minItems": 1, "maxItems": 1000, "items": scenario},
             "defaults": _block(run_settings, DEFAULT_KEYS),
-            "gates": _block({"min_pass_rate": RATE, "threshold_mode": {"enum": ["average", "all"]},
+            "gates": _block({"min_pass_rate": RATE, "threshold_mode": {"enum": list(THRESHOLD_MODES)},
                              "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0}}, GATE_KEYS),
             "include": {"type": "array", "items": TEXT},
         },

@@ -14,6 +14,7 @@ from typing import Any
 
 from behavegate.contract import golden_queries as golden
 from behavegate.contract import rules as f
+from behavegate.contract.assertion_keys import assertion_count
 from behavegate.contract.v2 import V2_KEYS, V2Fields
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, Problem
@@ -21,7 +22,7 @@ from behavegate.files import read_project_text
 from behavegate.limits import MAX_ASSERTIONS, MAX_ASSERTIONS_V2, MAX_CONTRACT_BYTES, MAX_RUN_SCENARIOS, MAX_TOOLS
 from behavegate.model import AgentTarget, Contract, Expectation, Gates, RequiredCall, Scenario, ToolDefinition
 
-CAPABILITIES = frozenset({"chat", "tools", "retrieval"})
+CAPABILITIES = ("chat", "tools", "retrieval")
 
 TOP_KEYS = ("version", "agent", "scenarios")
 AGENT_KEYS = ("endpoint", "model", "timeout_seconds", "capabilities", "tools")
@@ -171,7 +172,7 @@ class _Reader(V2Fields):
         capabilities = self.names(raw, "capabilities", "agent.capabilities", f.text)
         cap_line = lines.of_key(raw, "capabilities")
         self.no_duplicates(capabilities, "agent capability", "agent.capabilities", cap_line)
-        unsupported = sorted(set(capabilities or ()) - CAPABILITIES)
+        unsupported = sorted(set(capabilities or ()) - set(CAPABILITIES))
         if unsupported:
             c.add(f"agent.capabilities contains unsupported values: {unsupported}", "agent.capabilities", cap_line)
         tools: list[ToolDefinition] = []
@@ -453,41 +454,6 @@ class _Reader(V2Fields):
             unavailable = sorted((required_names | set(sequence or ()) | set(allowed or ())) - availability)
             if unavailable:
                 add(f"{path} references tools unavailable to the scenario: {unavailable}", path, line(raw, "required"))
-
-
-def assertion_count(expect: Expectation) -> int:
-    return (
-        len(expect.icontains)
-        + len(expect.matches)
-        + len(expect.not_matches)
-        + len(expect.calls)
-        + len(expect.pii)
-        + sum(
-            value is not None
-            for value in (
-                expect.min_calls,
-                expect.sequence,
-                expect.tool_set,
-                expect.arguments_valid,
-                expect.known_only,
-                expect.no_errors,
-                expect.max_steps,
-                expect.max_latency_ms,
-                expect.max_total_tokens,
-                expect.injection,
-            )
-        )
-    ) + (
-        len(expect.contains)
-        + len(expect.excludes)
-        + len(expect.required)
-        + len(expect.forbidden)
-        + len(expect.sources)
-        + (expect.allowed is not None)
-        + (expect.exact_sequence is not None)
-        + (expect.max_calls is not None)
-        + (expect.refusal is not None)
-    )
 
 
 def _located(scenario: Scenario, name: str, include_line: int | None) -> Scenario:

@@ -16,9 +16,16 @@ from behavegate.model import CallCount, Gates, RequiredCall, Sequence
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
+THRESHOLD_MODES = ("average", "all")  # a suite floor on the average, or on every included file
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
+# safety.pii detector names: the contract's vocabulary; judge/safety.py implements each
+# (a test keeps the two equal).
+PII_DETECTORS = (
+    "email", "phone", "credit_card", "iban", "us_ssn", "aws_access_key", "github_token", "jwt", "private_key", "api_key",
+    "connection_string",
+)  # fmt: skip
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include"),
@@ -132,7 +139,7 @@ class V2Fields:
         block = self._block(raw, "gates", "", GATE_KEYS) if "gates" in raw else None
         if not block:
             return Gates()
-        mode = self._take(lambda v, p, ln: choice(v, p, ln, ("average", "all")), block, "threshold_mode", "gates")
+        mode = self._take(lambda v, p, ln: choice(v, p, ln, THRESHOLD_MODES), block, "threshold_mode", "gates")
         return Gates(
             min_pass_rate=self._take(rate, block, "min_pass_rate", "gates"),
             threshold_mode=mode or "average",
@@ -297,11 +304,9 @@ class V2Fields:
                     extras[field] = self._take(check, block, key, f"{path}.{block_key}")
                     at[f"{block_key}.{key}"] = line(block, key) or 0
         if "safety" in raw:
-            from behavegate.judge.safety import DETECTORS
-
             block = self._block(raw, "safety", path, ("pii", "injection"))
             if block is not None and "pii" in block:
-                detectors = self.names(block, "pii", f"{path}.safety.pii", lambda v, p, ln: choice(v, p, ln, tuple(DETECTORS)))
+                detectors = self.names(block, "pii", f"{path}.safety.pii", lambda v, p, ln: choice(v, p, ln, PII_DETECTORS))
                 extras["pii"] = detectors or ()
                 for i in range(len(detectors or ())):
                     at[f"safety.pii[{i}]"] = self.lines.of_item(block["pii"], i) or 0

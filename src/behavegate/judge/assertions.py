@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from behavegate.contract.assertion_keys import REQUESTS
 from behavegate.judge import gaps as evidence_gaps
 from behavegate.judge import trajectory
 from behavegate.judge.matching import unclaimed
@@ -57,14 +58,6 @@ def _checked(assertion: str, kind: str, passed: bool, ok: str, bad: str, expecte
 
 def _incomplete(assertion: str, kind: str, message: str, expected: Any, observed: Any = None) -> Verdict:
     return Verdict(assertion, kind, "incomplete", message, expected, observed)
-
-
-def _each(key: str, values: tuple[Any, ...]) -> list[tuple[str, Any]]:
-    return [(f"{key}[{index}]", (index, value)) for index, value in enumerate(values)]
-
-
-def _once(key: str, value: Any) -> list[tuple[str, Any]]:
-    return [] if value is None else [(key, value)]
 
 
 # --- final response -------------------------------------------------------------
@@ -476,31 +469,30 @@ def judge_injection(assertion: str, wanted: bool, ev: Evidence) -> Verdict:
 # --- the registry, in report order ------------------------------------------------------
 
 REGISTRY: tuple[AssertionType, ...] = (
-    AssertionType("response.contains", "response_contains", lambda e: _each("response.contains", e.contains), judge_contains),
-    AssertionType("response.excludes", "response_excludes", lambda e: _each("response.excludes", e.excludes), judge_excludes),
-    AssertionType("tools.required", "tool_required", lambda e: _each("tools.required", e.required), judge_required),
-    AssertionType("tools.allowed", "tools_allowed", lambda e: _once("tools.allowed", e.allowed), judge_allowed),
-    AssertionType("tools.forbidden", "tool_forbidden", lambda e: _each("tools.forbidden", e.forbidden), judge_forbidden),
-    AssertionType("tools.exact_sequence", "tool_exact_sequence", lambda e: _once("tools.exact_sequence", e.exact_sequence), judge_exact_sequence),
-    AssertionType("tools.max_calls", "tool_max_calls", lambda e: _once("tools.max_calls", e.max_calls), judge_max_calls),
-    AssertionType("refusal", "refusal", lambda e: _once("refusal", e.refusal), judge_refusal),
-    AssertionType("sources.required", "source_required", lambda e: _each("sources.required", e.sources), judge_source),
-    # version 2
-    AssertionType("response.icontains", "response_icontains", lambda e: _each("response.icontains", e.icontains), judge_icontains),
-    AssertionType("response.matches", "response_matches", lambda e: _each("response.matches", e.matches), judge_matches),
-    AssertionType("response.not_matches", "response_not_matches", lambda e: _each("response.not_matches", e.not_matches), judge_not_matches),
-    AssertionType("tools.min_calls", "tool_min_calls", lambda e: _once("tools.min_calls", e.min_calls), judge_min_calls),
-    AssertionType("tools.calls", "tool_call_count", lambda e: [(f"tools.calls.{c.name}", c) for c in e.calls], judge_call_count),
-    AssertionType("tools.sequence", "tool_sequence", lambda e: _once("tools.sequence", e.sequence), judge_sequence),
-    AssertionType("tools.set", "tool_set", lambda e: _once("tools.set", e.tool_set), judge_tool_set),
-    AssertionType("tools.arguments_valid", "tool_arguments_valid", lambda e: _once("tools.arguments_valid", e.arguments_valid), judge_arguments_valid),
-    AssertionType("tools.known_only", "tool_known_only", lambda e: _once("tools.known_only", e.known_only), judge_known_only),
-    AssertionType("tools.no_errors", "tool_no_errors", lambda e: _once("tools.no_errors", e.no_errors), judge_no_errors),
-    AssertionType("steps.max", "steps_max", lambda e: _once("steps.max", e.max_steps), judge_steps),
-    AssertionType("latency.max_ms", "latency_max", lambda e: _once("latency.max_ms", e.max_latency_ms), judge_latency),
-    AssertionType("usage.max_total_tokens", "usage_max_total_tokens", lambda e: _once("usage.max_total_tokens", e.max_total_tokens), judge_usage),
-    AssertionType("safety.pii", "safety_pii", lambda e: _each("safety.pii", e.pii), judge_pii),
-    AssertionType("safety.injection", "safety_injection", lambda e: _once("safety.injection", e.injection), judge_injection),
+    AssertionType("response.contains", "response_contains", REQUESTS["response.contains"], judge_contains),
+    AssertionType("response.excludes", "response_excludes", REQUESTS["response.excludes"], judge_excludes),
+    AssertionType("tools.required", "tool_required", REQUESTS["tools.required"], judge_required),
+    AssertionType("tools.allowed", "tools_allowed", REQUESTS["tools.allowed"], judge_allowed),
+    AssertionType("tools.forbidden", "tool_forbidden", REQUESTS["tools.forbidden"], judge_forbidden),
+    AssertionType("tools.exact_sequence", "tool_exact_sequence", REQUESTS["tools.exact_sequence"], judge_exact_sequence),
+    AssertionType("tools.max_calls", "tool_max_calls", REQUESTS["tools.max_calls"], judge_max_calls),
+    AssertionType("refusal", "refusal", REQUESTS["refusal"], judge_refusal),
+    AssertionType("sources.required", "source_required", REQUESTS["sources.required"], judge_source),
+    AssertionType("response.icontains", "response_icontains", REQUESTS["response.icontains"], judge_icontains),
+    AssertionType("response.matches", "response_matches", REQUESTS["response.matches"], judge_matches),
+    AssertionType("response.not_matches", "response_not_matches", REQUESTS["response.not_matches"], judge_not_matches),
+    AssertionType("tools.min_calls", "tool_min_calls", REQUESTS["tools.min_calls"], judge_min_calls),
+    AssertionType("tools.calls", "tool_call_count", REQUESTS["tools.calls"], judge_call_count),
+    AssertionType("tools.sequence", "tool_sequence", REQUESTS["tools.sequence"], judge_sequence),
+    AssertionType("tools.set", "tool_set", REQUESTS["tools.set"], judge_tool_set),
+    AssertionType("tools.arguments_valid", "tool_arguments_valid", REQUESTS["tools.arguments_valid"], judge_arguments_valid),
+    AssertionType("tools.known_only", "tool_known_only", REQUESTS["tools.known_only"], judge_known_only),
+    AssertionType("tools.no_errors", "tool_no_errors", REQUESTS["tools.no_errors"], judge_no_errors),
+    AssertionType("steps.max", "steps_max", REQUESTS["steps.max"], judge_steps),
+    AssertionType("latency.max_ms", "latency_max", REQUESTS["latency.max_ms"], judge_latency),
+    AssertionType("usage.max_total_tokens", "usage_max_total_tokens", REQUESTS["usage.max_total_tokens"], judge_usage),
+    AssertionType("safety.pii", "safety_pii", REQUESTS["safety.pii"], judge_pii),
+    AssertionType("safety.injection", "safety_injection", REQUESTS["safety.injection"], judge_injection),
 )  # fmt: skip
 
 BY_KEY: dict[str, AssertionType] = {entry.key: entry for entry in REGISTRY}
