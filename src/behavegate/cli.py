@@ -1,8 +1,8 @@
-"""The command line: the only place that reads the environment, the clock and
-argv, and the only place that turns exceptions into messages and exit codes.
-
-Heavy modules are imported inside the commands so ``behavegate --version``
-starts fast.
+"""The command line: argparse and dispatch to ``commands/``, one module per
+command. Everything it prints goes through the output boundary (argparse's
+help and usage errors included); an unexpected exception becomes a message and
+exit 2, never a traceback. Commands are imported on demand so ``behavegate
+--version`` starts fast.
 """
 
 from __future__ import annotations
@@ -11,55 +11,14 @@ import argparse
 import contextlib
 import importlib
 import os
-from typing import Any, NoReturn
 
-from behavegate import __version__
+from behavegate import __version__, limits
 from behavegate.errors import ExitCode
-from behavegate.github.console import Console
-from behavegate.limits import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_MAX_SCENARIOS,
-    DEFAULT_MAX_SECONDS,
-    DEFAULT_MAX_TOKENS,
-    MAX_CONCURRENCY,
-    MAX_OUTPUT_TOKENS,
-    MAX_RUN_SCENARIOS,
-    MAX_RUN_SECONDS,
-)
-
-
-class _ParserExit(Exception):
-    """argparse wanted to exit (help, version, a usage error): the exit code."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with its help and usage errors written through the output boundary
-    (a usage error repeats the offending value, which may be anything)."""
-
-    def __init__(self, *args: Any, console: Console | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.console = console or Console()
-
-    def _print_message(self, message: str, file: Any = None) -> None:
-        if message:
-            self.console.out(message)
-
-    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
-        if message:
-            self.console.err(message)
-        raise _ParserExit(status)
-
-    def error(self, message: str) -> NoReturn:
-        self.console.err(f"{self.format_usage()}{self.prog}: error: {message}")
-        raise _ParserExit(ExitCode.INCOMPLETE)
+from behavegate.github.console import ArgumentParser, Console, ParserExit
 
 
 def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = ArgumentParser(
         console=console,
         prog="behavegate",
         description="Test what a running AI agent does against a behavior contract.",
@@ -97,9 +56,9 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument(
         "--concurrency",
         type=int,
-        default=DEFAULT_CONCURRENCY,
+        default=limits.DEFAULT_CONCURRENCY,
         metavar="N",
-        help=f"live requests in flight at once, 1-{MAX_CONCURRENCY} (default: {DEFAULT_CONCURRENCY})",
+        help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: {limits.DEFAULT_CONCURRENCY})",
     )
     test.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
@@ -121,12 +80,12 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
-    test.add_argument("--max-scenarios", type=int, default=DEFAULT_MAX_SCENARIOS, metavar="N",
-                      help=f"most scenarios a run may select, 1-{MAX_RUN_SCENARIOS} (default: {DEFAULT_MAX_SCENARIOS})")  # fmt: skip
-    test.add_argument("--max-seconds", type=float, default=DEFAULT_MAX_SECONDS, metavar="S",
-                      help=f"wall-time budget of the run, 0-{int(MAX_RUN_SECONDS)} (default: {int(DEFAULT_MAX_SECONDS)})")  # fmt: skip
-    test.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, metavar="N",
-                      help=f"response-token cap sent to the endpoint, 1-{MAX_OUTPUT_TOKENS} (default: {DEFAULT_MAX_TOKENS})")  # fmt: skip
+    test.add_argument("--max-scenarios", type=int, default=limits.DEFAULT_MAX_SCENARIOS, metavar="N",
+                      help=f"most scenarios a run may select, 1-{limits.MAX_RUN_SCENARIOS} (default: {limits.DEFAULT_MAX_SCENARIOS})")  # fmt: skip
+    test.add_argument("--max-seconds", type=float, default=limits.DEFAULT_MAX_SECONDS, metavar="S",
+                      help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
+    test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",
+                      help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
 
     replay = commands.add_parser(
         "replay",
@@ -156,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(console)
     try:
         args = parser.parse_args(argv)
-    except _ParserExit as exit_:
+    except ParserExit as exit_:
         return exit_.code
     commands = {"test": "behavegate.commands.test", "init": "behavegate.commands.init", "replay": "behavegate.commands.replay"}
     if args.command not in commands:

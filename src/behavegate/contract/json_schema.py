@@ -12,17 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from behavegate.contract.load import (
-    AGENT_KEYS,
-    CAPABILITIES,
-    EXPECT_KEYS,
-    RESPONSE_KEYS,
-    SCENARIO_KEYS,
-    SOURCES_KEYS,
-    TOOL_KEYS,
-    TOOLS_KEYS,
-    TOP_KEYS,
-)
+from behavegate.contract.expect import EXPECT_KEYS, RESPONSE_KEYS, SOURCES_KEYS, TOOLS_KEYS
+from behavegate.contract.load import AGENT_KEYS, CAPABILITIES, SCENARIO_KEYS, TOOL_KEYS, TOP_KEYS
 from behavegate.contract.v2 import (
     DEFAULT_KEYS,
     GATE_KEYS,

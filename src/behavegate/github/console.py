@@ -25,12 +25,13 @@ A test fails if any other module calls ``print`` or touches ``sys.stdout`` /
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from typing import TextIO
+from typing import Any, NoReturn, TextIO
 
 from behavegate.text import LEGACY_COMMAND, SEPARATOR, neutralize, neutralize_json
 
@@ -142,3 +143,33 @@ class Console:
             # non-UTF-8 locale) still gets every line, with escapes.
             stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
             stream.flush()
+
+
+class ParserExit(Exception):
+    """argparse wanted to exit (help, version, a usage error): the exit code."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with its help and usage errors written through the output boundary
+    (a usage error repeats the offending value, which may be anything)."""
+
+    def __init__(self, *args: Any, console: Console | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.console = console or Console()
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        if message:
+            self.console.out(message)
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        if message:
+            self.console.err(message)
+        raise ParserExit(status)
+
+    def error(self, message: str) -> NoReturn:
+        self.console.err(f"{self.format_usage()}{self.prog}: error: {message}")
+        raise ParserExit(2)  # a usage error: the run could not be judged

@@ -1,0 +1,43 @@
+"""The evidence one attempt offers the checks, and the two ways a check ends
+without a pass: a failure (``checked``) or missing evidence (``incomplete``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from behavegate.judge import gaps as evidence_gaps
+from behavegate.model import AgentTarget, Observation, Scenario, Verdict
+
+if TYPE_CHECKING:  # imported where patterns are searched, not on every run
+    from behavegate.judge.user_regex import PatternResult
+
+EMPTY_PATTERNS: Mapping[str, PatternResult] = MappingProxyType({})  # shared by every Evidence: read-only
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One attempt's observation and why parts of it cannot be judged."""
+
+    observation: Observation | None
+    response_gap: str | None  # set when final-response evidence is not usable
+    tool_gap: str | None  # set when tool-call evidence is not usable
+    assignment: Mapping[int, int]  # tools.required index -> claimed call index
+    scenario: Scenario | None = None
+    agent: AgentTarget | None = None
+    # response.matches / not_matches assertion id -> its search, run once per attempt under one time budget
+    patterns: Mapping[str, PatternResult] = field(default_factory=lambda: EMPTY_PATTERNS)
+
+
+def checked(assertion: str, kind: str, passed: bool, ok: str, bad: str, expected: Any, observed: Any) -> Verdict:
+    return Verdict(assertion, kind, "pass" if passed else "fail", ok if passed else bad, expected, observed)
+
+
+def incomplete(assertion: str, kind: str, message: str, expected: Any, observed: Any = None) -> Verdict:
+    return Verdict(assertion, kind, "incomplete", message, expected, observed)
+
+
+def observation_gap(ev: Evidence) -> str | None:
+    return evidence_gaps.observation_gap(ev.observation)

@@ -1,0 +1,75 @@
+"""The house shows the pipeline: no module imports from a later stage, no
+module-level import cycle, no module over ~400 lines, a thin cli.py."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
+# Foundation first, then the pipeline in order. A module may import from its own
+# stage or an earlier one, never a later one.
+STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "cli"]
+FOUNDATION = {"__init__", "errors", "limits", "model", "text", "files"}
+ENTRY = {"__main__", "cli", "github.action"}  # entry points: the CLI and the Action's
+
+
+def _module(path: Path) -> str:
+    return ".".join(("behavegate", *path.relative_to(SRC).with_suffix("").parts)).removesuffix(".__init__")
+
+
+def _stage(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in FOUNDATION:
+        return "foundation"
+    return "cli" if ".".join(parts[1:]) in ENTRY else parts[1]
+
+
+def _imports(path: Path, *, top_level_only: bool) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    nodes = tree.body if top_level_only else list(ast.walk(tree))
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("behavegate"):
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.startswith("behavegate"))
+    modules = {_module(p) for p in SRC.rglob("*.py")}
+    return {name for name in found if name in modules}
+
+
+def test_no_module_imports_from_a_later_pipeline_stage() -> None:
+    late = []
+    for path in SRC.rglob("*.py"):
+        here = _stage(_module(path))
+        for imported in _imports(path, top_level_only=False):
+            if STAGES.index(_stage(imported)) > STAGES.index(here):
+                late.append(f"{_module(path)} -> {imported}")
+    assert late == []
+
+
+def test_no_import_cycle_at_module_level() -> None:
+    graph = {_module(p): _imports(p, top_level_only=True) for p in SRC.rglob("*.py")}
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if nxt == node or nxt.startswith(node + "."):
+                continue  # a package importing its own submodule
+            if state.get(nxt) == 1:
+                raise AssertionError(" -> ".join([*trail, node, nxt]))
+            if nxt not in state:
+                visit(nxt, [*trail, node])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [])
+
+
+def test_modules_are_small_and_the_cli_is_thin() -> None:
+    sizes = {_module(p): len(p.read_text(encoding="utf-8").splitlines()) for p in SRC.rglob("*.py")}
+    assert {m: n for m, n in sizes.items() if n > 420} == {}
+    assert sizes["behavegate.cli"] <= 180
