@@ -15,8 +15,12 @@ from typing import Any
 import pytest
 
 from behavegate.cli import main
-from behavegate.judge.argument_schemas import argument_errors
+from behavegate.judge.argument_schemas import check_calls
 from behavegate.model import ToolCall
+
+
+def argument_errors(call: ToolCall, schemas: dict[str, Any]) -> list[str]:
+    return list(check_calls([call], schemas)[0].problems)
 
 
 def foreign_references(schema: dict[str, Any], path: str) -> list[Any]:

@@ -208,10 +208,11 @@ class _Reader(ExpectFields):
         if parameters is not None and self.v2:
             # Only version 2 validates arguments against the schema (version 1 passes it on
             # untouched, as skylos does), so only there can a reference be followed.
-            from behavegate.contract.schema_refs import foreign_references
+            from behavegate.contract.schema_refs import bad_patterns, foreign_references
 
-            for holder, key, at, problem in foreign_references(raw["parameters"], f"{path}.parameters"):
-                c.add(problem, at, lines.of_key(holder, key))
+            for check in (foreign_references, bad_patterns):
+                for holder, key, at, problem in check(raw["parameters"], f"{path}.parameters"):
+                    c.add(problem, at, lines.of_key(holder, key))
         if not c.clean_since(mark) or name is None or description is None or parameters is None:
             return None
         return ToolDefinition(name=name, description=description, parameters=parameters)

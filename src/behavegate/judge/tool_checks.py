@@ -158,13 +158,18 @@ def judge_arguments_valid(assertion: str, wanted: bool, ev: Evidence) -> Verdict
     calls = _calls(assertion, "tool_arguments_valid", wanted, ev)
     if isinstance(calls, Verdict):
         return calls
-    from behavegate.judge.argument_schemas import argument_errors
+    from behavegate.judge.argument_schemas import check_calls
 
     schemas = {tool.name: tool.parameters for tool in (ev.agent.tools if ev.agent else ())}
+    checks = check_calls(calls, schemas)
+    timed_out = next((index for index, check in enumerate(checks) if check.incomplete), None)
+    if timed_out is not None and wanted:  # `false` asks nothing that a slow schema could decide
+        return incomplete(assertion, "tool_arguments_valid", checks[timed_out].incomplete or "", wanted,
+                          {"call_count": len(calls), "call_index": timed_out, "tool": calls[timed_out].name})  # fmt: skip
     problems = [
         {"call_index": index, "tool": call.name, "problem": problem}
-        for index, call in enumerate(calls)
-        for problem in argument_errors(call, schemas)
+        for index, (call, check) in enumerate(zip(calls, checks, strict=True))
+        for problem in check.problems
     ]
     ok = not problems if wanted else True
     return checked(assertion, "tool_arguments_valid", ok, f"all {len(calls)} calls have valid arguments",
