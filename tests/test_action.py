@@ -12,7 +12,7 @@ import yaml
 from helpers import EXAMPLE
 
 from behavegate.github import action
-from behavegate.github.action import InputError, Inputs, build_argv
+from behavegate.github.action import ActionInputError, Inputs, build_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -50,7 +50,7 @@ def test_inputs_keep_hyphens_and_are_trimmed() -> None:
 
 @pytest.mark.parametrize("value", ["yes", "1", "on", "tRue"])
 def test_booleans_are_strict(value: str) -> None:
-    with pytest.raises(InputError, match="Core Schema"):
+    with pytest.raises(ActionInputError, match="Core Schema"):
         Inputs(env(annotations=value)).flag("annotations")
 
 

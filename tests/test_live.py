@@ -320,7 +320,7 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
         settings = live.LiveSettings(Endpoint(url, "cli_override", "f", False, "127.0.0.1"), None, 16, 30.0, 2, time.monotonic())
         judged: list[str] = []
 
-        def slow_judge(job: Any, observation: Any) -> None:
+        def slow_judge(job: Any, observation: Any, timing: Any) -> None:
             scenario = job.scenario
             if scenario.id == "fast":
                 deadline = time.perf_counter() + 1.5

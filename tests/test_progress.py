@@ -23,18 +23,18 @@ from behavegate.render.progress import Progress
 def test_ci_logs_get_one_line_per_attempt_with_the_status_it_is_given() -> None:
     stream = io.StringIO()
     progress = Progress(2, Console(stream, stream, environ={}), 0.0, interactive=False)
-    progress.attempt_done("s1", "pass")
-    progress.attempt_done("s1", "fail")
+    progress.attempt_done("s1", "pass", 0.5)
+    progress.attempt_done("s1", "fail", 0.25)
     progress.finish()
     lines = stream.getvalue().splitlines()
-    assert [line.split(" (")[0] for line in lines] == ["behavegate: [1/2] s1: pass", "behavegate: [2/2] s1: fail"]
+    assert lines == ["behavegate: [1/2] s1: pass in 0.5s", "behavegate: [2/2] s1: fail in 0.2s"]
 
 
 def test_a_terminal_gets_one_rewritten_line_and_a_final_newline() -> None:
     stream = io.StringIO()
     progress = Progress(2, Console(stream, stream, environ={}), 0.0, interactive=True)
-    progress.attempt_done("s1", "pass")
-    progress.attempt_done("s1", "fail")
+    progress.attempt_done("s1", "pass", 0.5)
+    progress.attempt_done("s1", "fail", 0.25)
     progress.finish()
     text = stream.getvalue()
     assert text.count("\r\x1b[2K") == 2 and text.endswith("\n")

@@ -79,7 +79,7 @@ class Expectation:
     not_matches: tuple[str, ...] = ()
     min_calls: int | None = None
     calls: tuple[CallCount, ...] = ()
-    sequence: Sequence | None = None
+    sequence: TrajectorySpec | None = None
     tool_set: tuple[str, ...] | None = None
     arguments_valid: bool | None = None
     known_only: bool | None = None
@@ -101,7 +101,7 @@ class CallCount:
 
 
 @dataclass(frozen=True, slots=True)
-class Sequence:
+class TrajectorySpec:
     """Trajectory matching (LangChain agentevals semantics)."""
 
     mode: str  # exact | in_order | unordered | subset | superset

@@ -51,11 +51,11 @@ def run_live(
     judged: dict[tuple[str, int], ScenarioResult] = {}
     progress = Progress(len(live.jobs(contract, options.runs)), console, clock.monotonic)
 
-    def attempt_done(job: live.Job, observation: Observation) -> None:
+    def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
         # Judged once, here: progress shows this verdict and the report reuses it.
         result = evaluate_scenario(job.scenario, observation, contract.agent)
         judged[(job.scenario.id, job.attempt)] = result
-        progress.attempt_done(job.scenario.id, result.status)
+        progress.attempt_done(job.scenario.id, result.status, timing.duration_ms / 1000)
 
     results = live.observe(contract, settings, attempt_done, options.runs)
     progress.finish()

@@ -12,7 +12,7 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.limits import MAX_RUNS, MAX_TURNS
-from behavegate.model import CallCount, Gates, RequiredCall, Sequence
+from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
@@ -276,7 +276,7 @@ class V2Fields:
             at["tools.min_calls"] = line(raw, "min_calls") or 0
         return extras
 
-    def sequence(self, raw: dict[str, Any], path: str) -> Sequence | None:
+    def sequence(self, raw: dict[str, Any], path: str) -> TrajectorySpec | None:
         block = self._block(raw, "sequence", path, ("mode", "calls"))
         if block is None:
             return None
@@ -292,7 +292,7 @@ class V2Fields:
                 calls.append(call)
         if mode is None or items is None:
             return None
-        return Sequence(mode, tuple(calls))
+        return TrajectorySpec(mode, tuple(calls))
 
     def expect_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
         extras: dict[str, Any] = {}

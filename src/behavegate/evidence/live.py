@@ -33,7 +33,7 @@ from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
 from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
-OnDone = Callable[["Job", Observation], None]
+OnDone = Callable[["Job", Observation, Timing], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +231,7 @@ async def observe_all(
                     job = todo[index]
                     observation, timing = await _observe(client, contract, job, settings)
                     if on_done is not None:
-                        done_calls.append(loop.run_in_executor(judging, on_done, job, observation))
+                        done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
                     results[index] = (job, observation, timing)
 
         await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from behavegate.errors import UsageError
 from behavegate.github.console import Console
 from behavegate.render.annotations import command, escape_data
 
@@ -23,8 +24,8 @@ TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 FAIL_ON = {"fail", "incomplete", "never"}
 
 
-class InputError(Exception):
-    pass
+class ActionInputError(UsageError):
+    """An Action input is invalid (reported as an annotation; the step fails)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class Inputs:
             return True
         if value in FALSE:
             return False
-        raise InputError(
+        raise ActionInputError(
             f'Input does not meet YAML 1.2 "Core Schema" specification: {name}. '
             "Support boolean input list: `true | True | TRUE | false | False | FALSE`"
         )
@@ -124,19 +125,19 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     try:
         fail_on = inputs.text("fail-on") or "incomplete"
         if fail_on not in FAIL_ON:
-            raise InputError(f"fail-on must be one of {sorted(FAIL_ON)}, got {fail_on!r}")
+            raise ActionInputError(f"fail-on must be one of {sorted(FAIL_ON)}, got {fail_on!r}")
         workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
         workdir = (workspace / (inputs.text("working-directory") or ".")).resolve()
         try:
             workdir.relative_to(workspace.resolve())
         except ValueError:
-            raise InputError("working-directory must stay inside the workspace") from None
+            raise ActionInputError("working-directory must stay inside the workspace") from None
         if not workdir.is_dir():
-            raise InputError(f"working-directory {inputs.text('working-directory')!r} is not a directory")
+            raise ActionInputError(f"working-directory {inputs.text('working-directory')!r} is not a directory")
         argv = build_argv(inputs, env)
         for flag in ("allow-contract-endpoint", "allow-remote", "summary", "annotations", "artifacts"):
             inputs.flag(flag)  # validate every boolean, even unused ones
-    except InputError as error:
+    except ActionInputError as error:
         console.commands([command("error", str(error), title="behavegate: invalid input")])
         return 2
     os.chdir(workdir)

@@ -8,7 +8,7 @@ from typing import Any
 from behavegate.judge import trajectory
 from behavegate.judge.evidence import Evidence, checked, incomplete
 from behavegate.judge.matching import unclaimed
-from behavegate.model import CallCount, RequiredCall, Sequence, ToolCall, Verdict
+from behavegate.model import CallCount, RequiredCall, ToolCall, TrajectorySpec, Verdict
 
 # --- tool calls ---------------------------------------------------------------------
 
@@ -133,7 +133,7 @@ def judge_call_count(assertion: str, count: CallCount, ev: Evidence) -> Verdict:
                     f"expected {bounds} calls of {count.name!r}, observed {seen}", expected, seen)  # fmt: skip
 
 
-def judge_sequence(assertion: str, sequence: Sequence, ev: Evidence) -> Verdict:
+def judge_sequence(assertion: str, sequence: TrajectorySpec, ev: Evidence) -> Verdict:
     expected = {"mode": sequence.mode, "calls": [c.as_dict() for c in sequence.calls]}
     calls = _calls(assertion, "tool_sequence", expected, ev)
     if isinstance(calls, Verdict):

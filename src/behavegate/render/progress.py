@@ -31,18 +31,18 @@ class Progress:
         self.incomplete = 0
         self.interactive = console.interactive if interactive is None else interactive
 
-    def attempt_done(self, scenario_id: str, status: str) -> None:
+    def attempt_done(self, scenario_id: str, status: str, seconds: float) -> None:
+        """``seconds``: how long this attempt took (the terminal line shows the run's elapsed time)."""
         self.done += 1
         self.failing += status == "fail"
         self.incomplete += status == "incomplete"
-        # Time of this attempt's completion since the run started.
-        elapsed = time.monotonic() - self.started
         if self.interactive:
+            elapsed = time.monotonic() - self.started
             self.console.status_line(
-                f"[{self.done}/{self.total}] {self.failing} failing, {self.incomplete} incomplete, {elapsed:.1f}s"
+                f"[{self.done}/{self.total}] {self.failing} failing, {self.incomplete} incomplete, {elapsed:.1f}s elapsed"
             )
         else:
-            self.console.err(f"behavegate: [{self.done}/{self.total}] {scenario_id}: {status} ({elapsed:.1f}s)")
+            self.console.err(f"behavegate: [{self.done}/{self.total}] {scenario_id}: {status} in {seconds:.1f}s")
 
     def finish(self) -> None:
         if self.interactive and self.done:

@@ -55,6 +55,8 @@ def render(report: Report) -> str:
     out = [f"Agent behavior test: {report.status}", "", line(columns)]
     out.append("  ".join("-" * w for w in widths))
     out.extend(line(row) for row in rows)
+    if repeated:
+        out.append("(Passed, Failed, Incomplete: assertion checks over every attempt. Pass rate: attempts that passed.)")
     problems = [r for r in report.results if r.status != "pass"]
     if problems:
         out.append("")
