@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -220,7 +221,15 @@ def test_the_token_budget_stops_the_attempt_once_reported_usage_reaches_it() -> 
 
 
 def test_budgets_never_touch_a_version_1_request() -> None:
-    text = "version: 1\nagent:\n  model: m\nscenarios:\n  - id: s\n    prompt: p\n    expect: {refusal: false}\n"
+    text = textwrap.dedent("""\
+        version: 1
+        agent:
+          model: m
+        scenarios:
+          - id: s
+            prompt: p
+            expect: {refusal: false}
+        """)
     handler, sent = _turns(json.dumps({"choices": [{"message": {"content": "ok", "refusal": None}, "finish_reason": "stop"}],
                                        "usage": {"total_tokens": 10**9}}).encode())  # fmt: skip
     observation = _run(text, handler, AttemptBudget(request_bytes=1, response_bytes=1, tokens=1))

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -64,7 +65,16 @@ def test_output_file_is_written_inside_the_project_only(project: Path, capsys: p
 
 def test_every_contract_problem_is_listed_with_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "bad.yml").write_text(
-        "version: 1\nagent: {}\nscenarios:\n  - id: a b\n    prompt: ' '\n    expect:\n      refusal: maybe\n      colour: red\n"
+        textwrap.dedent("""\
+            version: 1
+            agent: {}
+            scenarios:
+              - id: a b
+                prompt: ' '
+                expect:
+                  refusal: maybe
+                  colour: red
+            """)
     )
     assert main(["test", "bad.yml", "--observations", "good.json"]) == 2
     err = capsys.readouterr().err
@@ -75,7 +85,13 @@ def test_every_contract_problem_is_listed_with_its_line(project: Path, capsys: p
 
 
 def test_json_error_keeps_skylos_first_message_and_adds_all_problems(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "bad.yml").write_text("version: 3\nagent: []\nscenarios: []\n")
+    (project / "bad.yml").write_text(
+        textwrap.dedent("""\
+            version: 3
+            agent: []
+            scenarios: []
+            """)
+    )
     assert main(["test", "bad.yml", "--observations", "good.json", "--format", "json"]) == 2
     payload = json.loads(capsys.readouterr().out)
     assert payload["error"] == "version must be 1, got 3"

@@ -8,6 +8,7 @@ import contextlib
 import gzip
 import json
 import socket
+import textwrap
 import threading
 import time
 import tracemalloc
@@ -315,8 +316,15 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
-        two = contract("version: 1\nagent: {model: m}\nscenarios:\n  - {id: fast, prompt: fast, expect: {refusal: false}}\n"
-                       "  - {id: slow, prompt: slow, expect: {refusal: false}}\n")  # fmt: skip
+        two = contract(
+            textwrap.dedent("""\
+                version: 1
+                agent: {model: m}
+                scenarios:
+                  - {id: fast, prompt: fast, expect: {refusal: false}}
+                  - {id: slow, prompt: slow, expect: {refusal: false}}
+                """)
+        )
         settings = live.LiveSettings(Endpoint(url, "cli_override", "f", False, "127.0.0.1"), None, 16, 30.0, 2, time.monotonic())
         judged: list[str] = []
 

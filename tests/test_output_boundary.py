@@ -160,9 +160,24 @@ def test_forged_commands_through_every_output_path_never_act(
     logs = []
     common = ["--annotations", "--no-artifacts"]
     # 1. a contract key (unknown keys are errors that name the key)
-    (project / "key.yml").write_text(f"version: 1\nagent: {{}}\nscenarios: []\n{_json_key(payload)}: 1\n")
+    (project / "key.yml").write_text(
+        textwrap.dedent(f"""\
+            version: 1
+            agent: {{}}
+            scenarios: []
+            {_json_key(payload)}: 1
+            """)
+    )
     # 2. a YAML syntax error whose snippet shows the line
-    (project / "syntax.yml").write_text(f"version: 1\nscenarios:\n  - id: a\n    prompt: {_json_key(payload)}\n  bad: [\n")
+    (project / "syntax.yml").write_text(
+        textwrap.dedent(f"""\
+            version: 1
+            scenarios:
+              - id: a
+                prompt: {_json_key(payload)}
+              bad: [
+            """)
+    )
     # 3. an observation file key and an observation value
     obs = json.loads((project / "obs.json").read_text())
     obs["scenarios"][0][payload] = 1
