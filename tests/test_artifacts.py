@@ -23,7 +23,7 @@ def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     monkeypatch.chdir(tmp_path)
     assert main(["test", "contract.yml", "--observations", "obs.json", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
-    path = tmp_path / report["behavegate"]["run_dir"]
+    path = tmp_path / str(report["behavegate"]["run_dir"])
     assert report["artifacts"]["run_dir"] == "."
     assert report["harness"]["state_path"] == str(path / STATE)
     return path

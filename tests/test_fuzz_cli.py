@@ -28,7 +28,7 @@ HOSTILE_SCALARS = [
     '"\\uD800"', '"a\\udfffb"', '"\\x00"', '"::error::x"', '"##[set-output name=a;]b"', "!!python/object:os.system x",
     "!!set {a, b}", "!!omap [a: 1]", '"\\u2028::warning::y"', "&a x", "*a", "~", "[", "{", "'", "1e-12", ".inf", "-.nan",
 ]  # fmt: skip
-HOSTILE_JSON = ["\ud800", "a\udfffb", "\x00", "::error::x", "##[error]y", "\u2028::notice::z", "\U0001f600", "x" * 300, None, 1e308, -1, {}, []]
+HOSTILE_JSON: list[object] = ["\ud800", "a\udfffb", "\x00", "::error::x", "##[error]y", "\u2028::notice::z", "\U0001f600", "x" * 300, None, 1e308, -1, {}, []]
 
 
 def _lines() -> list[int]:

@@ -18,7 +18,7 @@ import pytest
 from helpers import EXAMPLE
 
 from behavegate.cli import main
-from behavegate.github.console import neutralize
+from behavegate.text import neutralize
 
 PAYLOADS = [
     "::error::pwned",

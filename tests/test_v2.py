@@ -287,6 +287,7 @@ class Scripted(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Scripted.seen.append(body)
         tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
+        message: dict[str, Any]
         if "plain" in body["messages"][-1]["content"]:
             message = {"role": "assistant", "content": "just text"}
             finish = "stop"

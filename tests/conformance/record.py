@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
@@ -67,8 +68,8 @@ def copy_case(case_dir: Path, destination: Path) -> None:
             shutil.copyfile(item, target)
 
 
-def summarize(exit_code: int, stdout: str) -> dict:
-    result: dict = {"exit_code": exit_code}
+def summarize(exit_code: int, stdout: str) -> dict[str, Any]:
+    result: dict[str, Any] = {"exit_code": exit_code}
     try:
         payload = json.loads(stdout)
     except ValueError:
@@ -97,7 +98,7 @@ def summarize(exit_code: int, stdout: str) -> dict:
     return result
 
 
-def record_case(skylos: str, case_dir: Path) -> dict:
+def record_case(skylos: str, case_dir: Path) -> dict[str, Any]:
     args = case_args(case_dir)
     with tempfile.TemporaryDirectory(prefix="bg-conf-") as tmp:
         work = Path(tmp) / "project"
@@ -126,11 +127,11 @@ def record_case(skylos: str, case_dir: Path) -> dict:
     return expected
 
 
-def outcome_text(expected: dict) -> str:
+def outcome_text(expected: dict[str, Any]) -> str:
     if expected.get("argparse_error"):
         return "argparse usage error"
     if "error" in expected:
-        message = expected["error"]
+        message = str(expected["error"])
         if len(message) > 90:
             message = message[:87] + "..."
         return "error: " + message.replace("|", "\\|").replace("\n", " ")

@@ -95,7 +95,7 @@ def outcome_text(expected: dict[str, Any]) -> str:
     if expected.get("argparse_error"):
         return "argparse usage error"
     if "error" in expected:
-        message = expected["error"]
+        message = str(expected["error"])
         if len(message) > 90:
             message = message[:87] + "..."
         return "error: " + message.replace("|", "\\|").replace("\n", " ")
