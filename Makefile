@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench examples scripts
-	$(BIN)/ruff format --check src
+	$(BIN)/ruff format --check src tests
 	$(BIN)/actionlint .github/workflows/*.yml
 	$(BIN)/hadolint Dockerfile examples/refund-agent/Dockerfile
 

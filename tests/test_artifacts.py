@@ -125,7 +125,9 @@ def test_a_symlinked_artifact_is_refused(run_dir: Path) -> None:
     assert "artifact_not_regular" in [i.code for i in validate_run(run_dir)]
 
 
-def test_a_planted_symlink_cannot_redirect_the_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_planted_symlink_cannot_redirect_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
     shutil.copy(EXAMPLE / "observations-good.json", tmp_path / "obs.json")
     (tmp_path / ".behavegate").mkdir()

@@ -62,14 +62,16 @@ def test_junit_reads_as_consumers_expect() -> None:
     assert all(c.find("failure").get("message") for c in failures)
     message = cases[2].find("failure").get("message")
     assert "tools.forbidden[0] (line 71): forbidden tool 'issue_refund' was called" in message
-    assert "expected \"issue_refund\", observed" in message
+    assert 'expected "issue_refund", observed' in message
     assert cases[-1].find("skipped") is not None
     suite = root.find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("6", "3", "0", "1")
 
 
 def test_incomplete_scenarios_are_errors_not_failures() -> None:
-    report = edit_result(with_extras("good"), 0, "incomplete", v0={"status": "incomplete", "message": "scenario observation is missing"})
+    report = edit_result(
+        with_extras("good"), 0, "incomplete", v0={"status": "incomplete", "message": "scenario observation is missing"}
+    )
     case = etree.fromstring(junit.render(report).encode()).find(".//testcase")
     assert case.find("error") is not None and "scenario observation is missing" in case.find("error").get("message")
 
@@ -99,7 +101,7 @@ def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> No
 
 
 def test_summary_keeps_agent_text_inert() -> None:
-    evil = '<img src=x onerror=alert(1)> ![p](http://evil/p.png) [l](http://evil) | cell ``` `'
+    evil = "<img src=x onerror=alert(1)> ![p](http://evil/p.png) [l](http://evil) | cell ``` `"
     report = edit_result(with_extras("regressed"), 1, v3={"message": evil, "observed": {"text": evil}})
     text = summary.render(report)
     for line in text.splitlines():

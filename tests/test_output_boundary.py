@@ -271,8 +271,10 @@ def test_help_and_version_still_print(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_text_is_shown_not_hidden() -> None:
-    shown = neutralize(textwrap.dedent("""\
+    shown = neutralize(
+        textwrap.dedent("""\
         ::error::x
         a ##[error]b
-        c\rd"""))
+        c\rd""")
+    )
     assert shown == "| ::error::x\na ##\\[error]b\nc\\rd"

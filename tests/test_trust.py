@@ -50,7 +50,11 @@ def test_everything_else_is_remote(host: str) -> None:
         ("http://user:pw@127.0.0.1/v1", {"allow_contract_endpoint": True}, "must not contain credentials"),
         ("http://127.0.0.1/v1#frag", {"allow_contract_endpoint": True}, "must not contain a fragment"),
         ("http://127.0.0.1:99999/v1", {"allow_contract_endpoint": True}, "invalid port"),
-        ("http://127.0.0.1/v1", {"allow_contract_endpoint": True, "authenticated": True}, "require a trusted --endpoint override"),
+        (
+            "http://127.0.0.1/v1",
+            {"allow_contract_endpoint": True, "authenticated": True},
+            "require a trusted --endpoint override",
+        ),
     ],
 )
 def test_contract_endpoints_need_consent_and_stay_local(url: str, flags: dict[str, Any], message: str) -> None:
@@ -183,8 +187,10 @@ def test_allow_host_reaches_a_service_by_name_through_the_checked_address(
     server, _url = agent.serve(0)
     port = server.server_address[1]
     try:
-        contract = (EXAMPLE / "contract.yml").read_text().replace(
-            "http://127.0.0.1:8765/v1/chat/completions", f"http://agent-under-test:{port}/v1/chat/completions"
+        contract = (
+            (EXAMPLE / "contract.yml")
+            .read_text()
+            .replace("http://127.0.0.1:8765/v1/chat/completions", f"http://agent-under-test:{port}/v1/chat/completions")
         )
         (tmp_path / "contract.yml").write_text(contract)
         monkeypatch.chdir(tmp_path)

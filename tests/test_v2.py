@@ -193,7 +193,9 @@ def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_offline_attempts_give_a_pass_rate_with_an_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_attempts_give_a_pass_rate_with_an_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     attempts = [obs("s", "yes it works"), obs("s", "no"), obs("s", "yes"), obs("s", "yes!")]
     contract = textwrap.dedent("""\
@@ -218,7 +220,9 @@ def test_offline_attempts_give_a_pass_rate_with_an_interval(tmp_path: Path, monk
     assert code == 2 and report["scenarios"][0]["status"] == "incomplete"  # two attempts never observed
 
 
-def test_v2_observations_carry_latency_usage_steps_and_tool_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_v2_observations_carry_latency_usage_steps_and_tool_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     contract = V2_HEAD + textwrap.dedent("""\
         gates: {latency_p95_ms: 300}
@@ -246,7 +250,9 @@ def test_v2_observations_carry_latency_usage_steps_and_tool_errors(tmp_path: Pat
                                 "expected": 300.0, "observed": {"attempts": 1, "p95": 450}}]  # fmt: skip
 
 
-def test_usage_is_incomplete_when_the_endpoint_reports_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_is_incomplete_when_the_endpoint_reports_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     contract = textwrap.dedent("""\
         version: 2
@@ -259,7 +265,9 @@ def test_usage_is_incomplete_when_the_endpoint_reports_none(tmp_path: Path, monk
     assert code == 2 and report["scenarios"][0]["assertions"][0]["message"] == "the endpoint reported no token usage"
 
 
-def test_golden_queries_filter_by_category_and_gate_on_accuracy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_golden_queries_filter_by_category_and_gate_on_accuracy(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(EXAMPLE.parents[1])
     args = ["examples/golden-queries/queries.yml", "--observations", "examples/golden-queries/observations.json"]
     code, report = run_json(args, capsys)
@@ -339,7 +347,9 @@ scenarios:
 """
 
 
-def test_scripted_tool_results_continue_the_conversation(scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_scripted_tool_results_continue_the_conversation(
+    scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path, MULTI.replace("{missing}", "none"))
     code, report = run_json(["contract.yml", "--endpoint", scripted], capsys)
@@ -352,14 +362,18 @@ def test_scripted_tool_results_continue_the_conversation(scripted: str, tmp_path
     assert report["behavegate"]["tool_calls_key"] == "none"
 
 
-def test_without_the_statement_an_omitted_tool_calls_key_proves_nothing(scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_the_statement_an_omitted_tool_calls_key_proves_nothing(
+    scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path, MULTI.replace("{missing}", "unobserved"))
     code, report = run_json(["contract.yml", "--endpoint", scripted, "--scenario", "plain"], capsys)
     assert code == 2 and report["scenarios"][0]["status"] == "incomplete"
 
 
-def test_repeated_live_runs_give_the_same_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_repeated_live_runs_give_the_same_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     sys.path.insert(0, str(EXAMPLE))
     import agent  # type: ignore[import-not-found]
 
@@ -393,7 +407,10 @@ def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
                 for s in report["scenarios"]]  # fmt: skip
 
     assert replay_code == code and verdicts(offline) == verdicts(live)
-    assert offline["scenarios"][0]["attempts"][0]["observation"]["response"] == live["scenarios"][0]["attempts"][0]["observation"]["response"]
+    assert (
+        offline["scenarios"][0]["attempts"][0]["observation"]["response"]
+        == live["scenarios"][0]["attempts"][0]["observation"]["response"]
+    )
 
 
 # --- user regexes: a time budget per attempt ---------------------------------------------
@@ -401,7 +418,9 @@ def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
 NEAR_MISS = "a" * 30 + "b"
 
 
-def test_a_catastrophic_regex_is_incomplete_and_the_run_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_catastrophic_regex_is_incomplete_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     contract = textwrap.dedent("""\
         version: 2
@@ -411,14 +430,18 @@ def test_a_catastrophic_regex_is_incomplete_and_the_run_goes_on(tmp_path: Path, 
           - {id: fine, prompt: p, expect: {response: {matches: ['^a+b$'], not_matches: ['c']}}}
           - {id: wrong, prompt: p, expect: {response: {matches: ['^b']}}}
         """)
-    write(tmp_path, contract, {"version": 2, "scenarios": [obs("slow", NEAR_MISS), obs("fine", NEAR_MISS), obs("wrong", NEAR_MISS)]})
+    write(
+        tmp_path, contract, {"version": 2, "scenarios": [obs("slow", NEAR_MISS), obs("fine", NEAR_MISS), obs("wrong", NEAR_MISS)]}
+    )
     started = time.monotonic()
     code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
     assert time.monotonic() - started < 5  # `re` would need minutes for the first pattern
     slow, fine, wrong = report["scenarios"]
     assert code == 1 and [slow["status"], fine["status"], wrong["status"]] == ["incomplete", "pass", "fail"]
     timed_out, not_run = slow["assertions"]
-    assert timed_out["status"] == "incomplete" and timed_out["message"] == f"regex exceeded its time budget of {REGEX_BUDGET_MS} ms"
+    assert (
+        timed_out["status"] == "incomplete" and timed_out["message"] == f"regex exceeded its time budget of {REGEX_BUDGET_MS} ms"
+    )
     assert not_run["status"] == "incomplete" and "budget" in not_run["message"]  # the budget is shared by the attempt
 
 

@@ -120,9 +120,7 @@ def record_case(skylos: str, case_dir: Path) -> dict[str, Any]:
         rendered = json.dumps(expected, indent=2, sort_keys=True) + "\n"
         for marker in (str(work), tmp, os.path.realpath(tmp)):
             if marker in rendered:
-                raise SystemExit(
-                    f"{case_dir.name}: output contains the temporary path {marker}"
-                )
+                raise SystemExit(f"{case_dir.name}: output contains the temporary path {marker}")
     (case_dir / "expected.json").write_text(rendered, encoding="utf-8")
     return expected
 
@@ -174,8 +172,7 @@ def write_index() -> None:
         "* Default arguments when a case has no `args.json`: "
         f"`{' '.join(DEFAULT_ARGS)}`; the case directory is the working directory.",
         "",
-        f"Cases: {len(rows)} — exit 0: {counts.get(0, 0)}, exit 1: {counts.get(1, 0)}, "
-        f"exit 2: {counts.get(2, 0)}.",
+        f"Cases: {len(rows)} — exit 0: {counts.get(0, 0)}, exit 1: {counts.get(1, 0)}, exit 2: {counts.get(2, 0)}.",
         "",
     ]
     write_index_document(INDEX_MD, lines, meta.get("notes", []), rows, numbered=False)

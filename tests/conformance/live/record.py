@@ -50,6 +50,7 @@ def _offline_recorder() -> Any:
     spec.loader.exec_module(module)
     return module
 
+
 CASES = HERE / "cases"
 INDEX_JSON = HERE / "case-index.json"
 INDEX_MD = HERE / "INDEX.md"
