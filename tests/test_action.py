@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,9 @@ def test_the_token_is_masked_before_anything_else_is_printed(tmp_path: Path, cap
     assert out.count("s3cr3t-token-value") == 1
 
 
-def test_offline_run_writes_reports_outputs_and_exits_by_fail_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_run_writes_reports_outputs_and_exits_by_fail_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
     shutil.copy(EXAMPLE / "observations-regressed.json", tmp_path / "obs.json")
     monkeypatch.chdir(tmp_path)
@@ -105,8 +108,19 @@ def test_offline_run_writes_reports_outputs_and_exits_by_fail_on(tmp_path: Path,
     assert action.main({**base, "INPUT_FAIL-ON": "sometimes"}) == 2
 
 
-def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "contract.yml").write_text("version: 1\nagent: {}\nscenarios:\n  - id: bad id\n    prompt: p\n    expect: {refusal: maybe}\n")
+def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "contract.yml").write_text(
+        textwrap.dedent("""\
+            version: 1
+            agent: {}
+            scenarios:
+              - id: bad id
+                prompt: p
+                expect: {refusal: maybe}
+            """)
+    )
     (tmp_path / "obs.json").write_text('{"version": 1, "scenarios": []}')
     environ = {
         "GITHUB_WORKSPACE": str(tmp_path),

@@ -23,7 +23,7 @@ def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     monkeypatch.chdir(tmp_path)
     assert main(["test", "contract.yml", "--observations", "obs.json", "--format", "json"]) == 1
     report = json.loads(capsys.readouterr().out)
-    path = tmp_path / report["behavegate"]["run_dir"]
+    path = tmp_path / str(report["behavegate"]["run_dir"])
     assert report["artifacts"]["run_dir"] == "."
     assert report["harness"]["state_path"] == str(path / STATE)
     return path
@@ -125,7 +125,9 @@ def test_a_symlinked_artifact_is_refused(run_dir: Path) -> None:
     assert "artifact_not_regular" in [i.code for i in validate_run(run_dir)]
 
 
-def test_a_planted_symlink_cannot_redirect_the_write(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_planted_symlink_cannot_redirect_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
     shutil.copy(EXAMPLE / "observations-good.json", tmp_path / "obs.json")
     (tmp_path / ".behavegate").mkdir()

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -123,7 +124,9 @@ def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_ea
 
 def _run(text: str, handler: Callable[[httpx.Request], httpx.Response], budget: AttemptBudget | None = None) -> Any:
     parsed = contract(text)
-    endpoint = Endpoint(url="http://agent.test/v1/chat/completions", source="cli_override", fingerprint="f", consent=False, host="agent.test")
+    endpoint = Endpoint(
+        url="http://agent.test/v1/chat/completions", source="cli_override", fingerprint="f", consent=False, host="agent.test"
+    )
     settings = LiveSettings(endpoint=endpoint, credentials=None, max_tokens=64, max_seconds=30.0, concurrency=1,
                             started=time.monotonic(), budget=budget or AttemptBudget())  # fmt: skip
 
@@ -165,7 +168,9 @@ def test_a_turn_without_reported_usage_leaves_the_attempt_usage_unobserved() -> 
     assert _run(MULTI_TURN.format(runs=1), handler).total_tokens is None
 
 
-def test_summed_usage_fails_a_500_token_budget_live_and_replayed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_summed_usage_fails_a_500_token_budget_live_and_replayed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from behavegate.cli import main
 
     replies = iter(FINAL_900_100)
@@ -220,7 +225,15 @@ def test_the_token_budget_stops_the_attempt_once_reported_usage_reaches_it() -> 
 
 
 def test_budgets_never_touch_a_version_1_request() -> None:
-    text = "version: 1\nagent:\n  model: m\nscenarios:\n  - id: s\n    prompt: p\n    expect: {refusal: false}\n"
+    text = textwrap.dedent("""\
+        version: 1
+        agent:
+          model: m
+        scenarios:
+          - id: s
+            prompt: p
+            expect: {refusal: false}
+        """)
     handler, sent = _turns(json.dumps({"choices": [{"message": {"content": "ok", "refusal": None}, "finish_reason": "stop"}],
                                        "usage": {"total_tokens": 10**9}}).encode())  # fmt: skip
     observation = _run(text, handler, AttemptBudget(request_bytes=1, response_bytes=1, tokens=1))
@@ -232,7 +245,7 @@ def test_a_request_sent_from_the_encoded_history_is_byte_for_byte_json_dumps() -
 
     parsed = contract(MULTI_TURN.format(runs=1).replace("missing_tool_calls: none", "parameters: {temperature: 0, seed: 7}"))
     payload = build_request(parsed.agent, parsed.scenarios[0], 64)
-    payload["messages"].append({"role": "assistant", "content": "é ✓ \u2028 \"q\"", "tool_calls": [{"id": "c1"}]})
+    payload["messages"].append({"role": "assistant", "content": 'é ✓ \u2028 "q"', "tool_calls": [{"id": "c1"}]})
     history = [encode_message(m) for m in payload["messages"]]
     assert b"".join(encode_request(payload, history)) == json.dumps(payload).encode("utf-8")
     assert encode_request(payload) == (json.dumps(payload).encode("utf-8"),)

@@ -11,10 +11,11 @@ import pytest
 from conftest import Golden
 from helpers import edit_result, example_report
 from helpers import with_extras as add_extras
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
 
 from behavegate.github.outputs import output_block
-from behavegate.render import annotations, junit, summary
+from behavegate.render import annotations as annotations_renderer  # `annotations` is the __future__ feature
+from behavegate.render import junit, summary
 from behavegate.report.result import Report
 
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
@@ -37,7 +38,7 @@ def test_summary_matches_golden(which: str, golden: Golden) -> None:
 
 
 def test_annotations_match_golden(golden: Golden) -> None:
-    golden.check("annotations-regressed.txt", annotations.render(with_extras("regressed")) + "\n")
+    golden.check("annotations-regressed.txt", annotations_renderer.render(with_extras("regressed")) + "\n")
 
 
 def test_outputs_match_golden(golden: Golden, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -61,14 +62,16 @@ def test_junit_reads_as_consumers_expect() -> None:
     assert all(c.find("failure").get("message") for c in failures)
     message = cases[2].find("failure").get("message")
     assert "tools.forbidden[0] (line 71): forbidden tool 'issue_refund' was called" in message
-    assert "expected \"issue_refund\", observed" in message
+    assert 'expected "issue_refund", observed' in message
     assert cases[-1].find("skipped") is not None
     suite = root.find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("6", "3", "0", "1")
 
 
 def test_incomplete_scenarios_are_errors_not_failures() -> None:
-    report = edit_result(with_extras("good"), 0, "incomplete", v0={"status": "incomplete", "message": "scenario observation is missing"})
+    report = edit_result(
+        with_extras("good"), 0, "incomplete", v0={"status": "incomplete", "message": "scenario observation is missing"}
+    )
     case = etree.fromstring(junit.render(report).encode()).find(".//testcase")
     assert case.find("error") is not None and "scenario observation is missing" in case.find("error").get("message")
 
@@ -98,7 +101,7 @@ def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> No
 
 
 def test_summary_keeps_agent_text_inert() -> None:
-    evil = '<img src=x onerror=alert(1)> ![p](http://evil/p.png) [l](http://evil) | cell ``` `'
+    evil = "<img src=x onerror=alert(1)> ![p](http://evil/p.png) [l](http://evil) | cell ``` `"
     report = edit_result(with_extras("regressed"), 1, v3={"message": evil, "observed": {"text": evil}})
     text = summary.render(report)
     for line in text.splitlines():
@@ -109,7 +112,7 @@ def test_summary_keeps_agent_text_inert() -> None:
 
 
 def test_annotations_are_capped_ranked_and_escaped() -> None:
-    lines = annotations.render(huge_report(30)).splitlines()
+    lines = annotations_renderer.render(huge_report(30)).splitlines()
     errors = [line for line in lines if line.startswith("::error ")]
     assert len(errors) == 10
     assert all("tools.forbidden" in line for line in errors)  # forbidden calls rank first
@@ -135,7 +138,7 @@ def golden_queries_report() -> Report:
 def test_version_2_reports_show_pass_rates_gates_and_latency(renderer: str, golden: Golden) -> None:
     from behavegate.render import table
 
-    module = {"summary": summary, "junit": junit, "annotations": annotations, "table": table}[renderer]
+    module = {"summary": summary, "junit": junit, "annotations": annotations_renderer, "table": table}[renderer]
     text = module.render(golden_queries_report())
     golden.check(f"v2-{renderer}.txt", text if text.endswith("\n") else text + "\n")
     if renderer in {"summary", "table"}:

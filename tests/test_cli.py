@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,9 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_discovers_the_contract_from_a_subdirectory(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_discovers_the_contract_from_a_subdirectory(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / "sub" / "deeper").mkdir(parents=True)
     monkeypatch.chdir(project / "sub" / "deeper")
     # --observations is relative to the project root, not the cwd
@@ -41,7 +44,9 @@ def test_a_skylos_project_is_discovered_too(tmp_path: Path, monkeypatch: pytest.
     assert main(["test", "--observations", "obs.json"]) == 1
 
 
-def test_missing_contract_is_explained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_contract_is_explained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["test", "--observations", "x.json"]) == 2
     assert "run behavegate init" in capsys.readouterr().err
@@ -64,7 +69,16 @@ def test_output_file_is_written_inside_the_project_only(project: Path, capsys: p
 
 def test_every_contract_problem_is_listed_with_its_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "bad.yml").write_text(
-        "version: 1\nagent: {}\nscenarios:\n  - id: a b\n    prompt: ' '\n    expect:\n      refusal: maybe\n      colour: red\n"
+        textwrap.dedent("""\
+            version: 1
+            agent: {}
+            scenarios:
+              - id: a b
+                prompt: ' '
+                expect:
+                  refusal: maybe
+                  colour: red
+            """)
     )
     assert main(["test", "bad.yml", "--observations", "good.json"]) == 2
     err = capsys.readouterr().err
@@ -75,14 +89,22 @@ def test_every_contract_problem_is_listed_with_its_line(project: Path, capsys: p
 
 
 def test_json_error_keeps_skylos_first_message_and_adds_all_problems(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "bad.yml").write_text("version: 3\nagent: []\nscenarios: []\n")
+    (project / "bad.yml").write_text(
+        textwrap.dedent("""\
+            version: 3
+            agent: []
+            scenarios: []
+            """)
+    )
     assert main(["test", "bad.yml", "--observations", "good.json", "--format", "json"]) == 2
     payload = json.loads(capsys.readouterr().out)
     assert payload["error"] == "version must be 1, got 3"
     assert len(payload["behavegate"]["problems"]) == 3
 
 
-def test_init_writes_a_valid_starter_and_refuses_to_overwrite(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_init_writes_a_valid_starter_and_refuses_to_overwrite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["init"]) == 0
     assert main(["init"]) == 2
@@ -92,7 +114,9 @@ def test_init_writes_a_valid_starter_and_refuses_to_overwrite(tmp_path: Path, mo
     assert main(["test", "--observations", "obs.json"]) == 2  # valid contract, evidence missing
 
 
-def test_unexpected_errors_never_show_a_traceback(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unexpected_errors_never_show_a_traceback(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import behavegate.commands.test as command
 
     def explode(*args: object) -> int:
@@ -110,7 +134,9 @@ def test_version_starts_without_heavy_imports() -> None:
     assert out.strip().endswith("[]")
 
 
-def test_init_version_2_writes_a_starter_that_loads_with_the_payload_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_init_version_2_writes_a_starter_that_loads_with_the_payload_library(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from behavegate.contract.load import load_contract
 
     monkeypatch.chdir(tmp_path)

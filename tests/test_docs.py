@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -20,8 +21,12 @@ def help_text(command: str, monkeypatch: pytest.MonkeyPatch) -> str:
     parser = build_parser()
     if command == "behavegate":
         return parser.format_help()
-    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    return subparsers.choices[command].format_help()  # type: ignore[attr-defined,no-any-return]
+    return subcommands(parser)[command].format_help()
+
+
+def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
 
 
 def test_cli_reference_shows_the_current_help_of_every_command(monkeypatch: pytest.MonkeyPatch, golden: Golden) -> None:
@@ -29,8 +34,7 @@ def test_cli_reference_shows_the_current_help_of_every_command(monkeypatch: pyte
     text = path.read_text(encoding="utf-8")
     blocks = {m.group("name"): m for m in BLOCK.finditer(text)}
     parser = build_parser()
-    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    commands = ["behavegate", *subparsers.choices]  # type: ignore[attr-defined]
+    commands = ["behavegate", *subcommands(parser)]
     assert set(blocks) == set(commands), "docs/cli.md needs one help block per command"
     current = {name: help_text(name, monkeypatch) for name in commands}
     if golden.update:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+import textwrap
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -83,23 +84,23 @@ def schema_server() -> Iterator[tuple[str, list[str]]]:
 
 
 def contract_with_ref(ref: str) -> str:
-    return (
-        "version: 2\n"
-        "agent:\n"
-        "  model: m\n"
-        "  tools:\n"
-        "    - name: a\n"
-        "      description: d\n"
-        "      parameters:\n"
-        "        type: object\n"
-        "        properties:\n"
-        "          x:\n"
-        f"            $ref: '{ref}'\n"  # line 11
-        "scenarios:\n"
-        "  - id: s\n"
-        "    prompt: p\n"
-        "    expect: {tools: {arguments_valid: true}}\n"
-    )
+    return textwrap.dedent(f"""\
+        version: 2
+        agent:
+          model: m
+          tools:
+            - name: a
+              description: d
+              parameters:
+                type: object
+                properties:
+                  x:
+                    $ref: '{ref}'  # line 11
+        scenarios:
+          - id: s
+            prompt: p
+            expect: {{tools: {{arguments_valid: true}}}}
+        """)
 
 
 OBSERVATIONS = {
@@ -222,10 +223,21 @@ def test_includes_stay_in_the_project_or_the_builtin_libraries(tmp_path: Path, n
     from behavegate.contract.load import parse_contract_text
     from behavegate.errors import ContractError
 
-    (tmp_path / "outside.yml").write_text("version: 2\nscenarios: []\n")
+    (tmp_path / "outside.yml").write_text(
+        textwrap.dedent("""\
+            version: 2
+            scenarios: []
+            """)
+    )
     root = tmp_path / "project"
     root.mkdir()
-    text = f"version: 2\ninclude: ['{name}']\nagent: {{model: m}}\nscenarios:\n  - {{id: s, prompt: p, expect: {{refusal: false}}}}\n"
+    text = textwrap.dedent(f"""\
+        version: 2
+        include: ['{name}']
+        agent: {{model: m}}
+        scenarios:
+          - {{id: s, prompt: p, expect: {{refusal: false}}}}
+        """)
     with pytest.raises(ContractError) as raised:
         parse_contract_text(text, root / "contract.yml", root)
     assert any("include" in line for line in raised.value.details())

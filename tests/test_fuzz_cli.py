@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError, decode_body
 
-FUZZ = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 CONTRACT = (EXAMPLE / "contract.yml").read_text(encoding="utf-8")
 GOOD = json.loads((EXAMPLE / "observations-good.json").read_text(encoding="utf-8"))
 
@@ -28,7 +30,21 @@ HOSTILE_SCALARS = [
     '"\\uD800"', '"a\\udfffb"', '"\\x00"', '"::error::x"', '"##[set-output name=a;]b"', "!!python/object:os.system x",
     "!!set {a, b}", "!!omap [a: 1]", '"\\u2028::warning::y"', "&a x", "*a", "~", "[", "{", "'", "1e-12", ".inf", "-.nan",
 ]  # fmt: skip
-HOSTILE_JSON = ["\ud800", "a\udfffb", "\x00", "::error::x", "##[error]y", "\u2028::notice::z", "\U0001f600", "x" * 300, None, 1e308, -1, {}, []]
+HOSTILE_JSON: list[object] = [
+    "\ud800",
+    "a\udfffb",
+    "\x00",
+    "::error::x",
+    "##[error]y",
+    "\u2028::notice::z",
+    "\U0001f600",
+    "x" * 300,
+    None,
+    1e308,
+    -1,
+    {},
+    [],
+]
 
 
 def _lines() -> list[int]:
@@ -105,9 +121,31 @@ def test_a_hostile_value_or_key_in_an_observation_file_never_ends_the_run(
 
 bodies = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20) | st.sampled_from(HOSTILE_JSON[:6]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(
-        ["choices", "message", "content", "tool_calls", "function", "name", "arguments", "finish_reason", "refusal",
-         "sources", "usage", "total_tokens", "id", "x"]), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "choices",
+                    "message",
+                    "content",
+                    "tool_calls",
+                    "function",
+                    "name",
+                    "arguments",
+                    "finish_reason",
+                    "refusal",
+                    "sources",
+                    "usage",
+                    "total_tokens",
+                    "id",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=25,
 )
 
@@ -138,7 +176,9 @@ def test_a_surrogate_in_one_observation_leaves_the_others_judged(project: Path, 
     assert "not valid Unicode" in log
 
 
-@pytest.mark.parametrize("url", ["http://127.0.0.1:9/v1\nx", "http://127.0.0.1:9/v1\tx", "http://127.0.0.1:9/a b", "http://127.0.0.1:9/é"])
+@pytest.mark.parametrize(
+    "url", ["http://127.0.0.1:9/v1\nx", "http://127.0.0.1:9/v1\tx", "http://127.0.0.1:9/a b", "http://127.0.0.1:9/é"]
+)
 def test_an_endpoint_url_with_control_characters_is_a_clear_error(
     url: str, project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -18,7 +18,7 @@ import pytest
 from helpers import EXAMPLE
 
 from behavegate.cli import main
-from behavegate.github.console import neutralize
+from behavegate.text import neutralize
 
 PAYLOADS = [
     "::error::pwned",
@@ -32,7 +32,9 @@ PAYLOADS = [
     "\r\n::add-matcher::/tmp/m.json",
     "%0A::error::encoded",
 ]
-OURS = re.compile(r"^::(error|warning|notice) file=[^:,]+,line=\d+,title=behavegate [a-z]+%3A [^:]+::[^\r\n]*$|^::notice title=behavegate::")
+OURS = re.compile(
+    r"^::(error|warning|notice) file=[^:,]+,line=\d+,title=behavegate [a-z]+%3A [^:]+::[^\r\n]*$|^::notice title=behavegate::"
+)
 
 
 def runner_commands(log: str) -> list[str]:
@@ -116,8 +118,6 @@ def test_live_agent_text_in_the_log_never_runs_as_a_command(
 @pytest.mark.parametrize("payload", PAYLOADS)
 def test_neutralize_leaves_no_command_line(payload: str) -> None:
     assert runner_commands(neutralize(f"text\n{payload}\nmore")) == []
-
-
 
 
 @pytest.mark.parametrize("fragment", ["\n", " \n", "\n\t", "\n ::", "\n##[", " "])

@@ -8,6 +8,7 @@ import contextlib
 import gzip
 import json
 import socket
+import textwrap
 import threading
 import time
 import tracemalloc
@@ -156,7 +157,9 @@ def test_any_2xx_is_read_and_headers_are_sent() -> None:
 
 def test_declared_oversized_body_is_refused_before_reading() -> None:
     with pytest.raises(EndpointError, match="too large"):
-        post_mock(lambda request: httpx.Response(200, headers={"Content-Length": str(3 * 1024 * 1024)}, stream=httpx.ByteStream(b"{}")))
+        post_mock(
+            lambda request: httpx.Response(200, headers={"Content-Length": str(3 * 1024 * 1024)}, stream=httpx.ByteStream(b"{}"))
+        )
 
 
 def test_a_compression_bomb_is_stopped_at_the_cap() -> None:
@@ -240,13 +243,17 @@ def test_a_trickling_server_is_cut_off_at_the_deadline(raw_server: Callable[[Cal
     assert abs(elapsed - 1.5) <= 0.5
 
 
-def test_a_server_that_never_answers_is_cut_off_at_the_deadline(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+def test_a_server_that_never_answers_is_cut_off_at_the_deadline(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
     result, elapsed = real_post(raw_server(lambda connection: time.sleep(5)), timeout=1.0)
     assert isinstance(result, EndpointError) and "deadline" in str(result)
     assert abs(elapsed - 1.0) <= 0.5
 
 
-def test_an_endless_body_is_stopped_at_2_mib_with_bounded_memory(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+def test_an_endless_body_is_stopped_at_2_mib_with_bounded_memory(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
     def endless(connection: socket.socket) -> None:
         connection.sendall(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
         chunk = b"x" * 65536
@@ -261,7 +268,9 @@ def test_an_endless_body_is_stopped_at_2_mib_with_bounded_memory(raw_server: Cal
     assert peak < 16 * 1024 * 1024
 
 
-def test_a_connection_closed_without_reply_is_a_connection_error(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
+def test_a_connection_closed_without_reply_is_a_connection_error(
+    raw_server: Callable[[Callable[[socket.socket], None]], str],
+) -> None:
     result, _ = real_post(raw_server(lambda connection: None), timeout=2)
     assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ConnectionError"
 
@@ -276,7 +285,7 @@ def test_a_refused_connection_is_a_connection_error() -> None:
 
 def test_a_body_cut_short_is_reported(raw_server: Callable[[Callable[[socket.socket], None]], str]) -> None:
     def short(connection: socket.socket) -> None:
-        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"choices\"")
+        connection.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{"choices"')
 
     result, _ = real_post(raw_server(short), timeout=2)
     assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ChunkedEncodingError"
@@ -315,8 +324,15 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
-        two = contract("version: 1\nagent: {model: m}\nscenarios:\n  - {id: fast, prompt: fast, expect: {refusal: false}}\n"
-                       "  - {id: slow, prompt: slow, expect: {refusal: false}}\n")  # fmt: skip
+        two = contract(
+            textwrap.dedent("""\
+                version: 1
+                agent: {model: m}
+                scenarios:
+                  - {id: fast, prompt: fast, expect: {refusal: false}}
+                  - {id: slow, prompt: slow, expect: {refusal: false}}
+                """)
+        )
         settings = live.LiveSettings(Endpoint(url, "cli_override", "f", False, "127.0.0.1"), None, 16, 30.0, 2, time.monotonic())
         judged: list[str] = []
 

@@ -89,7 +89,8 @@ def run_case(case: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys:
         stdout = capsys.readouterr().out
     finally:
         stop()
-    return harness.summarize(code, stdout, list(log))
+    summary: dict[str, Any] = harness.summarize(code, stdout, list(log))
+    return summary
 
 
 def test_the_live_corpus_is_large_enough() -> None:

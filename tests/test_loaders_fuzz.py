@@ -26,7 +26,9 @@ scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=8), st.sampled_from(["stop", "length", "tool_calls", "t", "s1", "yes", "NO", "012", "12:30"]),
 )  # fmt: skip
-documents = st.recursive(scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6), max_leaves=40)
+documents = st.recursive(
+    scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6), max_leaves=40
+)
 
 
 def _contract(text: str) -> None:

@@ -53,7 +53,11 @@ def test_duplicate_requirements_need_distinct_calls() -> None:
 
 
 json_leaf = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([1.0, 2.5]), st.sampled_from(["a", "b"]))
-json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("xyz"), inner, max_size=3), max_leaves=8)
+json_value = st.recursive(
+    json_leaf,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from("xyz"), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 @given(json_value)

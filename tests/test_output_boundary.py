@@ -23,7 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behavegate.cli import main
-from behavegate.github.console import Console, neutralize, neutralize_json
+from behavegate.github.console import Console
+from behavegate.text import neutralize, neutralize_json
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 SEPARATORS = ["\r", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
@@ -83,10 +84,12 @@ def test_no_module_writes_to_the_console_but_the_boundary() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
                 offenders.append(f"{path.name}:{node.lineno} print()")
-            is_sys = isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "sys"
-            if is_sys and node.attr in {"stdout", "stderr", "__stdout__", "__stderr__"}:  # type: ignore[attr-defined]
+            if not isinstance(node, ast.Attribute):
+                continue
+            is_sys = isinstance(node.value, ast.Name) and node.value.id == "sys"
+            if is_sys and node.attr in {"stdout", "stderr", "__stdout__", "__stderr__"}:
                 offenders.append(f"{path.name}:{node.lineno} sys.{node.attr}")
-            if isinstance(node, ast.Attribute) and node.attr in {"print_help", "print_usage"}:
+            if node.attr in {"print_help", "print_usage"}:
                 offenders.append(f"{path.name}:{node.lineno} {node.attr}")
     assert offenders == []
 
@@ -160,9 +163,24 @@ def test_forged_commands_through_every_output_path_never_act(
     logs = []
     common = ["--annotations", "--no-artifacts"]
     # 1. a contract key (unknown keys are errors that name the key)
-    (project / "key.yml").write_text(f"version: 1\nagent: {{}}\nscenarios: []\n{_json_key(payload)}: 1\n")
+    (project / "key.yml").write_text(
+        textwrap.dedent(f"""\
+            version: 1
+            agent: {{}}
+            scenarios: []
+            {_json_key(payload)}: 1
+            """)
+    )
     # 2. a YAML syntax error whose snippet shows the line
-    (project / "syntax.yml").write_text(f"version: 1\nscenarios:\n  - id: a\n    prompt: {_json_key(payload)}\n  bad: [\n")
+    (project / "syntax.yml").write_text(
+        textwrap.dedent(f"""\
+            version: 1
+            scenarios:
+              - id: a
+                prompt: {_json_key(payload)}
+              bad: [
+            """)
+    )
     # 3. an observation file key and an observation value
     obs = json.loads((project / "obs.json").read_text())
     obs["scenarios"][0][payload] = 1
@@ -253,8 +271,10 @@ def test_help_and_version_still_print(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_text_is_shown_not_hidden() -> None:
-    shown = neutralize(textwrap.dedent("""\
+    shown = neutralize(
+        textwrap.dedent("""\
         ::error::x
         a ##[error]b
-        c\rd"""))
+        c\rd""")
+    )
     assert shown == "| ::error::x\na ##\\[error]b\nc\\rd"

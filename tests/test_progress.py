@@ -73,7 +73,8 @@ def agent_url() -> Iterator[str]:
 def test_progress_shows_the_final_verdict_of_a_version_2_known_only_run(
     agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "contract.yml").write_text(textwrap.dedent("""\
+    (tmp_path / "contract.yml").write_text(
+        textwrap.dedent("""\
         version: 2
         agent:
           model: m
@@ -87,7 +88,8 @@ def test_progress_shows_the_final_verdict_of_a_version_2_known_only_run(
             runs: 3
             expect:
               tools: {known_only: true, arguments_valid: true, required: [{name: lookup_order}]}
-        """))
+        """)
+    )
     monkeypatch.chdir(tmp_path)
     code = main(["test", "contract.yml", "--endpoint", agent_url, "--no-artifacts", "--format", "json"])
     captured = capsys.readouterr()

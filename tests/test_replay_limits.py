@@ -25,7 +25,7 @@ def _honest_run(root: Path, scenarios: int, runs: int, capsys: pytest.CaptureFix
     code = main(["test", "contract.yml", "--observations", "obs.json", "--max-scenarios", "1000", "--format", "json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report
-    return root / report["behavegate"]["run_dir"]
+    return root / str(report["behavegate"]["run_dir"])
 
 
 @pytest.mark.parametrize(("scenarios", "runs"), [(100, 8), (1000, 1)])

@@ -6,6 +6,7 @@ import ipaddress
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import EXAMPLE
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 from behavegate.errors import RunError
 from behavegate.evidence.trust import (
+    Endpoint,
     choose_endpoint,
     fingerprint,
     is_isolated_address,
@@ -23,10 +25,10 @@ from behavegate.evidence.trust import (
 )
 
 
-def choose(url: str | None, *, override: str | None = None, **flags: object) -> object:
-    defaults: dict[str, object] = {"allow_remote": False, "allow_contract_endpoint": False, "authenticated": False}
+def choose(url: str | None, *, override: str | None = None, **flags: Any) -> Endpoint:
+    defaults: dict[str, Any] = {"allow_remote": False, "allow_contract_endpoint": False, "authenticated": False}
     defaults.update(flags)
-    return choose_endpoint(url, "m", override=override, **defaults)  # type: ignore[arg-type]
+    return choose_endpoint(url, "m", override=override, **defaults)
 
 
 @pytest.mark.parametrize("host", ["localhost", "LOCALHOST", "127.0.0.1", "127.5.6.7", "::1"])
@@ -48,10 +50,14 @@ def test_everything_else_is_remote(host: str) -> None:
         ("http://user:pw@127.0.0.1/v1", {"allow_contract_endpoint": True}, "must not contain credentials"),
         ("http://127.0.0.1/v1#frag", {"allow_contract_endpoint": True}, "must not contain a fragment"),
         ("http://127.0.0.1:99999/v1", {"allow_contract_endpoint": True}, "invalid port"),
-        ("http://127.0.0.1/v1", {"allow_contract_endpoint": True, "authenticated": True}, "require a trusted --endpoint override"),
+        (
+            "http://127.0.0.1/v1",
+            {"allow_contract_endpoint": True, "authenticated": True},
+            "require a trusted --endpoint override",
+        ),
     ],
 )
-def test_contract_endpoints_need_consent_and_stay_local(url: str, flags: dict[str, object], message: str) -> None:
+def test_contract_endpoints_need_consent_and_stay_local(url: str, flags: dict[str, Any], message: str) -> None:
     with pytest.raises(RunError, match=message):
         choose(url, **flags)
 
@@ -62,7 +68,7 @@ def test_remote_overrides_need_allow_remote_and_https() -> None:
     with pytest.raises(RunError, match="must use https"):
         choose(None, override="http://agent.example.com/v1", allow_remote=True)
     endpoint = choose(None, override="https://agent.example.com/v1", allow_remote=True)
-    assert endpoint.source == "cli_override"  # type: ignore[attr-defined]
+    assert endpoint.source == "cli_override"
 
 
 def test_fingerprint_canonicalizes_scheme_host_and_default_port() -> None:
@@ -81,7 +87,7 @@ def test_credentials_come_from_a_named_variable_only() -> None:
 
 def test_allowed_host_is_pinned_to_the_private_address_it_resolved_to() -> None:
     endpoint = choose("http://agent:8080/v1/chat/completions", allow_hosts=["agent"])
-    pinned = pin_allowed_host(endpoint, lambda host, port: ["172.18.0.5"])  # type: ignore[arg-type]
+    pinned = pin_allowed_host(endpoint, lambda host, port: ["172.18.0.5"])
     assert pinned.connect_url == "http://172.18.0.5:8080/v1/chat/completions"
     assert pinned.host_header == "agent:8080"
     assert pinned.url == "http://agent:8080/v1/chat/completions"
@@ -91,7 +97,7 @@ def test_allowed_host_is_pinned_to_the_private_address_it_resolved_to() -> None:
 def test_allowed_host_resolving_to_a_public_address_is_refused(addresses: list[str]) -> None:
     endpoint = choose("http://agent:8080/v1", allow_hosts=["agent"])
     with pytest.raises(RunError, match="outside the allowed private ranges"):
-        pin_allowed_host(endpoint, lambda host, port: addresses)  # type: ignore[arg-type]
+        pin_allowed_host(endpoint, lambda host, port: addresses)
 
 
 ADDRESS_POLICY = [
@@ -155,8 +161,12 @@ def test_an_allowed_ipv6_address_is_loopback_or_unique_local_and_never_metadata(
 def test_an_allowed_host_resolving_to_cloud_metadata_is_refused() -> None:
     for address in ("169.254.169.254", "fd00:ec2::254", "::ffff:169.254.169.254", "fe80::1"):
         endpoint = choose("http://agent:8080/v1", allow_hosts=["agent"])
+
+        def resolve(host: str, port: int, answer: str = address) -> list[str]:
+            return [answer]
+
         with pytest.raises(RunError, match="outside the allowed private ranges"):
-            pin_allowed_host(endpoint, lambda host, port, a=address: [a])  # type: ignore[misc]
+            pin_allowed_host(endpoint, resolve)
 
 
 def test_allow_host_is_exact_and_http_only() -> None:
@@ -177,8 +187,10 @@ def test_allow_host_reaches_a_service_by_name_through_the_checked_address(
     server, _url = agent.serve(0)
     port = server.server_address[1]
     try:
-        contract = (EXAMPLE / "contract.yml").read_text().replace(
-            "http://127.0.0.1:8765/v1/chat/completions", f"http://agent-under-test:{port}/v1/chat/completions"
+        contract = (
+            (EXAMPLE / "contract.yml")
+            .read_text()
+            .replace("http://127.0.0.1:8765/v1/chat/completions", f"http://agent-under-test:{port}/v1/chat/completions")
         )
         (tmp_path / "contract.yml").write_text(contract)
         monkeypatch.chdir(tmp_path)
@@ -186,7 +198,12 @@ def test_allow_host_reaches_a_service_by_name_through_the_checked_address(
         from behavegate.cli import main
 
         lookups: list[str] = []
-        monkeypatch.setattr(trust, "system_resolver", lambda host, p: lookups.append(host) or ["127.0.0.1"])
+
+        def resolver(host: str, port: int) -> list[str]:
+            lookups.append(host)
+            return ["127.0.0.1"]
+
+        monkeypatch.setattr(trust, "system_resolver", resolver)
         code = main(["test", "contract.yml", "--allow-host", "agent-under-test", "--format", "json", "--no-artifacts"])
         report = json.loads(capsys.readouterr().out)
         assert code == 0, report

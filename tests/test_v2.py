@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -27,44 +28,151 @@ def load(text: str) -> Any:
     return parse_contract_text(text, ROOT / "contract.yml", ROOT)
 
 
-V2_HEAD = "version: 2\nagent:\n  model: m\n  tools:\n    - {name: a, description: d, parameters: {type: object, properties: {x: {type: integer}}, required: [x]}}\n"
+V2_HEAD = textwrap.dedent("""\
+    version: 2
+    agent:
+      model: m
+      tools:
+        - {name: a, description: d, parameters: {type: object, properties: {x: {type: integer}}, required: [x]}}
+    """)  # 5 lines: a scenario list after it starts at line 7
 
 
 def test_version_1_never_accepts_version_2_keys() -> None:
     with pytest.raises(ContractError, match=r"Unknown behavior contract key: scenarios\[0\]\.runs"):
-        load("version: 1\nagent: {}\nscenarios:\n  - id: s\n    prompt: p\n    runs: 3\n    expect: {refusal: false}\n")
+        load(
+            textwrap.dedent("""\
+                version: 1
+                agent: {}
+                scenarios:
+                  - id: s
+                    prompt: p
+                    runs: 3
+                    expect: {refusal: false}
+                """)
+        )
 
 
 @pytest.mark.parametrize(
     ("scenario", "message", "line"),
     [
-        ("  - id: s\n    prompt: p\n    expect:\n      response:\n        matches: ['(unclosed']\n", "is not a valid regular expression", 11),
-        ("  - id: s\n    prompt: p\n    runs: 0\n    expect: {refusal: false}\n", "runs must be between 1 and 100", 9),
-        ("  - id: s\n    prompt: p\n    min_pass_rate: 1.5\n    expect: {refusal: false}\n", "must be between 0 and 1", 9),
-        ("  - id: s\n    prompt: p\n    messages: [{role: user, content: hi}]\n    expect: {refusal: false}\n", "prompt or messages, not both", 9),
-        ("  - id: s\n    prompt: p\n    expect:\n      tools:\n        sequence: {mode: sideways, calls: [a]}\n", "must be one of", 11),
-        ("  - id: s\n    prompt: p\n    expect:\n      tools:\n        calls: {a: {min: 3, max: 1}}\n", "min cannot exceed max", 11),
-        ("  - id: s\n    prompt: p\n    expect:\n      safety: {pii: [passport]}\n", "must be one of", 10),
-        ("  - id: s\n    prompt: p\n    expect:\n      tools: {set: [zzz]}\n", "unavailable to the scenario", None),
+        (
+            """\
+            - id: s                       # line 7
+              prompt: p
+              expect:
+                response:
+                  matches: ['(unclosed']  # line 11
+            """,
+            "is not a valid regular expression",
+            11,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              runs: 0                     # line 9
+              expect: {refusal: false}
+            """,
+            "runs must be between 1 and 100",
+            9,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              min_pass_rate: 1.5          # line 9
+              expect: {refusal: false}
+            """,
+            "must be between 0 and 1",
+            9,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              messages: [{role: user, content: hi}]  # line 9
+              expect: {refusal: false}
+            """,
+            "prompt or messages, not both",
+            9,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              expect:
+                tools:
+                  sequence: {mode: sideways, calls: [a]}  # line 11
+            """,
+            "must be one of",
+            11,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              expect:
+                tools:
+                  calls: {a: {min: 3, max: 1}}  # line 11
+            """,
+            "min cannot exceed max",
+            11,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              expect:
+                safety: {pii: [passport]}  # line 10
+            """,
+            "must be one of",
+            10,
+        ),
+        (
+            """\
+            - id: s
+              prompt: p
+              expect:
+                tools: {set: [zzz]}
+            """,
+            "unavailable to the scenario",
+            None,
+        ),
     ],
 )
 def test_version_2_problems_name_path_and_line(scenario: str, message: str, line: int | None) -> None:
+    text = V2_HEAD + "scenarios:\n" + textwrap.dedent(scenario)
     with pytest.raises(ContractError) as error:
-        load(V2_HEAD + "scenarios:\n" + scenario)
+        load(text)
     problem = next(p for p in error.value.problems if message in p.text)
     if line is not None:
         assert problem.line == line
+        assert text.splitlines()[line - 1].endswith(f"# line {line}")  # the marked line, counted by the test
 
 
 def test_agent_parameters_cannot_override_the_request() -> None:
     with pytest.raises(ContractError, match=r"agent.parameters cannot set \['model', 'stream'\]"):
-        load("version: 2\nagent:\n  model: m\n  parameters: {temperature: 0, model: x, stream: true}\nscenarios:\n  - {id: s, prompt: p, expect: {refusal: false}}\n")
+        load(
+            textwrap.dedent("""\
+                version: 2
+                agent:
+                  model: m
+                  parameters: {temperature: 0, model: x, stream: true}
+                scenarios:
+                  - {id: s, prompt: p, expect: {refusal: false}}
+                """)
+        )
 
 
 def test_defaults_apply_unless_a_scenario_overrides_them() -> None:
     contract = load(
-        V2_HEAD + "defaults: {runs: 4, min_pass_rate: 0.5}\nscenarios:\n"
-        "  - {id: a, prompt: p, expect: {refusal: false}}\n  - {id: b, prompt: p, runs: 2, expect: {refusal: false}}\n"
+        V2_HEAD
+        + textwrap.dedent("""\
+            defaults: {runs: 4, min_pass_rate: 0.5}
+            scenarios:
+              - {id: a, prompt: p, expect: {refusal: false}}
+              - {id: b, prompt: p, runs: 2, expect: {refusal: false}}
+            """)
     )
     assert [(s.runs, s.min_pass_rate) for s in contract.scenarios] == [(4, 0.5), (2, 0.5)]
 
@@ -85,11 +193,22 @@ def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, 
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_offline_attempts_give_a_pass_rate_with_an_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_attempts_give_a_pass_rate_with_an_interval(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     attempts = [obs("s", "yes it works"), obs("s", "no"), obs("s", "yes"), obs("s", "yes!")]
-    write(tmp_path, "version: 2\nagent: {model: m}\nscenarios:\n  - id: s\n    prompt: p\n    runs: 4\n    min_pass_rate: 0.75\n"
-          "    expect: {response: {icontains: ['YES']}}\n", {"version": 2, "scenarios": attempts})  # fmt: skip
+    contract = textwrap.dedent("""\
+        version: 2
+        agent: {model: m}
+        scenarios:
+          - id: s
+            prompt: p
+            runs: 4
+            min_pass_rate: 0.75
+            expect: {response: {icontains: ['YES']}}
+        """)
+    write(tmp_path, contract, {"version": 2, "scenarios": attempts})
     code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
     scenario = report["scenarios"][0]
     assert code == 0 and scenario["status"] == "pass"
@@ -101,11 +220,22 @@ def test_offline_attempts_give_a_pass_rate_with_an_interval(tmp_path: Path, monk
     assert code == 2 and report["scenarios"][0]["status"] == "incomplete"  # two attempts never observed
 
 
-def test_v2_observations_carry_latency_usage_steps_and_tool_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_v2_observations_carry_latency_usage_steps_and_tool_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
-    write(tmp_path, V2_HEAD + "gates: {latency_p95_ms: 300}\nscenarios:\n  - id: s\n    prompt: p\n    expect:\n"
-          "      latency: {max_ms: 500}\n      usage: {max_total_tokens: 100}\n      steps: {max: 2}\n"
-          "      tools: {no_errors: true, arguments_valid: true}\n",
+    contract = V2_HEAD + textwrap.dedent("""\
+        gates: {latency_p95_ms: 300}
+        scenarios:
+          - id: s
+            prompt: p
+            expect:
+              latency: {max_ms: 500}
+              usage: {max_total_tokens: 100}
+              steps: {max: 2}
+              tools: {no_errors: true, arguments_valid: true}
+        """)
+    write(tmp_path, contract,
           {"version": 2, "scenarios": [obs("s", "ok", [{"name": "a", "arguments": {"x": "not an int"}}], latency_ms=450,
                                             total_tokens=120, steps=3, tool_errors=["timeout"])]})  # fmt: skip
     code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
@@ -120,15 +250,24 @@ def test_v2_observations_carry_latency_usage_steps_and_tool_errors(tmp_path: Pat
                                 "expected": 300.0, "observed": {"attempts": 1, "p95": 450}}]  # fmt: skip
 
 
-def test_usage_is_incomplete_when_the_endpoint_reports_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_is_incomplete_when_the_endpoint_reports_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
-    write(tmp_path, "version: 2\nagent: {model: m}\nscenarios:\n  - {id: s, prompt: p, expect: {usage: {max_total_tokens: 5}}}\n",
-          {"version": 2, "scenarios": [obs("s", "ok")]})  # fmt: skip
+    contract = textwrap.dedent("""\
+        version: 2
+        agent: {model: m}
+        scenarios:
+          - {id: s, prompt: p, expect: {usage: {max_total_tokens: 5}}}
+        """)
+    write(tmp_path, contract, {"version": 2, "scenarios": [obs("s", "ok")]})
     code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
     assert code == 2 and report["scenarios"][0]["assertions"][0]["message"] == "the endpoint reported no token usage"
 
 
-def test_golden_queries_filter_by_category_and_gate_on_accuracy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_golden_queries_filter_by_category_and_gate_on_accuracy(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(EXAMPLE.parents[1])
     args = ["examples/golden-queries/queries.yml", "--observations", "examples/golden-queries/observations.json"]
     code, report = run_json(args, capsys)
@@ -156,6 +295,7 @@ class Scripted(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         Scripted.seen.append(body)
         tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
+        message: dict[str, Any]
         if "plain" in body["messages"][-1]["content"]:
             message = {"role": "assistant", "content": "just text"}
             finish = "stop"
@@ -207,7 +347,9 @@ scenarios:
 """
 
 
-def test_scripted_tool_results_continue_the_conversation(scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_scripted_tool_results_continue_the_conversation(
+    scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path, MULTI.replace("{missing}", "none"))
     code, report = run_json(["contract.yml", "--endpoint", scripted], capsys)
@@ -220,14 +362,18 @@ def test_scripted_tool_results_continue_the_conversation(scripted: str, tmp_path
     assert report["behavegate"]["tool_calls_key"] == "none"
 
 
-def test_without_the_statement_an_omitted_tool_calls_key_proves_nothing(scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_without_the_statement_an_omitted_tool_calls_key_proves_nothing(
+    scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path, MULTI.replace("{missing}", "unobserved"))
     code, report = run_json(["contract.yml", "--endpoint", scripted, "--scenario", "plain"], capsys)
     assert code == 2 and report["scenarios"][0]["status"] == "incomplete"
 
 
-def test_repeated_live_runs_give_the_same_verdict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_repeated_live_runs_give_the_same_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     sys.path.insert(0, str(EXAMPLE))
     import agent  # type: ignore[import-not-found]
 
@@ -261,7 +407,10 @@ def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
                 for s in report["scenarios"]]  # fmt: skip
 
     assert replay_code == code and verdicts(offline) == verdicts(live)
-    assert offline["scenarios"][0]["attempts"][0]["observation"]["response"] == live["scenarios"][0]["attempts"][0]["observation"]["response"]
+    assert (
+        offline["scenarios"][0]["attempts"][0]["observation"]["response"]
+        == live["scenarios"][0]["attempts"][0]["observation"]["response"]
+    )
 
 
 # --- user regexes: a time budget per attempt ---------------------------------------------
@@ -269,20 +418,30 @@ def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
 NEAR_MISS = "a" * 30 + "b"
 
 
-def test_a_catastrophic_regex_is_incomplete_and_the_run_goes_on(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_catastrophic_regex_is_incomplete_and_the_run_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
-    write(tmp_path, "version: 2\nagent: {model: m}\nscenarios:\n"
-          "  - {id: slow, prompt: p, expect: {response: {matches: ['(a|a)+$'], not_matches: ['b$']}}}\n"
-          "  - {id: fine, prompt: p, expect: {response: {matches: ['^a+b$'], not_matches: ['c']}}}\n"
-          "  - {id: wrong, prompt: p, expect: {response: {matches: ['^b']}}}\n",
-          {"version": 2, "scenarios": [obs("slow", NEAR_MISS), obs("fine", NEAR_MISS), obs("wrong", NEAR_MISS)]})  # fmt: skip
+    contract = textwrap.dedent("""\
+        version: 2
+        agent: {model: m}
+        scenarios:
+          - {id: slow, prompt: p, expect: {response: {matches: ['(a|a)+$'], not_matches: ['b$']}}}
+          - {id: fine, prompt: p, expect: {response: {matches: ['^a+b$'], not_matches: ['c']}}}
+          - {id: wrong, prompt: p, expect: {response: {matches: ['^b']}}}
+        """)
+    write(
+        tmp_path, contract, {"version": 2, "scenarios": [obs("slow", NEAR_MISS), obs("fine", NEAR_MISS), obs("wrong", NEAR_MISS)]}
+    )
     started = time.monotonic()
     code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
     assert time.monotonic() - started < 5  # `re` would need minutes for the first pattern
     slow, fine, wrong = report["scenarios"]
     assert code == 1 and [slow["status"], fine["status"], wrong["status"]] == ["incomplete", "pass", "fail"]
     timed_out, not_run = slow["assertions"]
-    assert timed_out["status"] == "incomplete" and timed_out["message"] == f"regex exceeded its time budget of {REGEX_BUDGET_MS} ms"
+    assert (
+        timed_out["status"] == "incomplete" and timed_out["message"] == f"regex exceeded its time budget of {REGEX_BUDGET_MS} ms"
+    )
     assert not_run["status"] == "incomplete" and "budget" in not_run["message"]  # the budget is shared by the attempt
 
 

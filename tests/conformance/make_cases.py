@@ -16,6 +16,7 @@ import json
 import shutil
 import textwrap
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
@@ -30,7 +31,7 @@ DEFAULT_ARGS = [
     "--no-artifacts",
 ]
 
-CASES: dict[str, dict] = {}
+CASES: dict[str, dict[str, Any]] = {}
 _DROP = object()
 
 
@@ -38,7 +39,15 @@ _DROP = object()
 # helpers
 
 
-def add(name, section, rule, contract, obs=None, args=None, extra_files=None):
+def add(
+    name: str,
+    section: str,
+    rule: str,
+    contract: str | bytes | None,
+    obs: Any = None,
+    args: list[str] | None = None,
+    extra_files: dict[str, str | bytes] | None = None,
+) -> None:
     """Register one case.
 
     contract / obs: str (written as UTF-8 with LF), bytes (written verbatim),
@@ -58,7 +67,7 @@ def add(name, section, rule, contract, obs=None, args=None, extra_files=None):
     }
 
 
-def flag_args(*extra, contract="contract.yml", observations="observations.json"):
+def flag_args(*extra: str, contract: str = "contract.yml", observations: str | None = "observations.json") -> list[str]:
     args = [contract]
     if observations is not None:
         args += ["--observations", observations]
@@ -66,12 +75,12 @@ def flag_args(*extra, contract="contract.yml", observations="observations.json")
     return args + list(extra)
 
 
-def indent(text, spaces):
+def indent(text: str, spaces: int) -> str:
     pad = " " * spaces
     return "".join(pad + line if line.strip() else line for line in text.splitlines(True))
 
 
-def scen(sid, expect, prompt="Do the task.", extra=""):
+def scen(sid: str, expect: str | None, prompt: str = "Do the task.", extra: str = "") -> str:
     """One scenario list item; `expect` is the YAML body of `expect:`."""
     out = f"  - id: {sid}\n    prompt: {prompt}\n"
     if extra:
@@ -86,7 +95,7 @@ def scen(sid, expect, prompt="Do the task.", extra=""):
     return out
 
 
-def contract(*scenarios, agent=None, version="1", tail=""):
+def contract(*scenarios: str, agent: str | None = None, version: str = "1", tail: str = "") -> str:
     text = f"version: {version}\n"
     if agent is None:
         text += "agent: {}\n"
@@ -114,11 +123,11 @@ tools:
 """
 
 
-def obs(*scenarios, version=1):
+def obs(*scenarios: Any, version: Any = 1) -> dict[str, Any]:
     return {"version": version, "scenarios": list(scenarios)}
 
 
-def done(sid, response="ok", calls=_DROP, **fields):
+def done(sid: Any, response: Any = "ok", calls: Any = _DROP, **fields: Any) -> dict[str, Any]:
     """A complete observation (finish_reason stop, both flags true)."""
     item = {
         "id": sid,
@@ -133,14 +142,14 @@ def done(sid, response="ok", calls=_DROP, **fields):
     return {k: v for k, v in item.items() if v is not _DROP}
 
 
-def raw(sid, **fields):
+def raw(sid: Any, **fields: Any) -> dict[str, Any]:
     """An observation with only the given fields."""
     item = {"id": sid}
     item.update(fields)
     return {k: v for k, v in item.items() if v is not _DROP}
 
 
-def call(name, arguments=_DROP, **extra):
+def call(name: Any, arguments: Any = _DROP, **extra: Any) -> dict[str, Any]:
     item = {"name": name}
     if arguments is not _DROP:
         item["arguments"] = arguments
@@ -148,7 +157,7 @@ def call(name, arguments=_DROP, **extra):
     return item
 
 
-def count_values(value):
+def count_values(value: Any) -> int:
     """The value count used by skylos: every key, value and container, where a
     list element also counts its index (as if it were a key) - observed in
     skylos 5.1.2, the spec only says "every key, value and container"."""
@@ -357,7 +366,7 @@ tools:
 """
 
 
-def args_case(name, yaml_args, observed_args, rule, section="2, 6"):
+def args_case(name: str, yaml_args: str, observed_args: Any, rule: str, section: str = "2, 6") -> None:
     exp = f"tools:\n  required:\n    - name: book\n      arguments: {yaml_args}"
     add(name, section, rule, contract(scen("s1", exp), agent=book_tools),
         obs(done("s1", "done", [call("book", observed_args)])))
@@ -470,7 +479,7 @@ add("yaml-non-ascii-text", "2, 9", "non-ASCII contains text matches exactly",
     contract(scen("s1", "response:\n  contains: [\"Café ☕\"]")), obs(done("s1", "Le Café ☕ ouvert")))
 
 
-def padded_contract(total_bytes):
+def padded_contract(total_bytes: int) -> bytes:
     base = SIMPLE_CONTRACT.encode("utf-8")
     remaining = total_bytes - len(base)
     lines = []
@@ -491,7 +500,7 @@ add("limit-contract-262144-bytes-ok", "2, 12", "a contract of exactly 262,144 by
     padded_contract(262_144), SIMPLE_OBS)
 add("limit-contract-262145-bytes", "2, 12", "a contract of 262,145 bytes is rejected",
     padded_contract(262_145), SIMPLE_OBS)
-def crlf_contract(raw_bytes):
+def crlf_contract(raw_bytes: int) -> bytes:
     """A CRLF contract of exactly raw_bytes bytes (smaller after newline translation)."""
     for lf_size in range(raw_bytes - 40, 0, -1):
         data = padded_contract(lf_size).replace(b"\n", b"\r\n")
@@ -511,14 +520,14 @@ add("limit-contract-crlf-262144-raw-bytes-ok", "2, 10, 12", "CRLF contract of ex
     crlf_contract(262_144), SIMPLE_OBS)
 
 
-def nested_list(depth):
-    value = 1
+def nested_list(depth: int) -> Any:
+    value: Any = 1
     for _ in range(depth):
         value = [value]
     return value
 
 
-def params_contract(parameters):
+def params_contract(parameters: Any) -> dict[str, Any]:
     data = {
         "version": 1,
         "agent": {"tools": [{"name": "book", "description": "Book", "parameters": parameters}]},
@@ -628,7 +637,7 @@ add("contract-capabilities-number-item", "3", "capability item must be text",
     SIMPLE_CONTRACT.replace("agent: {}", "agent: {capabilities: [1]}"), SIMPLE_OBS)
 
 
-def tool_agent(tools_yaml):
+def tool_agent(tools_yaml: str) -> str:
     return "tools:\n" + indent(textwrap.dedent(tools_yaml).strip("\n") + "\n", 2)
 
 
@@ -850,7 +859,7 @@ add("contract-max-calls-equal-ok", "3", "max_calls equal to required count and s
     obs(done("s1", "ok", [call("a"), call("b")])))
 
 
-def bulk_contract(counts):
+def bulk_contract(counts: list[int]) -> str:
     """Scenarios with `n` contains-assertions each."""
     scens = []
     for index, n in enumerate(counts):
@@ -1108,7 +1117,12 @@ add("obs-flags-free-rc-true-tcc-false", "4", "without finish_reason: rc true, tc
     obs(raw("s1", response="hello", response_complete=True, tool_calls_complete=False, tool_calls=[call("a")])))
 
 # observation size/shape limits
-nested_obs = lambda d: {"version": 1, "scenarios": [done("s1", "hello", [call("a", {"x": nested_list(d)})])]}  # noqa: E731
+
+
+def nested_obs(depth: int) -> dict[str, Any]:
+    return {"version": 1, "scenarios": [done("s1", "hello", [call("a", {"x": nested_list(depth)})])]}
+
+
 add("limit-obs-depth-32-ok", "2, 12", "observation nesting at 32 accepted",
     SIMPLE_CONTRACT, nested_obs(26))
 add("limit-obs-depth-33", "2, 12", "observation nesting deeper than 32 rejected",
@@ -1132,7 +1146,7 @@ add("limit-obs-string-100001", "2, 12", "100,001-char string rejected before fie
     flag_args("--scenario", "s1"))
 
 
-def padded_obs(total_bytes):
+def padded_obs(total_bytes: int) -> bytes:
     body = json.dumps(SIMPLE_OBS).encode()
     data = body + b" " * (total_bytes - len(body) - 1) + b"\n"
     assert len(data) == total_bytes
@@ -1365,7 +1379,7 @@ add("eval-thirty-scenarios-select-passing", "1, 10", "selecting only passing sce
 # ---------------------------------------------------------------------------
 # §6 argument matching
 
-def match_case(name, rule, expected_args_yaml, observed_args, section="6"):
+def match_case(name: str, rule: str, expected_args_yaml: str, observed_args: Any, section: str = "6") -> None:
     exp = f"tools:\n  required:\n    - name: t\n      arguments: {expected_args_yaml}"
     add(name, section, rule, contract(scen("s1", exp)), obs(done("s1", "ok", [call("t", observed_args)])))
 
@@ -1445,7 +1459,7 @@ add("match-needs-another-call-with-args", "6", "all same-name calls claimed -> n
 # writer
 
 
-def write_bytes(path: Path, data) -> None:
+def write_bytes(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     if isinstance(data, bytes):
         path.write_bytes(data)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CASES = HERE / "cases"
@@ -67,8 +68,8 @@ def copy_case(case_dir: Path, destination: Path) -> None:
             shutil.copyfile(item, target)
 
 
-def summarize(exit_code: int, stdout: str) -> dict:
-    result: dict = {"exit_code": exit_code}
+def summarize(exit_code: int, stdout: str) -> dict[str, Any]:
+    result: dict[str, Any] = {"exit_code": exit_code}
     try:
         payload = json.loads(stdout)
     except ValueError:
@@ -97,7 +98,7 @@ def summarize(exit_code: int, stdout: str) -> dict:
     return result
 
 
-def record_case(skylos: str, case_dir: Path) -> dict:
+def record_case(skylos: str, case_dir: Path) -> dict[str, Any]:
     args = case_args(case_dir)
     with tempfile.TemporaryDirectory(prefix="bg-conf-") as tmp:
         work = Path(tmp) / "project"
@@ -119,18 +120,16 @@ def record_case(skylos: str, case_dir: Path) -> dict:
         rendered = json.dumps(expected, indent=2, sort_keys=True) + "\n"
         for marker in (str(work), tmp, os.path.realpath(tmp)):
             if marker in rendered:
-                raise SystemExit(
-                    f"{case_dir.name}: output contains the temporary path {marker}"
-                )
+                raise SystemExit(f"{case_dir.name}: output contains the temporary path {marker}")
     (case_dir / "expected.json").write_text(rendered, encoding="utf-8")
     return expected
 
 
-def outcome_text(expected: dict) -> str:
+def outcome_text(expected: dict[str, Any]) -> str:
     if expected.get("argparse_error"):
         return "argparse usage error"
     if "error" in expected:
-        message = expected["error"]
+        message = str(expected["error"])
         if len(message) > 90:
             message = message[:87] + "..."
         return "error: " + message.replace("|", "\\|").replace("\n", " ")
@@ -173,8 +172,7 @@ def write_index() -> None:
         "* Default arguments when a case has no `args.json`: "
         f"`{' '.join(DEFAULT_ARGS)}`; the case directory is the working directory.",
         "",
-        f"Cases: {len(rows)} — exit 0: {counts.get(0, 0)}, exit 1: {counts.get(1, 0)}, "
-        f"exit 2: {counts.get(2, 0)}.",
+        f"Cases: {len(rows)} — exit 0: {counts.get(0, 0)}, exit 1: {counts.get(1, 0)}, exit 2: {counts.get(2, 0)}.",
         "",
     ]
     write_index_document(INDEX_MD, lines, meta.get("notes", []), rows, numbered=False)

@@ -76,7 +76,12 @@ def test_a_plain_answer_omits_tool_calls_and_the_statement_makes_that_evidence(c
 
 def test_the_transport_reads_a_real_server_within_the_deadline(contract: Any) -> None:
     scenario = contract.scenarios[0]
-    exchange = Exchange(URL or "", encode_request(build_request(contract.agent, scenario, 64)), request_headers(None, None, "e2e"), time.monotonic() + 120)
+    exchange = Exchange(
+        URL or "",
+        encode_request(build_request(contract.agent, scenario, 64)),
+        request_headers(None, None, "e2e"),
+        time.monotonic() + 120,
+    )
 
     async def go() -> bytes:
         async with new_client(1, False) as client:

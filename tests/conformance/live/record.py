@@ -50,6 +50,7 @@ def _offline_recorder() -> Any:
     spec.loader.exec_module(module)
     return module
 
+
 CASES = HERE / "cases"
 INDEX_JSON = HERE / "case-index.json"
 INDEX_MD = HERE / "INDEX.md"
@@ -95,7 +96,7 @@ def outcome_text(expected: dict[str, Any]) -> str:
     if expected.get("argparse_error"):
         return "argparse usage error"
     if "error" in expected:
-        message = expected["error"]
+        message = str(expected["error"])
         if len(message) > 90:
             message = message[:87] + "..."
         return "error: " + message.replace("|", "\\|").replace("\n", " ")
