@@ -28,15 +28,27 @@ NEAR_MISS = "a" * 30 + "b"  # `(a|a)+$` on it: 2**30 paths under `re`
 EVIL = "(a|a)+$"
 
 # (tool parameters, arguments) pairs where only a budget keeps the check short
-CATASTROPHIC = {
+CATASTROPHIC: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "pattern": ({"type": "object", "properties": {"q": {"type": "string", "pattern": EVIL}}}, {"q": NEAR_MISS}),
     "pattern_properties": ({"type": "object", "patternProperties": {EVIL: {"type": "string"}}}, {NEAR_MISS: "v"}),
     "additional_properties": ({"type": "object", "patternProperties": {EVIL: {}}, "additionalProperties": False}, {NEAR_MISS: 1}),
     "property_names": ({"type": "object", "propertyNames": {"pattern": EVIL}}, {NEAR_MISS: 1}),
-    "dependent_schemas": ({"type": "object", "dependentSchemas": {"k": {"properties": {"q": {"pattern": EVIL}}}}}, {"k": 1, "q": NEAR_MISS}),
-    "nested_ref": ({"$defs": {"s": {"type": "string", "pattern": EVIL}}, "type": "object", "properties": {"q": {"type": "array", "items": {"$ref": "#/$defs/s"}}}},
-                   {"q": ["ok", NEAR_MISS]}),
-    "draft_2019": ({"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object", "properties": {"q": {"pattern": EVIL}}}, {"q": NEAR_MISS}),
+    "dependent_schemas": (
+        {"type": "object", "dependentSchemas": {"k": {"properties": {"q": {"pattern": EVIL}}}}},
+        {"k": 1, "q": NEAR_MISS},
+    ),
+    "nested_ref": (
+        {
+            "$defs": {"s": {"type": "string", "pattern": EVIL}},
+            "type": "object",
+            "properties": {"q": {"type": "array", "items": {"$ref": "#/$defs/s"}}},
+        },
+        {"q": ["ok", NEAR_MISS]},
+    ),
+    "draft_2019": (
+        {"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object", "properties": {"q": {"pattern": EVIL}}},
+        {"q": NEAR_MISS},
+    ),
 }
 
 
@@ -63,11 +75,16 @@ def _run(tmp_path: Path, contract: str, observations: list[dict[str, Any]]) -> t
 def test_a_catastrophic_schema_pattern_is_incomplete_and_the_run_goes_on(tmp_path: Path) -> None:
     tools = "".join(_tool(name, parameters) for name, (parameters, _) in CATASTROPHIC.items())
     tools += _tool("digits", {"type": "object", "properties": {"n": {"type": "string", "pattern": "^[0-9]+$"}}})
-    scenarios = "".join(f"  - {{id: {name}, prompt: p, expect: {{tools: {{arguments_valid: true}}}}}}\n" for name in [*CATASTROPHIC, "fine", "wrong"])
+    scenarios = "".join(
+        f"  - {{id: {name}, prompt: p, expect: {{tools: {{arguments_valid: true}}}}}}\n"
+        for name in [*CATASTROPHIC, "fine", "wrong"]
+    )
     observations = [_observation(name, [{"name": name, "arguments": arguments}]) for name, (_, arguments) in CATASTROPHIC.items()]
     observations += [_observation("fine", [{"name": "digits", "arguments": {"n": "42"}}]),
                      _observation("wrong", [{"name": "digits", "arguments": {"n": "4x"}}])]  # fmt: skip
-    code, report, elapsed = _run(tmp_path, f"version: 2\nagent:\n  model: m\n  tools:\n{tools}scenarios:\n{scenarios}", observations)
+    code, report, elapsed = _run(
+        tmp_path, f"version: 2\nagent:\n  model: m\n  tools:\n{tools}scenarios:\n{scenarios}", observations
+    )
     from behavegate.limits import ARGUMENT_REGEX_BUDGET_MS  # after the run: without the budget, the run is what fails (times out)
 
     # 7 timed-out checks of 250 ms each, plus start-up; `re` needs minutes for any one of them
@@ -79,7 +96,10 @@ def test_a_catastrophic_schema_pattern_is_incomplete_and_the_run_goes_on(tmp_pat
         assert verdict["message"] == f"argument schema pattern exceeded its time budget of {ARGUMENT_REGEX_BUDGET_MS} ms"
         assert verdict["observed"] == {"call_count": 1, "call_index": 0, "tool": scenario["id"]}
     wrong = report["scenarios"][-1]["assertions"][0]
-    assert wrong["message"] == "expected arguments valid against the declared schemas, observed 1 problem(s): digits: n: '4x' does not match '^[0-9]+$'"
+    assert (
+        wrong["message"]
+        == "expected arguments valid against the declared schemas, observed 1 problem(s): digits: n: '4x' does not match '^[0-9]+$'"
+    )
 
 
 def test_the_calls_of_one_attempt_share_one_budget() -> None:
@@ -103,8 +123,14 @@ ORDINARY = [
     ({"properties": {"a": {}}, "additionalProperties": {"type": "integer"}}, {"a": 1, "b": "x"}),
     ({"patternProperties": {"^s_": {}}, "unevaluatedProperties": False}, {"s_a": 1, "zz": 2}),
     ({"allOf": [{"patternProperties": {"^s_": {}}}], "unevaluatedProperties": {"type": "integer"}}, {"s_a": "x", "zz": "y"}),
-    ({"$schema": "https://json-schema.org/draft/2019-09/schema", "patternProperties": {"^s_": {}}, "unevaluatedProperties": False},
-     {"s_a": 1, "zz": 2}),
+    (
+        {
+            "$schema": "https://json-schema.org/draft/2019-09/schema",
+            "patternProperties": {"^s_": {}},
+            "unevaluatedProperties": False,
+        },
+        {"s_a": 1, "zz": 2},
+    ),
     ({"propertyNames": {"pattern": "^[a-z]+$"}}, {"ok": 1, "Bad": 2}),
     ({"dependentSchemas": {"k": {"properties": {"q": {"pattern": "^y"}}}}}, {"k": 1, "q": "n"}),
     ({"$schema": "http://json-schema.org/draft-07/schema#", "patternProperties": {"^x": {"type": "integer"}}}, {"xa": "s"}),
@@ -130,7 +156,9 @@ def test_no_keyword_of_any_draft_reaches_the_re_module() -> None:
         if function in seen or not isinstance(function, types.FunctionType):
             return False
         seen.add(function)
-        names = function.__code__.co_names + tuple(n for c in function.__code__.co_consts if isinstance(c, types.CodeType) for n in c.co_names)
+        names = function.__code__.co_names + tuple(
+            n for c in function.__code__.co_consts if isinstance(c, types.CodeType) for n in c.co_names
+        )
         if "re" in names and function.__globals__.get("re") is re:
             return True
         helpers = (function.__globals__.get(name) for name in names)
@@ -165,9 +193,17 @@ def _load(version: int, body: str) -> Any:
 @pytest.mark.parametrize(
     ("body", "path", "line"),
     [
-        ("        properties:\n          q: {type: string, pattern: '(unclosed'}\n", "agent.tools[0].parameters.properties.q.pattern", 10),
+        (
+            "        properties:\n          q: {type: string, pattern: '(unclosed'}\n",
+            "agent.tools[0].parameters.properties.q.pattern",
+            10,
+        ),
         ("        patternProperties:\n          '[a-': {type: string}\n", "agent.tools[0].parameters.patternProperties.[a-", 10),
-        ("        items:\n          - type: string\n            pattern: 'a{2,1}'\n", "agent.tools[0].parameters.items[0].pattern", 11),
+        (
+            "        items:\n          - type: string\n            pattern: 'a{2,1}'\n",
+            "agent.tools[0].parameters.items[0].pattern",
+            11,
+        ),
     ],
 )
 def test_a_schema_pattern_that_does_not_compile_is_a_contract_error_with_its_line(body: str, path: str, line: int) -> None:

@@ -96,9 +96,11 @@ def test_the_pii_vocabulary_is_what_the_safety_scorers_implement() -> None:
 
 
 def test_the_threshold_mode_flag_offers_what_the_reader_accepts() -> None:
+    import argparse
+
     from behavegate.cli import build_parser
     from behavegate.contract.v2 import THRESHOLD_MODES
 
-    test = build_parser()._subparsers._group_actions[0].choices["test"]  # type: ignore[union-attr]
-    flag = next(a for a in test._actions if "--threshold-mode" in a.option_strings)
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    flag = next(a for a in commands.choices["test"]._actions if "--threshold-mode" in a.option_strings)
     assert tuple(flag.choices or ()) == THRESHOLD_MODES
