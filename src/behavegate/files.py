@@ -35,6 +35,8 @@ DEFAULT_CONTRACT_PATH = DISCOVERY_PATHS[0]
 
 def resolve_inside(path: str | Path, root: Path, label: str) -> Path:
     """Return ``path`` under ``root`` or raise; ``label`` names it in messages."""
+    if "\x00" in str(path):  # the OS would refuse it with a ValueError mid-run
+        raise InputError(f"{label} must not contain a NUL character")
     candidate = Path(path).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate

@@ -54,6 +54,9 @@ ATTEMPT_MAX_TOKENS = 1_000_000  # usage.total_tokens reported by the endpoint, s
 # Search time for user-supplied regexes (response.matches / not_matches), shared by all
 # the patterns of one scenario attempt: a backtracking pattern can take exponential time.
 REGEX_BUDGET_MS = 250
+# A contract pattern's counted repeats may multiply to this many steps: the regex engine
+# unrolls them when it compiles (26 characters can otherwise allocate a gigabyte).
+PATTERN_MAX_EXPANSION = 100_000
 # The same for the `pattern` / `patternProperties` regexes of declared tool schemas, shared
 # by every call checked by one attempt's tools.arguments_valid (they search agent arguments).
 ARGUMENT_REGEX_BUDGET_MS = 250

@@ -57,7 +57,7 @@ def foreign_references(schema: Mapping[str, Any], path: str) -> Iterator[tuple[M
 def bad_patterns(schema: Mapping[str, Any], path: str) -> Iterator[tuple[Mapping[str, Any], str, str, str]]:
     """Every ``pattern`` and ``patternProperties`` name the ``regex`` engine cannot compile
     (it runs them: ``judge.argument_schemas``), as :func:`foreign_references` reports."""
-    import regex
+    from behavegate.contract.patterns import pattern_problem
 
     for node, where in _schemas(schema, path):
         found: list[tuple[Mapping[str, Any], str, str]] = []
@@ -67,7 +67,6 @@ def bad_patterns(schema: Mapping[str, Any], path: str) -> Iterator[tuple[Mapping
             found.extend((node["patternProperties"], name, name) for name in node["patternProperties"] if isinstance(name, str))
         for holder, key, text in found:
             at = f"{where}.pattern" if holder is node else f"{where}.patternProperties.{key}"
-            try:
-                regex.compile(text)
-            except regex.error as exc:
-                yield holder, key, at, f"{at} is not a valid regular expression: {exc}"
+            problem = pattern_problem(text)
+            if problem is not None:
+                yield holder, key, at, f"{at} is not a valid regular expression: {problem}"

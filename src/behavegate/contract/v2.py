@@ -76,13 +76,12 @@ def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) ->
 
 def pattern(value: Any, path: str, line: int | None = None) -> str:
     """A pattern compiled by the engine that will run it (``judge.user_regex``)."""
-    import regex
+    from behavegate.contract.patterns import pattern_problem
 
     text = f.text(value, path, line)
-    try:
-        regex.compile(text)
-    except regex.error as exc:
-        raise f.Bad(f"{path} is not a valid regular expression: {exc}", path, line) from None
+    problem = pattern_problem(text)
+    if problem is not None:
+        raise f.Bad(f"{path} is not a valid regular expression: {problem}", path, line)
     return text
 
 

@@ -182,6 +182,11 @@ class _Builder:
             return self.loader.construct_object(node, deep=True)
         except (ValueError, ArithmeticError) as exc:
             raise YamlRefused(Problem(str(exc), path, _line(node))) from None
+        except (LookupError, AttributeError, TypeError):
+            # PyYAML's own constructors fail this way on "!!bool maybe", '!!int ""', "!!timestamp abc".
+            tag = str(node.tag).rsplit(":", 1)[-1]
+            where = path or "document"
+            raise YamlRefused(Problem(f"{where} cannot be read as !!{tag}: {node.value!r}", path, _line(node))) from None
 
     def construct_mapping(self, node: MappingNode, path: str) -> dict[Any, Any]:
         mapping: dict[Any, Any] = {}

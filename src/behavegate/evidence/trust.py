@@ -109,6 +109,10 @@ METADATA_NETWORKS: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = t
 
 def is_isolated_address(address: str) -> bool:
     """Is ``address`` one an allow-listed service host may resolve to?"""
+    if "%" in address:
+        # A zone id only matters for link-local addresses, which are never allowed, and
+        # would be written unencoded into the pinned URL.
+        return False
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from behavegate.errors import UsageError
 from behavegate.github.console import Console
-from behavegate.render.annotations import command, escape_data
+from behavegate.render.annotations import command
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 FAIL_ON = {"fail", "incomplete", "never"}
@@ -121,7 +121,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     token_var = inputs.text("auth-env")
     if token_var and env.get(token_var):
         # Before anything else is printed: the runner hides this value from now on.
-        console.commands([f"::add-mask::{escape_data(env[token_var])}"])
+        console.mask(env[token_var])
     try:
         fail_on = inputs.text("fail-on") or "incomplete"
         if fail_on not in FAIL_ON:

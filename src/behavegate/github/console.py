@@ -85,6 +85,13 @@ class Console:
     def end_status_line(self) -> None:
         self._write(self._stderr, "\n")
 
+    def mask(self, secret: str) -> None:
+        """``::add-mask::`` for a secret: the runner hides exactly the data it unescapes,
+        so the value is escaped only as it unescapes (``%``, CR, LF), never neutralised:
+        a neutralised copy would mask some other string and leave the secret shown."""
+        data = secret.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        self._write(self._stdout, f"::add-mask::{data}\n")
+
     def commands(self, lines: Iterable[str]) -> None:
         """Our own workflow commands, each already escaped (see render.annotations)."""
         text = "\n".join(line for line in lines if line)

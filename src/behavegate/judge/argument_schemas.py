@@ -193,6 +193,9 @@ def _validator(schema_json: str) -> Any:
     return budgeted(cls)(schema, registry=Registry(retrieve=_refuse))  # type: ignore[call-arg]  # attrs, as in jsonschema
 
 
+_ENDLESS = "the declared parameters schema refers to itself without end (a $ref cycle), so it cannot be checked"
+
+
 def _check(call: ToolCall, schemas: Mapping[str, Mapping[str, Any]], budget_ms: float) -> ArgumentCheck:
     import json
 
@@ -207,8 +210,14 @@ def _check(call: ToolCall, schemas: Mapping[str, Mapping[str, Any]], budget_ms: 
         validator = _validator(json.dumps(schemas[call.name], sort_keys=True))
     except jsonschema.SchemaError as exc:
         return ArgumentCheck((f"the declared parameters schema is invalid: {exc.message}",))
+    except RecursionError:
+        return ArgumentCheck(incomplete=_ENDLESS)
     try:
         errors = sorted(validator.iter_errors(dict(call.arguments)), key=lambda e: list(e.absolute_path))
+    except RecursionError:
+        # {"$ref": "#"} and mutual $defs references: a cycle no instance ends, so the
+        # schema can decide nothing (never a pass, and the run goes on).
+        return ArgumentCheck(incomplete=_ENDLESS)
     except Unresolvable as exc:
         return ArgumentCheck((f"the declared parameters schema has a reference that does not resolve locally: {exc.ref!r}",))
     except _PatternTimeout:

@@ -94,6 +94,9 @@ def render(report: Report) -> str:
             text = command(level, one_line(gate.message, ANNOTATION_MAX_MESSAGE), file=report.contract_path, line=1,
                            title=f"behavegate gate {gate.gate}")  # fmt: skip
             found[level].insert(0, ((-1, 0, 0), text))
+    for issue in report.issues:
+        found["error"].insert(0, ((-2, 0, 0), command("error", one_line(issue.message, ANNOTATION_MAX_MESSAGE),
+                                                       title=f"behavegate run issue {issue.code}")))  # fmt: skip
     out: list[str] = []
     left = 0
     for level in ("error", "warning"):

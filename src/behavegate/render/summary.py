@@ -108,5 +108,6 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         details_cut=len(troubled) - len(details),
         repeated=report.repeated,
         gates=report.gates,
+        issues=report.issues,
         latency=report.latency(),
     )

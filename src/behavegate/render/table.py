@@ -72,6 +72,8 @@ def render(report: Report) -> str:
             out.append(f"       expected {_value(verdict.expected)}, observed {_value(verdict.observed)}")
     for gate in report.gates:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
+    for issue in report.issues:
+        out.append(f"Run issue {issue.code}: {one_line(issue.message)}")
     latency = report.latency()
     if latency:
         out.append(

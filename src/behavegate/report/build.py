@@ -17,7 +17,7 @@ from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESER
 from behavegate.model import Contract, Evaluation, Observation, Scenario, Verdict
 from behavegate.report.artifacts import LAYOUT, run_paths
 from behavegate.report.redact import redact_evaluation
-from behavegate.report.result import RUNS_DIR, Report, RunFacts
+from behavegate.report.result import Report, RunFacts
 
 EVIDENCE_KEYS = (
     "schema_version",
@@ -215,7 +215,7 @@ def report_json(report: Report) -> dict[str, Any]:
     extra: dict[str, Any] = {
         "version": report.version,
         "contract_path": report.contract_path,
-        "run_dir": "/".join((*RUNS_DIR, facts.run_id)) if report.artifacts else None,
+        "run_dir": report.run_dir,
         "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
     }
     data["behavegate"] = extra
