@@ -11,8 +11,8 @@ from behavegate.commands.offline import run_offline
 from behavegate.commands.options import RunOptions
 from behavegate.contract.load import parse_contract_text
 from behavegate.evidence.observation_file import parse_observation_text
-from behavegate.model import Contract, Expectation, ObservationSet, Scenario, Timing
-from behavegate.report.result import Report, RunFacts
+from behavegate.model import Contract, Expectation, ObservationSet, RunFacts, Scenario, Timing
+from behavegate.report.result import Report
 
 ROOT = Path("/project")
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "refund-agent"

@@ -12,7 +12,7 @@ import pytest
 from helpers import EXAMPLE
 
 from behavegate.cli import main
-from behavegate.report.artifacts import EVENTS, RESULTS, STATE, SUMMARY
+from behavegate.report.layout import EVENTS, RESULTS, STATE, SUMMARY
 from behavegate.report.replay import validate_run
 
 

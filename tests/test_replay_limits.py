@@ -9,7 +9,8 @@ import pytest
 
 from behavegate.cli import main
 from behavegate.limits import MAX_REPORT_BYTES
-from behavegate.report.artifacts import CEILING, EVENTS, RESULTS, STATE, SUMMARY, RunLimits, run_limits, write_run
+from behavegate.report.artifacts import CEILING, RunLimits, run_limits, write_run
+from behavegate.report.layout import EVENTS, RESULTS, STATE, SUMMARY
 from behavegate.report.replay import validate_run
 
 

@@ -229,6 +229,19 @@ class Timing:
     duration_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class RunFacts:
+    """Everything about the run that is not evidence: ids, clock, limits."""
+
+    run_id: str
+    started_at: str
+    ended_at: str
+    duration_ms: int
+    max_scenarios: int
+    max_seconds: float
+    tool_call_count: int = 0
+
+
 # --- verdicts -------------------------------------------------------------------
 
 

@@ -10,8 +10,8 @@ import os
 from pathlib import Path
 
 from behavegate import __version__
+from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
-from behavegate.commands.test import Clock, scenario_timings
 from behavegate.evidence import live
 from behavegate.github.console import Console
 from behavegate.judge.evaluate import evaluate, evaluate_scenario

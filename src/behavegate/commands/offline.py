@@ -5,9 +5,9 @@ from __future__ import annotations
 from behavegate import __version__
 from behavegate.commands.options import RunOptions
 from behavegate.judge.evaluate import evaluate
-from behavegate.model import Contract, ObservationSet
+from behavegate.model import Contract, ObservationSet, RunFacts
 from behavegate.report.build import build_report
-from behavegate.report.result import Report, RunFacts
+from behavegate.report.result import Report
 
 
 def run_offline(

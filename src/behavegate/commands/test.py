@@ -10,16 +10,15 @@ import argparse
 import dataclasses
 import json
 import os
-import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from behavegate.commands.clock import Clock
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunError, UsageError
 from behavegate.github.console import Console
 from behavegate.limits import MAX_CONCURRENCY
-from behavegate.model import Contract, Timing
-from behavegate.report.result import Report, RunFacts, RunIssue
+from behavegate.model import Timing
+from behavegate.report.result import Report, RunIssue
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
@@ -33,32 +32,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
         _report_error(args, root, exc, console)
         report_error_to_ci(args, exc, console)
         return ExitCode.INCOMPLETE
-
-
-class Clock:
-    """The run's id and wall clock (the only clock reads of a run)."""
-
-    def __init__(self) -> None:
-        self.started = datetime.now(UTC)
-        self.monotonic = time.monotonic()
-        self.run_id = f"{self.started.strftime('%Y%m%dT%H%M%SZ')}-{os.urandom(4).hex()}"
-
-    def elapsed(self) -> float:
-        return time.monotonic() - self.monotonic
-
-    @staticmethod
-    def stamp(moment: datetime) -> str:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-    def facts(self, max_scenarios: int, max_seconds: float) -> RunFacts:
-        return RunFacts(
-            run_id=self.run_id,
-            started_at=self.stamp(self.started),
-            ended_at=self.stamp(datetime.now(UTC)),
-            duration_ms=int(self.elapsed() * 1000),
-            max_scenarios=max_scenarios,
-            max_seconds=float(max_seconds),
-        )
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -223,14 +196,3 @@ def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Consol
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     deliver_ci_error(args, _error_payload(message, details), where, problems, console, root)
-
-
-def scenario_timings(contract: Contract, spans: dict[str, list[Timing]]) -> tuple[Timing, ...]:
-    """One timing per scenario (its attempts span from the first start to the last end)."""
-    out = []
-    for scenario in contract.scenarios:
-        timings = spans.get(scenario.id) or [Timing("", "", 0)]
-        out.append(
-            Timing(min(t.started_at for t in timings), max(t.ended_at for t in timings), sum(t.duration_ms for t in timings))
-        )
-    return tuple(out)

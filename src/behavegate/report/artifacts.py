@@ -22,16 +22,15 @@ from typing import Any
 
 from behavegate.limits import MAX_REPORT_BYTES, MAX_RUN_DECISIONS, MAX_RUN_SCENARIOS
 from behavegate.model import Observation, Timing
-from behavegate.report.result import RUNS_DIR, Report
+from behavegate.report.layout import EVENTS, RESULTS, RUNS_DIR, STATE, SUMMARY
+from behavegate.report.result import Report
 
-EVENTS, STATE, SUMMARY, RESULTS = "events.jsonl", "state.json", "summary.json", "behavior-results.json"
 # Size limits of a run directory, shared by the writer and ``replay``: derived
 # from the counts the run declares in summary.json, clamped to the contract's
 # hard ceilings, so an honest run always fits and a forged count cannot lift them.
 RUN_BASE_BYTES = 256 * 1024  # run-level fields: four paths, budget, metadata
 SCENARIO_BYTES = 16 * 1024  # one scenario's events, step and tool-call records (ids are at most 96 characters)
 DECISION_BYTES = 1024  # a decision's keys and ids; its texts are copies of the report's
-LAYOUT = {"run_dir": ".", "events": EVENTS, "state": STATE, "summary": SUMMARY, "behavior_results": RESULTS}
 
 
 def render_json(value: Any) -> str:
@@ -112,11 +111,6 @@ def oversized(files: dict[str, str]) -> list[str]:
     """Files of a run that exceed the limits its own summary declares."""
     limits = run_limits(json.loads(files[SUMMARY]), len(files[RESULTS].encode("utf-8")))
     return [name for name, text in sorted(files.items()) if len(text.encode("utf-8")) > limits.max_bytes(name)]
-
-
-def run_paths(project_root: Path, run_id: str) -> dict[str, str]:
-    run_dir = project_root.joinpath(*RUNS_DIR, run_id)
-    return {"trace_path": str(run_dir / EVENTS), "state_path": str(run_dir / STATE), "summary_path": str(run_dir / SUMMARY)}
 
 
 def build_files(judged: Report) -> dict[str, str]:

@@ -20,20 +20,9 @@ from typing import Any
 from behavegate.evidence.chat import EndpointError, strict_json
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
-from behavegate.report.artifacts import (
-    CEILING,
-    EVENTS,
-    LAYOUT,
-    RESULTS,
-    STATE,
-    SUMMARY,
-    max_values,
-    render_event,
-    render_json,
-    run_limits,
-    sha256_text,
-)
-from behavegate.report.build import evidence_digest, sha256_json
+from behavegate.report.artifacts import CEILING, max_values, render_event, render_json, run_limits, sha256_text
+from behavegate.report.digests import evidence_digest, sha256_json
+from behavegate.report.layout import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY
 
 
 @dataclass(frozen=True, slots=True)

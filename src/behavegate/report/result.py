@@ -15,22 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from behavegate.model import Contract, Evaluation, GateResult, Scenario, ScenarioResult, Status, Timing, Verdict
-
-RUNS_DIR = (".behavegate", "runs")
-
-
-@dataclass(frozen=True, slots=True)
-class RunFacts:
-    """Everything about the run that is not evidence: ids, clock, limits."""
-
-    run_id: str
-    started_at: str
-    ended_at: str
-    duration_ms: int
-    max_scenarios: int
-    max_seconds: float
-    tool_call_count: int = 0
+from behavegate.model import (
+    Contract,
+    Evaluation,
+    GateResult,
+    Observation,
+    RunFacts,
+    Scenario,
+    ScenarioResult,
+    Status,
+    Timing,
+    Verdict,
+)
+from behavegate.report.digests import count_statuses, evidence_digest, harness_block, selected_digest
+from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +163,6 @@ class Report:
         """
         cached: dict[str, Any] | None = self.__dict__.get("_json")
         if cached is None:
-            from behavegate.report.build import report_json
-
             cached = report_json(self)
             object.__setattr__(self, "_json", cached)
         return cached
@@ -175,3 +171,100 @@ class Report:
     def evidence_digest(self) -> str | None:
         digest = self.to_json()["evidence_digest"]
         return None if digest is None else str(digest)
+
+
+# --- the skylos-shaped JSON view ------------------------------------------------------
+
+
+def report_json(report: Report) -> dict[str, Any]:
+    """The skylos-shaped JSON view of a report (see :meth:`Report.to_json`)."""
+    contract, evaluation, facts = report.contract, report.evaluation, report.facts
+    results = evaluation.results
+    v2 = contract.version >= 2
+
+    def shown(observation: Observation) -> dict[str, Any]:
+        return observation.as_dict_v2() if v2 else observation.as_dict()
+
+    persisted = {r.scenario.id: r.observation for r in results if r.observation is not None}
+    provenance = {**report.provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids(), v2)}
+    if v2:
+        counted = [v for r in results for attempt in r.attempts for v in attempt.verdicts]
+    else:
+        counted = [v for r in results for v in r.verdicts]
+    assertion_summary, coverage = count_statuses(counted)
+    statuses = report.scenario_counts()
+    data: dict[str, Any] = {
+        "schema_version": 1,
+        "kind": "agent_behavior",
+        "status": report.status,
+        "mode": report.mode,
+        "contract": {"version": contract.version, "path": str(contract.path), "digest": contract.digest},
+        "summary": {
+            "scenario_count": len(results),
+            "passed_scenarios": statuses["pass"],
+            "failed_scenarios": statuses["fail"],
+            "incomplete_scenarios": statuses["incomplete"],
+            **assertion_summary,
+        },
+        "coverage": coverage,
+        "scenarios": [
+            {
+                "id": r.scenario.id,
+                "status": r.status,
+                "assertions": [v.as_dict() for v in r.verdicts],
+                "observation": shown(r.observation) if r.observation is not None else None,
+                **(_attempts_block(r, shown) if v2 else {}),
+            }
+            for r in results
+        ],
+        "provenance": provenance,
+        "artifacts": dict(LAYOUT if report.artifacts else NO_ARTIFACTS),
+    }
+    if v2:
+        data["gates"] = [g.as_dict() for g in evaluation.gates]
+    paths = run_paths(contract.project_root, facts.run_id) if report.artifacts else None
+    harness = harness_block(contract, evaluation, facts, paths, evaluation.status)
+    data["evidence_digest"] = evidence_digest(data)
+    data["harness"] = harness
+    extra: dict[str, Any] = {
+        "version": report.version,
+        "contract_path": report.contract_path,
+        "run_dir": report.run_dir,
+        "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
+    }
+    data["behavegate"] = extra
+    if v2:
+        extra["latency_ms"] = report.latency()
+        extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
+        extra["tool_calls_key"] = contract.agent.missing_tool_calls
+    if report.skipped is not None:
+        extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
+    if report.timings is not None:
+        extra["seconds"] = {r.scenario.id: report.seconds(i) for i, r in enumerate(results)}
+    if report.issues:
+        # The evidence could not be sealed: no digest vouches for it.
+        data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
+        data["evidence_digest"] = None
+    return data
+
+
+def _where(report: Report, scenario: Scenario) -> dict[str, Any]:
+    where: dict[str, Any] = {"line": scenario.line, "assertion_lines": dict(scenario.assertion_lines)}
+    if scenario.file:
+        where["file"] = report.location(scenario).file
+    return where
+
+
+def _attempts_block(result: Any, shown: Any) -> dict[str, Any]:
+    return {
+        "reliability": result.reliability.as_dict() if result.reliability else None,
+        "attempts": [
+            {
+                "attempt": attempt.index + 1,
+                "status": attempt.status,
+                "assertions": [v.as_dict() for v in attempt.verdicts],
+                "observation": shown(attempt.observation) if attempt.observation is not None else None,
+            }
+            for attempt in result.attempts
+        ],
+    }

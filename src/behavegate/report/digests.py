@@ -1,0 +1,165 @@
+"""The report's digests (skylos's, byte for byte), its counts and run summary,
+and its size limit: pure functions of the JSON view."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from behavegate.errors import RunError
+from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESERVE_BYTES
+from behavegate.model import Contract, Evaluation, Observation, RunFacts, Verdict
+
+EVIDENCE_KEYS = (
+    "schema_version",
+    "kind",
+    "status",
+    "mode",
+    "contract",
+    "summary",
+    "coverage",
+    "scenarios",
+    "provenance",
+    "artifacts",
+)
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
+
+
+def sha256_json(value: Any) -> str:
+    return hashlib.sha256(canonical_json(value)).hexdigest()
+
+
+def selected_digest(observations: Mapping[str, Observation], scenario_ids: Iterable[str], v2: bool = False) -> str:
+    chosen = [
+        (observations[i].as_dict_v2() if v2 else observations[i].as_dict()) for i in sorted(scenario_ids) if i in observations
+    ]
+    return sha256_json({"version": 1, "scenarios": chosen})
+
+
+def evidence_digest(report: Mapping[str, Any]) -> str:
+    # Version-2 suite gates are evidence too; version-1 reports have none, so
+    # their digest stays exactly skylos's.
+    keys = EVIDENCE_KEYS + (("gates",) if "gates" in report else ())
+    return sha256_json({key: report.get(key) for key in keys})
+
+
+def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[str, Any]]:
+    """(assertion totals for the summary, the coverage block)."""
+    by_kind: dict[str, Counter[str]] = {}
+    totals: Counter[str] = Counter()
+    for verdict in verdicts:
+        by_kind.setdefault(verdict.kind, Counter())[verdict.status] += 1
+        totals[verdict.status] += 1
+    requested = sum(totals.values())
+    summary = {
+        "assertion_count": requested,
+        "passed_assertions": totals["pass"],
+        "failed_assertions": totals["fail"],
+        "incomplete_assertions": totals["incomplete"],
+    }
+    coverage = {
+        "requested": requested,
+        "completed": totals["pass"] + totals["fail"],
+        "incomplete": totals["incomplete"],
+        "by_assertion": {
+            kind: {
+                "requested": sum(counts.values()),
+                "passed": counts["pass"],
+                "failed": counts["fail"],
+                "incomplete": counts["incomplete"],
+            }
+            for kind, counts in sorted(by_kind.items())
+        },
+    }
+    return summary, coverage
+
+
+def harness_block(
+    contract: Contract, evaluation: Evaluation, facts: RunFacts, paths: Mapping[str, str] | None = None, status: str = "pass"
+) -> dict[str, Any]:
+    """skylos's run summary (``harness``), kept so its consumers find it."""
+    steps = len(evaluation.results)
+    seconds = round(facts.duration_ms / 1000, 3)
+    failed = status != "pass"
+    return {
+        "schema_version": 1,
+        "run_id": facts.run_id,
+        "kind": "agent_behavior",
+        "project_root": str(contract.project_root),
+        "status": "failed" if failed else "completed",
+        "started_at": facts.started_at,
+        "ended_at": facts.ended_at,
+        "duration_ms": facts.duration_ms,
+        "budget": {
+            "max_steps": facts.max_scenarios,
+            "max_findings": None,
+            "max_llm_calls": None,
+            "max_seconds": facts.max_seconds,
+            "max_fixes": None,
+        },
+        "budget_used": {"steps": steps, "findings": 0, "llm_calls": 0, "seconds": seconds, "fixes": 0},
+        "budget_remaining": {
+            "steps": facts.max_scenarios - steps,
+            "findings": None,
+            "llm_calls": None,
+            "seconds": round(max(facts.max_seconds - seconds, 0.0), 3),
+            "fixes": None,
+        },
+        "phase_count": steps,
+        "completed_phases": [f"scenario:{r.scenario.id}" for r in evaluation.results],
+        "failed_phase": None,
+        "tool_call_count": facts.tool_call_count,
+        "decision_count": sum(len(r.verdicts) for r in evaluation.results),
+        "trace_path": (paths or {}).get("trace_path"),
+        "state_path": (paths or {}).get("state_path"),
+        "summary_path": (paths or {}).get("summary_path"),
+        "error": f"agent behavior evaluation {status}" if failed else None,
+    }
+
+
+def report_size(report: Mapping[str, Any]) -> int:
+    """Bytes of ``json.dumps(report, indent=2, sort_keys=True)`` plus a newline.
+
+    Computed as the C encoder's compact text (same separators as indented
+    output, no whitespace) plus the whitespace indentation adds, which depends
+    only on the shape: the pure-Python indenting encoder is far slower.
+    """
+    compact = json.dumps(report, separators=(",", ": "), sort_keys=True, default=str)
+    return len(compact.encode("utf-8")) + _indent_bytes(report) + 1
+
+
+def fits(report: Mapping[str, Any], limit: int) -> bool:
+    """Is ``report_size(report) <= limit``? Decided from the compact text alone when
+    even the most indentation its brackets and commas allow would fit."""
+    compact = json.dumps(report, separators=(",", ": "), sort_keys=True, default=str)
+    size = len(compact.encode("utf-8"))
+    # Every item costs at most a newline and 2 spaces per level; commas and
+    # brackets (counted even inside strings) bound the number of items.
+    items = compact.count(",") + compact.count("[") + compact.count("{")
+    if size + items * (3 + 2 * REPORT_MAX_NESTING) + 1 <= limit:
+        return True
+    return size + _indent_bytes(report) + 1 <= limit
+
+
+def _indent_bytes(value: Any) -> int:
+    total = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict | list | tuple) and item:
+            children = item.values() if isinstance(item, dict) else item
+            # a newline and indent before each child, and before the closing bracket
+            total += len(item) * (1 + 2 * (level + 1)) + 1 + 2 * level
+            stack.extend((child, level + 1) for child in children)
+    return total
+
+
+def enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES) -> None:
+    if not fits(report, MAX_REPORT_BYTES - reserve):
+        raise RunError(f"agent behavior evidence exceeds {MAX_REPORT_BYTES} bytes")
