@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +65,32 @@ def with_extras(report: Report) -> Report:
     """As a command leaves it: a scenario left out by the selection, and timings."""
     skipped = Scenario("not-selected", "p", Expectation(), line=99)
     return replace(report, skipped=(skipped,), timings=(Timing("", "", 250),) * len(report.results))
+
+
+def send_json(handler: BaseHTTPRequestHandler, value: Any, status: int = 200) -> None:
+    """Answer a loopback test server's request with ``value`` as JSON (bytes pass as they are)."""
+    body = value if isinstance(value, bytes) else json.dumps(value).encode()
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+class QuietHandler(BaseHTTPRequestHandler):
+    """A loopback test server's handler that keeps the test log clean."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@contextmanager
+def loopback(handler: type[BaseHTTPRequestHandler], path: str = "/v1/chat/completions") -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 for the test's duration; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{path}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -9,11 +9,11 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import QuietHandler, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.judge.argument_schemas import check_calls
@@ -60,27 +60,13 @@ def schema_server() -> Iterator[tuple[str, list[str]]]:
     """A loopback server that would serve an integer schema, and counts every request."""
     requests: list[str] = []
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_GET(self) -> None:
             requests.append(self.path)
-            body = json.dumps({"type": "integer"}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_json(self, {"type": "integer"})
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/schema.json", requests
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback(Handler, "/schema.json") as url:
+        yield url, requests
 
 
 def contract_with_ref(ref: str) -> str:

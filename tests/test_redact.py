@@ -8,14 +8,12 @@ import contextlib
 import html
 import itertools
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
+from helpers import QuietHandler, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.report.redact import redact_text
@@ -64,7 +62,7 @@ def echo_agent() -> Iterator[tuple[str, list[str]]]:
     """An agent that puts the Authorization header it received into its answer and a tool argument."""
     received: list[str] = []
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length", "0")))
             # http.server decodes header bytes as Latin-1; the client sent UTF-8
@@ -75,23 +73,10 @@ def echo_agent() -> Iterator[tuple[str, list[str]]]:
                 "tool_calls": [{"id": "c1", "type": "function",
                                 "function": {"name": "lookup", "arguments": json.dumps({"q": header, header: 1})}}],
             }  # fmt: skip
-            body = json.dumps({"choices": [{"message": message, "finish_reason": "stop"}]}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_json(self, {"choices": [{"message": message, "finish_reason": "stop"}]})
 
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions", received
-    finally:
-        server.shutdown()
-        server.server_close()
+    with loopback(Handler) as url:
+        yield url, received
 
 
 CONTRACT = """\
