@@ -15,14 +15,21 @@ from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
 from behavegate.github.console import Console
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
-from behavegate.model import Contract, Observation, ScenarioResult, Timing
+from behavegate.model import Contract, Observation, Scenario, ScenarioResult, Timing
 from behavegate.render.progress import Progress
 from behavegate.report.build import build_report
 from behavegate.report.result import Report
 
 
 def run_live(
-    args: argparse.Namespace, contract: Contract, options: RunOptions, clock: Clock, root: Path, console: Console, display: str
+    args: argparse.Namespace,
+    contract: Contract,
+    options: RunOptions,
+    clock: Clock,
+    root: Path,
+    console: Console,
+    display: str,
+    skipped: tuple[Scenario, ...] = (),
 ) -> Report:
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
     from behavegate.files import resolve_inside, write_project_text
@@ -57,7 +64,8 @@ def run_live(
         judged[(job.scenario.id, job.attempt)] = result
         progress.attempt_done(job.scenario.id, result.status, timing.duration_ms / 1000)
 
-    results = live.observe(contract, settings, attempt_done, options.runs)
+    with console.capturing_library_output():  # httpx brought logging and threading in
+        results = live.observe(contract, settings, attempt_done, options.runs)
     progress.finish()
     attempts: dict[str, list[Observation]] = {}
     prejudged: dict[str, list[ScenarioResult]] = {}
@@ -85,8 +93,9 @@ def run_live(
         version=__version__,
         secret=credentials.token if credentials else None,
         artifacts=options.artifacts,
+        skipped=skipped,
+        timings=scenario_timings(contract, spans),
     )
-    report = dataclasses.replace(report, timings=scenario_timings(contract, spans))
     if destination is not None:
         from behavegate.report.recording import observation_file
 

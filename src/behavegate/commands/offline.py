@@ -5,7 +5,7 @@ from __future__ import annotations
 from behavegate import __version__
 from behavegate.commands.options import RunOptions
 from behavegate.judge.evaluate import evaluate
-from behavegate.model import Contract, ObservationSet, RunFacts
+from behavegate.model import Contract, ObservationSet, RunFacts, Scenario, Timing
 from behavegate.report.build import build_report
 from behavegate.report.result import Report
 
@@ -17,6 +17,8 @@ def run_offline(
     facts: RunFacts,
     *,
     display_path: str,
+    skipped: tuple[Scenario, ...] | None = None,
+    timings: tuple[Timing, ...] | None = None,
 ) -> Report:
     evaluation = evaluate(
         contract,
@@ -41,4 +43,6 @@ def run_offline(
         contract_display_path=display_path,
         version=__version__,
         artifacts=options.artifacts,
+        skipped=skipped,
+        timings=timings,
     )

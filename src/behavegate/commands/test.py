@@ -88,22 +88,22 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
     selected = select(contract, options, observations)
     shown = display_path(contract.path, root)
+    chosen = set(selected.scenario_ids())
+    skipped = tuple(s for s in contract.scenarios if s.id not in chosen)
     if observations is None:
         from behavegate.commands.live_run import run_live
 
-        report = run_live(args, selected, options, clock, root, console, display=shown)
+        report = run_live(args, selected, options, clock, root, console, display=shown, skipped=skipped)
     else:
-        report = run_offline(selected, observations, options, clock.facts(options.max_scenarios, options.max_seconds),
-                             display_path=shown)  # fmt: skip
-        stamp = Timing(report.facts.started_at, report.facts.ended_at, 0)
-        report = dataclasses.replace(report, timings=(stamp,) * len(selected.scenarios))
+        facts = clock.facts(options.max_scenarios, options.max_seconds)
+        # Offline evidence was gathered before the run: each scenario spans the run's judging.
+        timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(selected.scenarios)
+        report = run_offline(selected, observations, options, facts, display_path=shown, skipped=skipped, timings=timings)
     elapsed = clock.elapsed()
     if elapsed > options.max_seconds:
         raise RunError(
             f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
-    chosen = set(selected.scenario_ids())
-    report = dataclasses.replace(report, skipped=tuple(s for s in contract.scenarios if s.id not in chosen))
     if options.artifacts:
         report = _write_artifacts(report, root)
     return report

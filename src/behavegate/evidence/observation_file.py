@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any, cast
 
@@ -23,6 +24,8 @@ from behavegate.limits import (
 )
 from behavegate.model import Observation, ObservationSet, ToolCall
 from behavegate.text import scrub, surrogate_paths
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 OBSERVATION_KEYS = (
     "id",
@@ -74,7 +77,8 @@ def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -
     if not isinstance(raw, dict):
         raise ObservationError([Problem("Observation file must be a JSON object")])
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    found = read_observations(raw, attempts=attempts)
+    # Text decoded from UTF-8 holds no surrogate: only a "\\udXXX" JSON escape can make one.
+    found = read_observations(raw, attempts=attempts, unicode_checked=_SURROGATE_ESCAPE.search(source) is None)
     grouped: dict[str, list[Observation]] = {}
     for observation in found:
         grouped.setdefault(observation.scenario_id, []).append(observation)
@@ -87,7 +91,7 @@ def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -
     )
 
 
-def read_observations(raw: dict[str, Any], *, attempts: bool = False) -> list[Observation]:
+def read_observations(raw: dict[str, Any], *, attempts: bool = False, unicode_checked: bool = False) -> list[Observation]:
     c = f.Collector()
     _unknown(c, raw, ("version", "scenarios"), "")
     version = c.take(f.integer, raw.get("version"), "version")
@@ -101,7 +105,7 @@ def read_observations(raw: dict[str, Any], *, attempts: bool = False) -> list[Ob
             c.add(f"scenarios cannot exceed {MAX_ATTEMPTS_SCENARIOS if attempts else MAX_RUN_SCENARIOS} entries", "scenarios")
         else:
             for index, item in enumerate(items):
-                observation = _observation(c, item, f"scenarios[{index}]", v2)
+                observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked)
                 if observation is not None:
                     observations.append(observation)
             repeated = f.duplicates(o.scenario_id for o in observations)
@@ -124,13 +128,13 @@ def _optional(c: f.Collector, check: Any, raw: dict[str, Any], key: str, path: s
     return c.take(check, raw[key], f"{path}.{key}")
 
 
-def _observation(c: f.Collector, value: Any, path: str, v2: bool = False) -> Observation | None:
+def _observation(c: f.Collector, value: Any, path: str, v2: bool = False, unicode_checked: bool = False) -> Observation | None:
     raw = c.take(f.mapping, value, path, required=True)
     if raw is None:
         return None
     # A string that cannot be written as UTF-8 spoils this attempt only: it is
     # judged as a failed observation (incomplete), the rest of the file is not.
-    unicode_gaps = surrogate_paths(raw, path)
+    unicode_gaps = [] if unicode_checked else surrogate_paths(raw, path)
     if unicode_gaps:
         raw = cast(dict[str, Any], scrub(raw))
     mark = c.mark()

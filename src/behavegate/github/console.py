@@ -105,31 +105,43 @@ class Console:
     @contextlib.contextmanager
     def capturing_library_output(self) -> Iterator[None]:
         """Route what libraries would print on their own (warnings, logging's
-        last-resort handler, uncaught thread exceptions) through this boundary."""
-        import logging
-        import threading
+        last-resort handler, uncaught thread exceptions) through this boundary.
+
+        ``logging`` and ``threading`` are patched only when already imported (an
+        offline run never needs them; importing them costs every run). A command that
+        brings them in (live mode, with httpx) enters this again around that work."""
         import warnings
 
         console = self
-
-        class _Handler(logging.Handler):
-            def emit(self, record: logging.LogRecord) -> None:
-                console.err(f"behavegate: {record.levelname.lower()}: {record.getMessage()}")
+        logging: Any = sys.modules.get("logging")
+        threading: Any = sys.modules.get("threading")
 
         def show_warning(message: Warning | str, category: type[Warning], *_: object, **__: object) -> None:
             console.err(f"behavegate: warning: {category.__name__}: {message}")
 
-        def thread_exception(info: threading.ExceptHookArgs) -> None:
-            console.err(f"behavegate: internal error in a thread: {info.exc_type.__name__}: {info.exc_value}")
-
-        saved = (warnings.showwarning, logging.lastResort, threading.excepthook)
+        saved_warning = warnings.showwarning
         warnings.showwarning = show_warning
-        logging.lastResort = _Handler(logging.WARNING)
-        threading.excepthook = thread_exception
+        saved_last_resort = saved_excepthook = None
+        if logging is not None:
+            handler = logging.Handler(logging.WARNING)
+            handler.emit = lambda record: console.err(f"behavegate: {record.levelname.lower()}: {record.getMessage()}")
+            saved_last_resort = logging.lastResort
+            logging.lastResort = handler
+        if threading is not None:
+
+            def thread_exception(info: Any) -> None:
+                console.err(f"behavegate: internal error in a thread: {info.exc_type.__name__}: {info.exc_value}")
+
+            saved_excepthook = threading.excepthook
+            threading.excepthook = thread_exception
         try:
             yield
         finally:
-            warnings.showwarning, logging.lastResort, threading.excepthook = saved
+            warnings.showwarning = saved_warning
+            if logging is not None:
+                logging.lastResort = saved_last_resort
+            if threading is not None:
+                threading.excepthook = saved_excepthook
 
     def _untrusted(self, stream: TextIO, text: str) -> None:
         body = neutralize(text)

@@ -98,9 +98,6 @@ def deliver_ci_error(
     """A run that could not be judged: the error report, the summary, an annotation
     on each contract line at fault, and status=incomplete. An error output that
     cannot be written is skipped: the error itself has been reported already."""
-    from behavegate.render.annotations import command
-    from behavegate.render.summary import code
-
     message = str(payload["error"])
 
     def quietly(path: str, text: str, label: str, append: bool = False) -> None:
@@ -110,8 +107,12 @@ def deliver_ci_error(
     if args.report:
         quietly(args.report, json.dumps(payload, indent=2, sort_keys=True), "--report")
     if args.summary:
+        from behavegate.render.summary import code  # jinja2: imported only when a summary is asked for
+
         quietly(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n", "--summary")
     if args.annotations:
+        from behavegate.render.annotations import command
+
         lines = [
             command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
         ]

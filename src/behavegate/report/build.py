@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from behavegate.model import Contract, Evaluation, RunFacts
+from behavegate.model import Contract, Evaluation, RunFacts, Scenario, Timing
 from behavegate.report.digests import enforce_size
 from behavegate.report.redact import redact_evaluation
 from behavegate.report.result import Report
@@ -22,6 +22,8 @@ def build_report(
     version: str,
     secret: str | None = None,
     artifacts: bool = False,
+    skipped: tuple[Scenario, ...] | None = None,
+    timings: tuple[Timing, ...] | None = None,
 ) -> Report:
     """The typed report. With ``secret`` (a bearer token) every observation and
     verdict it holds is redacted: the verdicts were reached on the raw evidence,
@@ -37,6 +39,8 @@ def build_report(
         contract_path=contract_display_path,
         version=version,
         artifacts=artifacts,
+        skipped=skipped,
+        timings=timings,
     )
     # The size limit (skylos's, on its own keys) is checked now, not in some later view.
     enforce_size({key: value for key, value in report.to_json().items() if key != "behavegate"})
