@@ -134,6 +134,6 @@ def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(
     out = capsys.readouterr().out
     assert "::error file=contract.yml,line=4,title=behavegate%3A invalid contract::scenarios[0].id (line 4)" in out
     assert "::error file=contract.yml,line=6," in out
-    assert "status=incomplete\n" in (tmp_path / "output.txt").read_text()
+    assert "status=error\n" in (tmp_path / "output.txt").read_text()
     assert "could not be judged" in (tmp_path / "summary.md").read_text()
     assert json.loads((tmp_path / "behavegate-report.json").read_text())["error"].startswith("scenarios[0].id")

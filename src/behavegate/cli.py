@@ -80,8 +80,9 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
-    test.add_argument("--max-scenarios", type=int, default=limits.DEFAULT_MAX_SCENARIOS, metavar="N",
-                      help=f"most scenarios a run may select, 1-{limits.MAX_RUN_SCENARIOS} (default: {limits.DEFAULT_MAX_SCENARIOS})")  # fmt: skip
+    test.add_argument("--max-scenarios", type=int, default=None, metavar="N",
+                      help=f"most scenarios a run may select, 1-{limits.MAX_RUN_SCENARIOS} (default: {limits.DEFAULT_MAX_SCENARIOS} "
+                      f"for a version-1 contract; version 2: every scenario it names)")  # fmt: skip
     test.add_argument("--max-seconds", type=float, default=limits.DEFAULT_MAX_SECONDS, metavar="S",
                       help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
     test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",

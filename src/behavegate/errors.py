@@ -4,10 +4,15 @@ into messages; every one of them means exit 2 (the run could not be judged).
     BehavegateError
     ├── InputError         a file or path could not be used
     ├── UsageError         a flag value or combination is invalid
-    ├── RunError           the run could not complete (budget, size, endpoint trust)
+    ├── RunError           the run could not start (endpoint trust, credentials)
+    │   └── RunIncomplete      it started and could not finish (version-1 time budget, report size)
     └── ValidationError    a file broke rules; every Problem (path, line) is kept
         ├── ContractError      the behavior contract
         └── ObservationError   the observation file
+
+Each has a ``status`` for CI: "error" (the configuration is wrong: fix it and
+re-run) or "incomplete" (the evidence could not be gathered or kept), so a
+workflow can tell the two apart; both exit 2.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ class ExitCode(enum.IntEnum):
     PASS = 0  # every requested assertion was evaluated and passed
     FAIL = 1  # a behavior was violated
     INCOMPLETE = 2  # the contract, the run or the evidence was invalid or incomplete
+    ERROR = 2  # an alias: invalid usage or configuration exits as incomplete does (skylos's code)
 
     @classmethod
     def of(cls, status: str) -> ExitCode:
@@ -54,18 +60,26 @@ class Problem:
 
 
 class BehavegateError(Exception):
-    """Base of every error behavegate reports to a user (exit 2)."""
+    """Base of every error behavegate reports to a user (exit 2).
 
-    def __init__(self, message: str) -> None:
+    ``message`` is the JSON ``error`` field (skylos's words where skylos has
+    them); ``human``, when given, is what a person can act on (the path, the
+    cause, the fix) and is shown instead, and kept in ``behavegate.problems``.
+    """
+
+    status = "error"
+
+    def __init__(self, message: str, human: str = "") -> None:
         super().__init__(message)
         self.message = message
+        self.human = human or message
 
     def __str__(self) -> str:
         return self.message
 
     def details(self) -> list[str]:
-        """Every line worth showing a human; the first is the message."""
-        return [self.message]
+        """Every line worth showing a human; the first is the headline."""
+        return [self.human]
 
 
 class InputError(BehavegateError):
@@ -77,7 +91,13 @@ class UsageError(BehavegateError):
 
 
 class RunError(BehavegateError):
-    """The run itself could not complete (budget, oversized report, endpoint trust)."""
+    """The run could not start: the endpoint may not be called, a credential is unusable."""
+
+
+class RunIncomplete(RunError):
+    """The run started and its evidence could not be gathered or kept (not a configuration error)."""
+
+    status = "incomplete"
 
 
 class ValidationError(BehavegateError):

@@ -23,8 +23,11 @@ from pathlib import Path
 from behavegate.errors import InputError
 
 RUNNER_FILES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
+# Directories the runner gives a job besides the project (a working-directory below
+# the workspace is the project; the workspace and the runner's temp are still the job's).
+RUNNER_DIRS = ("RUNNER_TEMP", "GITHUB_WORKSPACE")
 OUTPUT_RULE = (
-    "files are written inside the project, under $RUNNER_TEMP, or to the runner's "
+    "files are written inside the project, under $RUNNER_TEMP or $GITHUB_WORKSPACE, or to the runner's "
     "$GITHUB_OUTPUT/$GITHUB_STEP_SUMMARY, never through a symlink"
 )
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -33,20 +36,42 @@ DISCOVERY_PATHS = (".behavegate/contract.yml", ".skylos/agent-test.yml")
 DEFAULT_CONTRACT_PATH = DISCOVERY_PATHS[0]
 
 
-def resolve_inside(path: str | Path, root: Path, label: str) -> Path:
-    """Return ``path`` under ``root`` or raise; ``label`` names it in messages."""
+def runner_dirs(environ: Mapping[str, str]) -> tuple[Path, ...]:
+    """``$RUNNER_TEMP`` and ``$GITHUB_WORKSPACE`` when set to absolute paths."""
+    return tuple(Path(environ[name]) for name in RUNNER_DIRS if environ.get(name) and Path(environ[name]).is_absolute())
+
+
+def resolve_inside(path: str | Path, root: Path, label: str, bases: tuple[Path, ...] = ()) -> Path:
+    """Return ``path`` under ``root`` (or one of ``bases``) or raise; ``label`` names it.
+
+    The ``message`` keeps skylos's words (the JSON ``error``); the human text names
+    the path and the project root it was measured against."""
     if "\x00" in str(path):  # the OS would refuse it with a ValueError mid-run
         raise InputError(f"{label} must not contain a NUL character")
     candidate = Path(path).expanduser()
     if not candidate.is_absolute():
         candidate = root / candidate
-    try:
-        relative = candidate.relative_to(root)
-    except ValueError:
-        raise InputError(f"{label} must stay inside the project") from None
-    if not relative.parts or any(part in {"", ".", ".."} for part in relative.parts):
-        raise InputError(f"{label} must stay inside the project")
-    return root.joinpath(*relative.parts)
+    for base in (root, *bases):
+        try:
+            relative = candidate.relative_to(base)
+        except ValueError:
+            continue
+        if relative.parts and not any(part in {"", ".", ".."} for part in relative.parts):
+            return base.joinpath(*relative.parts)
+    also = "".join(f", or under {base}" for base in bases)
+    raise InputError(
+        f"{label} must stay inside the project",
+        f"{label} {path} is outside the project root {root}{also}; relative paths are read from the project root, "
+        "'..' is refused",
+    )
+
+
+def base_of(path: Path, root: Path, bases: tuple[Path, ...] = ()) -> Path:
+    """The allowed directory ``path`` (from ``resolve_inside``) lies under."""
+    for base in (root, *bases):
+        if path.is_relative_to(base):
+            return base
+    return root
 
 
 def reject_symlinks(path: Path, root: Path, label: str) -> None:
@@ -56,47 +81,65 @@ def reject_symlinks(path: Path, root: Path, label: str) -> None:
             current = current / part
             if current.is_symlink():
                 if current == path:
-                    raise InputError(f"{label} must not be a symlink")
-                raise InputError(f"{label} must not use symlink parent directories")
+                    raise InputError(f"{label} must not be a symlink", f"{label} {path} must not be a symlink")
+                raise InputError(
+                    f"{label} must not use symlink parent directories",
+                    f"{label} {path} must not pass through the symlink {current}",
+                )
     except OSError:
         raise InputError(f"Could not inspect {label.lower()}: {path}") from None
 
 
-def read_project_text(path: str | Path, root: Path, label: str, max_bytes: int) -> tuple[Path, str]:
-    """Read a UTF-8 text file inside the project, newline-normalised.
+def read_project_text(path: str | Path, root: Path, label: str, max_bytes: int, bases: tuple[Path, ...] = ()) -> tuple[Path, str]:
+    """Read a UTF-8 text file inside the project (or ``bases``), newline-normalised.
 
-    Returns the resolved path and its text. Any problem (not regular, a link,
-    too large, not UTF-8) is one message, worded as skylos words it.
+    Returns the resolved path and its text. Any problem (missing, not regular, a
+    link, too large, not UTF-8) is one message worded as skylos words it, with
+    a human text naming the path and the cause.
     """
-    resolved = resolve_inside(path, root, label)
-    reject_symlinks(resolved, root, label)
-    text = _read_no_follow(resolved, max_bytes)
-    if text is None:
-        raise InputError(f"{label} must be a regular non-symlink file no larger than {max_bytes} bytes")
-    return resolved, text
+    resolved = resolve_inside(path, root, label, bases)
+    reject_symlinks(resolved, base_of(resolved, root, bases), label)
+    try:
+        return resolved, _read_no_follow(resolved, max_bytes)
+    except _Unreadable as why:
+        where = "" if Path(path).is_absolute() else f" (relative paths are read from the project root {root})"
+        raise InputError(
+            f"{label} must be a regular non-symlink file no larger than {max_bytes} bytes", f"{label} {why}{where}"
+        ) from None
 
 
-def _read_no_follow(path: Path, max_bytes: int) -> str | None:
+class _Unreadable(Exception):
+    """Why a file could not be read, worded to follow its label ("not found: PATH")."""
+
+
+def _read_no_follow(path: Path, max_bytes: int) -> str:
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(path, flags)
-    except OSError:
-        return None
+    except FileNotFoundError:
+        raise _Unreadable(f"not found: {path}") from None
+    except OSError as exc:
+        raise _Unreadable(f"could not be opened: {path}: {exc.strerror}") from None
+    too_large = f"{path} is larger than {max_bytes} bytes"
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
-            return None
+        if not stat.S_ISREG(info.st_mode):
+            raise _Unreadable(f"{path} is not a regular file")
+        if info.st_size > max_bytes:
+            raise _Unreadable(too_large)
         with os.fdopen(fd, "r", encoding="utf-8", newline=None) as handle:
             fd = -1
             text = handle.read(max_bytes + 1)
-    except (OSError, UnicodeError):
-        return None
+    except UnicodeError:
+        raise _Unreadable(f"{path} is not UTF-8 text") from None
+    except OSError as exc:
+        raise _Unreadable(f"could not be read: {path}: {exc.strerror}") from None
     finally:
         if fd >= 0:
             os.close(fd)
     if len(text.encode("utf-8")) > max_bytes:
-        return None
+        raise _Unreadable(too_large)
     return text
 
 
@@ -132,7 +175,7 @@ def place_output(
 ) -> Place:
     """Apply the output rule to a path from the command line (relative to ``cwd``).
 
-    Inside the project (``root``) or under ``$RUNNER_TEMP``: every component is
+    Inside the project (``root``) or under ``$RUNNER_TEMP``/``$GITHUB_WORKSPACE``: every component is
     checked, missing directories are created. Exactly the runner's
     ``$GITHUB_OUTPUT``/``$GITHUB_STEP_SUMMARY`` (which live outside the
     workspace): appended to. Anything else is refused, naming path and rule.
@@ -144,8 +187,7 @@ def place_output(
     runner = {_absolute(Path(environ[name]), cwd) for name in RUNNER_FILES if environ.get(name)}
     if candidate in runner:
         return Place(candidate.parent, (candidate.name,), append=True)
-    temp = environ.get("RUNNER_TEMP")
-    for base in (root, *([Path(temp)] if temp and Path(temp).is_absolute() else [])):
+    for base in (root, *runner_dirs(environ)):
         try:
             relative = candidate.relative_to(base)
         except ValueError:
@@ -153,6 +195,29 @@ def place_output(
         if relative.parts:
             return Place(base, relative.parts, append=append)
     raise InputError(f"{label} {path} is outside the project ({root}); {OUTPUT_RULE}")
+
+
+def check_output(place: Place, label: str) -> None:
+    """Refuse now what ``write_file`` would refuse later (a link on the way, a final
+    name that is not a regular file), so a live run is not paid for and then lost.
+    ``write_file`` still checks again, by descriptor, when it writes."""
+    current = place.base
+    for index, part in enumerate(place.parts):
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            return  # created when written
+        except OSError as exc:
+            raise InputError(f"could not write {label} {place.path}: {exc.strerror}") from None
+        last = index == len(place.parts) - 1
+        if stat.S_ISLNK(info.st_mode):
+            what = "must not be a symlink" if last else "must not use symlink parent directories"
+            raise InputError(f"{label} {place.path} {what}; {OUTPUT_RULE}")
+        if last and not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{label} {place.path} must be a regular file")
+        if not last and not stat.S_ISDIR(info.st_mode):
+            raise InputError(f"could not write {label} {place.path}: {current} is not a directory")
 
 
 def _absolute(path: Path, cwd: Path) -> Path | None:

@@ -185,6 +185,9 @@ class Observation:
     total_tokens: int | None = None
     steps: int | None = None
     tool_errors: tuple[str | None, ...] | None = None  # per call: error text, or None when it succeeded
+    # The live response left ``message.tool_calls`` out (not malformed): names the cause in
+    # the incomplete reason. Not part of the evidence's shape, so not compared or written.
+    tool_calls_absent: bool = field(default=False, compare=False)
 
     def as_dict(self) -> dict[str, JSON]:
         return {

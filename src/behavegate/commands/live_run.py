@@ -31,8 +31,9 @@ def run_live(
     display: str,
     skipped: tuple[Scenario, ...] = (),
 ) -> Report:
+    from behavegate.commands.test import place_flag
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
-    from behavegate.files import resolve_inside, write_project_text
+    from behavegate.files import write_file
 
     credentials = load_credentials(options.auth_env, os.environ)
     endpoint = choose_endpoint(
@@ -45,8 +46,8 @@ def run_live(
         allow_hosts=args.allow_host,
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
-    # A bad --save-observations path is found now, not after the whole run.
-    destination = resolve_inside(args.save_observations, root, "Observation file") if args.save_observations else None
+    # Checked with every output before the run (commands/test.check_outputs); placed here.
+    destination = place_flag(args, "save_observations", root) if args.save_observations else None
     settings = live.LiveSettings(
         endpoint=endpoint,
         credentials=credentials,
@@ -60,7 +61,7 @@ def run_live(
 
     def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
         # Judged once, here: progress shows this verdict and the report reuses it.
-        result = evaluate_scenario(job.scenario, observation, contract.agent)
+        result = evaluate_scenario(job.scenario, observation, contract.agent, contract.version)
         judged[(job.scenario.id, job.attempt)] = result
         progress.attempt_done(job.scenario.id, result.status, timing.duration_ms / 1000)
 
@@ -99,5 +100,5 @@ def run_live(
     if destination is not None:
         from behavegate.report.recording import observation_file
 
-        write_project_text(destination, root, observation_file(report) + "\n")
+        write_file(destination, observation_file(report) + "\n", "--save-observations")
     return report

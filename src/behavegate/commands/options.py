@@ -89,6 +89,13 @@ def validate_v2(options: RunOptions, contract: Contract) -> None:
         raise UsageError("--min-pass-rate must be between 0 and 1")
 
 
+def default_max_scenarios(version: int) -> int:
+    """The cap when --max-scenarios is not given. Version 1: skylos's 25. Version 2:
+    every scenario the contract names (its author chose them, includes included),
+    up to the contract's own scenario cap; --max-scenarios still narrows it."""
+    return DEFAULT_MAX_SCENARIOS if version < 2 else MAX_RUN_SCENARIOS
+
+
 def select(contract: Contract, options: RunOptions, observations: ObservationSet | None) -> Contract:
     """The contract narrowed to the selected scenarios (contract order kept)."""
     selected = contract
@@ -104,8 +111,13 @@ def select(contract: Contract, options: RunOptions, observations: ObservationSet
             raise UsageError(f"unknown scenario ids: {unknown}")
         wanted = set(options.scenarios)
         selected = replace(selected, scenarios=tuple(s for s in selected.scenarios if s.id in wanted))
-    if len(selected.scenarios) > options.max_scenarios:
-        raise UsageError(f"selected scenarios exceed --max-scenarios ({options.max_scenarios})")
+    count, cap = len(selected.scenarios), options.max_scenarios
+    if count > cap:
+        narrow = "--scenario or --tag" if contract.version >= 2 else "--scenario"
+        actionable = f"selected {count} scenarios, more than --max-scenarios {cap}; raise it with --max-scenarios {count} or select fewer with {narrow}"
+        if contract.version >= 2:
+            raise UsageError(actionable)
+        raise UsageError(f"selected scenarios exceed --max-scenarios ({cap})", actionable)  # the JSON error: skylos's words
     if observations is not None:
         strangers = sorted(set(observations.observations) - set(contract.scenario_ids()))
         if strangers:

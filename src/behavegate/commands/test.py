@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.commands.clock import Clock
-from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunError, UsageError
+from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunIncomplete, UsageError
+from behavegate.files import Place
 from behavegate.github.console import Console
 from behavegate.limits import MAX_CONCURRENCY
 from behavegate.model import Timing
@@ -25,13 +26,47 @@ def run(args: argparse.Namespace, console: Console) -> int:
     root = Path.cwd().resolve()
     try:
         contract_path, root = _locate_contract(args.contract, root)
+        check_outputs(args, root)
         report = _judge(args, contract_path, root, console)
         _deliver(args, report, root, console)
         return ExitCode.of(report.status)
     except (BehavegateError, OSError) as exc:
         _report_error(args, root, exc, console)
-        report_error_to_ci(args, exc, console)
+        report_error_to_ci(args, exc, console, root)
         return ExitCode.INCOMPLETE
+
+
+# Every file a run may write, by flag: all placed by one rule (files.place_output),
+# relative to the project root, and all checked before the first request.
+OUTPUT_FLAGS = ("output", "report", "junit", "summary", "github_output", "save_observations")
+
+
+def place_flag(args: argparse.Namespace, flag: str, root: Path) -> Place:
+    """Where ``--flag``'s file goes. ``--output`` keeps skylos's JSON error words."""
+    from behavegate.files import place_output
+
+    label = "--" + flag.replace("_", "-")
+    try:
+        return place_output(getattr(args, flag), root, label, os.environ, root, append=flag == "github_output")
+    except InputError as exc:
+        if flag == "output":
+            raise InputError("output path must stay inside the project", exc.human) from None
+        raise
+
+
+def check_outputs(args: argparse.Namespace, root: Path) -> None:
+    """Refuse a bad output path now, not after a paid-for live run."""
+    from behavegate.files import check_output
+
+    for flag in OUTPUT_FLAGS:
+        if getattr(args, flag, None):
+            check_output(place_flag(args, flag, root), "--" + flag.replace("_", "-"))
+
+
+def error_status(exc: BaseException) -> str:
+    """ "error": the configuration is wrong (fix it and re-run); "incomplete": the
+    evidence could not be gathered or kept, or behavegate itself failed."""
+    return exc.status if isinstance(exc, BehavegateError) else "incomplete"
 
 
 def display_path(path: Path, root: Path) -> str:
@@ -58,20 +93,25 @@ def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
 
 def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: Console) -> Report:
     from behavegate.commands.offline import run_offline
-    from behavegate.commands.options import RunOptions, scenario_selection, select, validate, validate_v2
+    from behavegate.commands.options import RunOptions, default_max_scenarios, scenario_selection, select, validate, validate_v2
     from behavegate.contract.load import load_contract
     from behavegate.evidence.observation_file import load_observations
+    from behavegate.files import runner_dirs
 
     clock = Clock()
     contract = load_contract(contract_path, root)
-    observations = load_observations(args.observations, root, attempts=contract.version >= 2) if args.observations else None
+    observations = (
+        load_observations(args.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ))
+        if args.observations
+        else None
+    )
     options = RunOptions(
         scenarios=scenario_selection(args.scenarios),
         endpoint=args.endpoint,
         auth_env=args.auth_env,
         allow_remote=bool(args.allow_remote),
         allow_contract_endpoint=bool(args.allow_contract_endpoint),
-        max_scenarios=args.max_scenarios,
+        max_scenarios=default_max_scenarios(contract.version) if args.max_scenarios is None else args.max_scenarios,
         max_seconds=args.max_seconds,
         max_tokens=args.max_tokens,
         artifacts=not args.no_artifacts,
@@ -100,8 +140,10 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(selected.scenarios)
         report = run_offline(selected, observations, options, facts, display_path=shown, skipped=skipped, timings=timings)
     elapsed = clock.elapsed()
-    if elapsed > options.max_seconds:
-        raise RunError(
+    # Version 2 live: attempts the budget cut are incomplete in the report (evidence/live.py),
+    # the finished ones keep their verdicts. Version 1: skylos's error, nothing reported.
+    if elapsed > options.max_seconds and not (contract.version >= 2 and observations is None):
+        raise RunIncomplete(
             f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
     if options.artifacts:
@@ -123,7 +165,7 @@ def _write_artifacts(report: Report, root: Path) -> Report:
 
 def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Console) -> None:
     """The report on the console or in ``--output``, then the CI files asked for."""
-    from behavegate.files import resolve_inside, write_project_text
+    from behavegate.files import write_file
     from behavegate.github.outputs import deliver_ci
 
     if args.format == "json":
@@ -133,11 +175,11 @@ def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Cons
     output = renderer.render(report)
     written: dict[str, str] = {}
     if args.output:
-        destination = resolve_inside(args.output, root, "output path")
-        write_project_text(destination, root, output.rstrip() + "\n")
-        written["report"] = display_path(destination, root)
+        place = place_flag(args, "output", root)
+        write_file(place, output.rstrip() + "\n", "--output")
+        written["report"] = display_path(place.path, root)
         if args.format == "table":
-            console.out(f"Wrote agent behavior report: {destination}")
+            console.out(f"Wrote agent behavior report: {place.path}")
     elif args.format == "json":
         console.json(output)
     else:
@@ -145,54 +187,67 @@ def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Cons
     deliver_ci(args, report, written, console, root)
 
 
-def _error_payload(message: str, details: list[str]) -> dict[str, Any]:
+def _error_payload(message: str, details: list[str], status: str) -> dict[str, Any]:
+    # skylos's shape (its "status" is "incomplete" for every error); ours beside it.
     payload: dict[str, Any] = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
+    payload["behavegate"] = {"status": status}
     if len(details) > 1 or details[0] != message:
-        payload["behavegate"] = {"problems": details}
+        payload["behavegate"]["problems"] = details
     return payload
 
 
-def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
-    """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message."""
-    from behavegate.files import resolve_inside, write_project_text
+def error_text(exc: BaseException) -> str:
+    """The error for a person: the status, what is wrong (path, cause, fix), every problem."""
     from behavegate.text import one_line
 
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
+    if error_status(exc) == "error":
+        lines = [f"behavegate: configuration error: {one_line(details[0], 2000)}"]
+    else:
+        lines = [f"Agent behavior test incomplete: {one_line(details[0], 2000)}"]
+    if len(details) > 1:
+        lines.append(f"{len(details)} problem(s):")
+        lines.extend(f"  {one_line(detail, 2000)}" for detail in details)
+    return "\n".join(lines)
+
+
+def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
+    """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message."""
+    from behavegate.files import write_file
+
+    message = str(exc)
+    details = exc.details() if isinstance(exc, BehavegateError) else [message]
+    text = error_text(exc)
     if args.format == "json":
-        payload = _error_payload(message, details)
+        payload = _error_payload(message, details, error_status(exc))
         if args.output:
             try:
-                destination = resolve_inside(args.output, root, "output path")
-                write_project_text(destination, root, json.dumps(payload, indent=2, sort_keys=True) + "\n")
+                write_file(place_flag(args, "output", root), json.dumps(payload, indent=2, sort_keys=True) + "\n", "--output")
                 return
             except (BehavegateError, OSError) as output_exc:
                 payload["output_error"] = str(output_exc)
         console.json(json.dumps(payload, indent=2, sort_keys=True))
         return
-    lines = [f"Agent behavior test incomplete: {one_line(message, 2000)}"]
-    if len(details) > 1 or details[0] != message:
-        lines.append(f"{len(details)} problem(s):" if len(details) > 1 else "where:")
-        lines.extend(f"  {one_line(detail, 2000)}" for detail in details)
-    text = "\n".join(lines)
     if args.output:
         try:
-            destination = resolve_inside(args.output, root, "output path")
-            write_project_text(destination, root, text + "\n")
+            write_file(place_flag(args, "output", root), text + "\n", "--output")
             return
         except (BehavegateError, OSError):
             pass
     console.err(text)
 
 
-def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Console) -> None:
+def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Console, root: Path | None = None) -> None:
     """Even a run that could not start tells CI why: the JSON report, the summary,
-    an annotation on each contract line at fault, and status=incomplete."""
+    an annotation on each contract line at fault, and status=error (the
+    configuration) or status=incomplete (the evidence)."""
     from behavegate.github.outputs import deliver_ci_error
 
-    root = Path.cwd().resolve()
+    root = root or Path.cwd().resolve()
     where = display_path(Path(args.contract), root) if args.contract else "contract"
     problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
-    deliver_ci_error(args, _error_payload(message, details), where, problems, console, root)
+    status = error_status(exc)
+    deliver_ci_error(args, _error_payload(message, details, status), where, problems, console, root)

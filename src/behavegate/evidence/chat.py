@@ -176,6 +176,7 @@ def normalize(raw: Any, scenario_id: str, missing_tool_calls: str = "unobserved"
         refusal=_refusal(message),
         sources=_sources(message),
         total_tokens=_total_tokens(raw.get("usage")),
+        tool_calls_absent="tool_calls" not in message,
     )
 
 

@@ -62,7 +62,13 @@ def _stamp() -> str:
 
 async def _observe(client: httpx.AsyncClient, contract: Contract, job: Job, settings: LiveSettings) -> tuple[Observation, Timing]:
     started_at, started = _stamp(), time.monotonic()
+    # Version 2: an attempt the run's time budget cuts (never sent, or timed out in
+    # flight) is incomplete with the reason; the attempts that finished keep their verdicts.
+    if contract.version >= 2 and out_of_time(settings, started):
+        return Observation(scenario_id=job.scenario.id, error=budget_reason(settings, None)), Timing(started_at, started_at, 0)
     observation = await _ask(client, contract, job.scenario, settings)
+    if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
+        observation = replace(observation, error=budget_reason(settings, observation.error))
     duration = (time.monotonic() - started) * 1000
     if contract.version >= 2 and observation.error is None:
         observation = replace(observation, latency_ms=round(duration, 3))
@@ -144,6 +150,19 @@ async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario
         tool_calls=all_calls,
         steps=turns + len(earlier),
         tool_errors=tuple(errors) if answered else None,
+    )
+
+
+def out_of_time(settings: LiveSettings, now: float) -> bool:
+    return now - settings.started >= settings.max_seconds
+
+
+def budget_reason(settings: LiveSettings, in_flight: str | None) -> str:
+    """Why an attempt has no verdict when the run's budget ran out, and the fix."""
+    what = "cut in flight" if in_flight else "not sent"
+    return (
+        f"{what}: the run's time budget (--max-seconds {settings.max_seconds:g}) ran out; "
+        "raise --max-seconds, or --concurrency to run more attempts at once"
     )
 
 

@@ -56,10 +56,10 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
 
 
-def load_observations(path: str | Path, root: Path, *, attempts: bool = False) -> ObservationSet:
+def load_observations(path: str | Path, root: Path, *, attempts: bool = False, bases: tuple[Path, ...] = ()) -> ObservationSet:
     """``attempts`` (version-2 contracts): several observations of one scenario are
     attempts, and observation files may be version 2 (latency, usage, steps, tool errors)."""
-    resolved, source = read_project_text(path, root, "Observation file", MAX_OBSERVATION_BYTES)
+    resolved, source = read_project_text(path, root, "Observation file", MAX_OBSERVATION_BYTES, bases)
     return parse_observation_text(source, resolved, attempts=attempts)
 
 

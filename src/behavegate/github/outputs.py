@@ -38,13 +38,14 @@ def output_block(values: Mapping[str, str]) -> str:
 
 def write_output(path: str, text: str, root: Path, label: str, *, append: bool = False) -> None:
     """Every file a run writes for CI goes through ``files.write_file`` under one
-    path rule (docs/cli.md): inside the project or ``$RUNNER_TEMP``, or exactly the
-    runner's own files (appended), never through a symlink."""
+    path rule (docs/cli.md): relative to the project root, inside it or under
+    ``$RUNNER_TEMP``/``$GITHUB_WORKSPACE``, or exactly the runner's own files
+    (appended), never through a symlink."""
     from behavegate.files import place_output, write_file
 
     if not append and not text.endswith("\n"):
         text += "\n"
-    write_file(place_output(path, root, label, os.environ, Path.cwd(), append=append), text, label)
+    write_file(place_output(path, root, label, os.environ, root, append=append), text, label)
 
 
 def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
@@ -96,9 +97,15 @@ def deliver_ci_error(
     args: Any, payload: dict[str, Any], contract_path: str, problems: Sequence[Problem], console: Console, root: Path
 ) -> None:
     """A run that could not be judged: the error report, the summary, an annotation
-    on each contract line at fault, and status=incomplete. An error output that
-    cannot be written is skipped: the error itself has been reported already."""
-    message = str(payload["error"])
+    on each contract line at fault, and the status: "error" (the configuration is
+    wrong) or "incomplete". An error output that cannot be written is skipped:
+    the error itself has been reported already."""
+    ours = payload.get("behavegate") or {}
+    status = str(ours.get("status") or "incomplete")
+    # What a person can act on (path, cause, fix) before skylos's words.
+    message = "\n".join(ours.get("problems") or [str(payload["error"])])
+    heading = "configuration error, the run could not be judged" if status == "error" else "the run could not be judged"
+    title = "behavegate: configuration error" if status == "error" else "behavegate: run incomplete"
 
     def quietly(path: str, text: str, label: str, append: bool = False) -> None:
         with contextlib.suppress(BehavegateError, OSError):
@@ -109,15 +116,15 @@ def deliver_ci_error(
     if args.summary:
         from behavegate.render.summary import code  # jinja2: imported only when a summary is asked for
 
-        quietly(args.summary, f"## ⚠️ behavegate: the run could not be judged\n\n{code(message, limit=2000)}\n", "--summary")
+        quietly(args.summary, f"## ⚠️ behavegate: {heading}\n\n{code(message, limit=2000)}\n", "--summary")
     if args.annotations:
         from behavegate.render.annotations import command
 
         lines = [
             command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
         ]
-        console.commands(lines or [command("error", message, title="behavegate: run incomplete")])
+        console.commands(lines or [command("error", message, title=title)])
     if args.github_output:
-        values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
+        values = {"status": status, "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
                   "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
         quietly(args.github_output, output_block(values), "--github-output", append=True)

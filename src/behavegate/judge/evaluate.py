@@ -27,12 +27,14 @@ if TYPE_CHECKING:  # imported where patterns are searched, not on every run
     from behavegate.judge.user_regex import PatternResult
 
 
-def evidence_for(scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None) -> Evidence:
-    tools = tool_gap(observation)
+def evidence_for(
+    scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None, version: int = 1
+) -> Evidence:
+    tools = tool_gap(observation, version)
     assignment: Mapping[int, int] = {}
     if tools is None and observation is not None and observation.tool_calls is not None:
         assignment = assign_calls(scenario.expect.required, observation.tool_calls)
-    response = response_gap(observation)
+    response = response_gap(observation, version)
     patterns = _pattern_results(scenario, observation) if response is None else EMPTY_PATTERNS
     return Evidence(observation, response, tools, assignment, scenario, agent, patterns)
 
@@ -49,8 +51,11 @@ def _pattern_results(scenario: Scenario, observation: Observation | None) -> Map
     return {assertion: result for (assertion, _), result in zip(requested, results, strict=True)}
 
 
-def evaluate_scenario(scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None) -> ScenarioResult:
-    evidence = evidence_for(scenario, observation, agent)
+def evaluate_scenario(
+    scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None, version: int = 1
+) -> ScenarioResult:
+    """``version``: the contract's (version 2 words incomplete reasons with their fix)."""
+    evidence = evidence_for(scenario, observation, agent, version)
     verdicts = tuple(
         entry.judge(assertion, spec, evidence) for entry in REGISTRY for assertion, spec in entry.requested(scenario.expect)
     )
@@ -78,7 +83,8 @@ def evaluate(
         return Evaluation(combine(r.status for r in results), results)
     tries = attempts if attempts is not None else {key: (value,) for key, value in observations.items()}
     results = tuple(
-        evaluate_repeated(s, tries.get(s.id, ()), contract.agent, runs, judged.get(s.id, ())) for s in contract.scenarios
+        evaluate_repeated(s, tries.get(s.id, ()), contract.agent, runs, judged.get(s.id, ()), contract.version)
+        for s in contract.scenarios
     )
     suite = suite_gates(results, gates or contract.gates)
     return Evaluation(run_status([r.status for r in results], [(g.gate, g.status) for g in suite]), results, suite)
@@ -98,12 +104,13 @@ def evaluate_repeated(
     agent: AgentTarget | None,
     runs: int | None = None,
     judged: Sequence[ScenarioResult] = (),
+    version: int = 2,
 ) -> ScenarioResult:
     planned = max(runs or scenario.runs, len(observations))
     tries = []
     for index in range(planned):
         observation = observations[index] if index < len(observations) else None
-        result = judged[index] if index < len(judged) else evaluate_scenario(scenario, observation, agent)
+        result = judged[index] if index < len(judged) else evaluate_scenario(scenario, observation, agent, version)
         tries.append(Attempt(index, result.status, result.verdicts, observation))
     statuses = [t.status for t in tries]
     status = aggregate.scenario_status(statuses, planned, scenario.min_pass_rate, scenario.gate)

@@ -1,12 +1,17 @@
 """Evidence gates: why a kind of evidence cannot be judged (so its assertions
 are incomplete, never pass). One place, used by evaluation and by every
-assertion that needs the whole observation."""
+assertion that needs the whole observation.
+
+Version-1 reasons are skylos's words, byte for byte. Version 2 adds the cause
+and the fix ("...; state agent.missing_tool_calls: none").
+"""
 
 from __future__ import annotations
 
 from behavegate.model import Observation
 
 MISSING = "scenario observation is missing"
+TOKEN_CAP = "the response hit the token cap; raise --max-tokens"
 
 
 def observation_gap(observation: Observation | None) -> str | None:
@@ -17,14 +22,14 @@ def observation_gap(observation: Observation | None) -> str | None:
     return None
 
 
-def response_gap(observation: Observation | None) -> str | None:
+def response_gap(observation: Observation | None, version: int = 1) -> str | None:
     """Why final-response evidence (text, refusal, sources) cannot be judged."""
     gap = observation_gap(observation)
     if gap is not None or observation is None:
         return gap
     reason = observation.finish_reason
     if reason is not None and reason != "stop":
-        return f"final response is incomplete (finish_reason={reason!r})"
+        return _with_fix(f"final response is incomplete (finish_reason={reason!r})", _response_fix(reason), version)
     if observation.response_complete is False:
         return f"final response is incomplete (finish_reason={reason or 'unknown'!r})"
     if observation.response_complete is None:
@@ -32,16 +37,43 @@ def response_gap(observation: Observation | None) -> str | None:
     return None
 
 
-def tool_gap(observation: Observation | None) -> str | None:
+def tool_gap(observation: Observation | None, version: int = 1) -> str | None:
     """Why tool-call evidence cannot be judged."""
     gap = observation_gap(observation)
     if gap is not None or observation is None:
         return gap
     reason = observation.finish_reason
     if reason is not None and reason not in {"stop", "tool_calls"}:
-        return f"tool-call evidence is incomplete (finish_reason={reason!r})"
+        fix = TOKEN_CAP if reason == "length" else None
+        return _with_fix(f"tool-call evidence is incomplete (finish_reason={reason!r})", fix, version)
     if observation.tool_calls_complete is False:
-        return f"tool-call evidence is incomplete (finish_reason={reason or 'unknown'!r})"
+        return _with_fix(
+            f"tool-call evidence is incomplete (finish_reason={reason or 'unknown'!r})", _tools_fix(observation), version
+        )
     if observation.tool_calls_complete is None:
         return "tool-call completion evidence was not observed"
     return None
+
+
+def _response_fix(reason: str) -> str | None:
+    if reason == "tool_calls":
+        return (
+            "the agent asked for tool results and gave no final answer; script them with the scenario's "
+            "tool_results and allow the requests with max_turns"
+        )
+    return TOKEN_CAP if reason == "length" else None
+
+
+def _tools_fix(observation: Observation) -> str | None:
+    if observation.finish_reason not in {"stop", "tool_calls"}:
+        return None
+    if observation.tool_calls_absent:
+        return (
+            "the response left out message.tool_calls; if the endpoint omits it when no tool was called "
+            "(most OpenAI-style servers do), state agent.missing_tool_calls: none"
+        )
+    return "message.tool_calls was not a list of calls with valid tool names"
+
+
+def _with_fix(reason: str, fix: str | None, version: int) -> str:
+    return f"{reason}: {fix}" if fix and version >= 2 else reason

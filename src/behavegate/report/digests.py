@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from behavegate.errors import RunError
+from behavegate.errors import RunIncomplete
 from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESERVE_BYTES
 from behavegate.model import Contract, Evaluation, Observation, RunFacts, Verdict
 
@@ -162,4 +162,4 @@ def _indent_bytes(value: Any) -> int:
 
 def enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES) -> None:
     if not fits(report, MAX_REPORT_BYTES - reserve):
-        raise RunError(f"agent behavior evidence exceeds {MAX_REPORT_BYTES} bytes")
+        raise RunIncomplete(f"agent behavior evidence exceeds {MAX_REPORT_BYTES} bytes")
