@@ -47,6 +47,7 @@ def view(report: Mapping[str, Any], run_dir: str, scenario_ids: list[str]) -> di
                 "file": where.get(s["id"], {}).get("file", extra.get("contract_path")),
                 "line": where.get(s["id"], {}).get("line"),
                 "assertion_lines": where.get(s["id"], {}).get("assertion_lines", {}),
+                "reliability": s.get("reliability"),
                 "attempts": attempts(s),
             }
             for s in report["scenarios"]
@@ -67,7 +68,9 @@ def render_table(document: Mapping[str, Any], max_chars: int = DEFAULT_MAX_CHARS
     ]
     for scenario in document["scenarios"]:
         where = f" [{one_line(str(scenario['file']))}:{scenario['line']}]" if scenario.get("line") else ""
-        out += ["", f"{one_line(scenario['id'])}: {scenario['status']}{where}"]
+        rate = scenario.get("reliability")
+        rate_text = f" ({rate['passed']}/{rate['runs']} attempts passed)" if rate else ""
+        out += ["", f"{one_line(scenario['id'])}: {scenario['status']}{where}{rate_text}"]
         many = len(scenario["attempts"]) > 1
         for attempt in scenario["attempts"]:
             indent = "    " if many else "  "
