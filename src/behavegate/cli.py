@@ -98,6 +98,30 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     replay.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
 
+    show = commands.add_parser(
+        "show",
+        console=parser.console,
+        help="show what the agent said and called in a run, with the verdicts",
+        description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
+        "arguments, refusal, sources, errors and every verdict. The run is checked as replay checks it first. "
+        "Exit 0: shown; 2: not a valid run directory, or no such scenario.",
+    )
+    show.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (.behavegate/runs/<run-id>)")
+    show.add_argument("scenario", nargs="?", default=None, metavar="SCENARIO", help="show only this scenario id")
+    show.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    show.add_argument("--max-chars", type=int, default=2000, metavar="N",
+                      help="table: show at most N characters of each response or text (default: 2000)")  # fmt: skip
+
+    listing = commands.add_parser(
+        "list",
+        console=parser.console,
+        help="list the builtin scenario libraries, or one library's scenarios and tags",
+        description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
+        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).",
+    )
+    listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
+    listing.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+
     init = commands.add_parser(
         "init",
         console=parser.console,
@@ -118,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except ParserExit as exit_:
         return exit_.code
-    commands = {"test": "behavegate.commands.test", "init": "behavegate.commands.init", "replay": "behavegate.commands.replay"}
+    commands = {name: f"behavegate.commands.{name}" for name in ("test", "init", "replay", "show")}
+    commands["list"] = "behavegate.commands.listing"
     if args.command not in commands:
         console.out(parser.format_help())
         return ExitCode.INCOMPLETE

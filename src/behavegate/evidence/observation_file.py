@@ -149,7 +149,7 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False, unicod
     tool_calls_complete = _optional(c, f.boolean, raw, "tool_calls_complete", path)
     if finish_reason is not None and _conflicts(tool_calls_complete, finish_reason in {"stop", "tool_calls"}, v2):
         c.add(f"{path}.tool_calls_complete conflicts with finish_reason", f"{path}.tool_calls_complete")
-    tool_calls = _tool_calls(c, raw, path) if "tool_calls" in raw else None
+    tool_calls = _tool_calls(c, raw, path, v2) if "tool_calls" in raw else None
     refusal = _optional(c, f.boolean, raw, "refusal", path)
     sources = _sources(c, raw["sources"], f"{path}.sources") if "sources" in raw else None
     error = _optional(c, f.optional_text, raw, "error", path)
@@ -192,7 +192,7 @@ def _verbatim_text(value: Any, path: str, line: int | None = None) -> str | None
     return value
 
 
-def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str) -> tuple[ToolCall, ...] | None:
+def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str, v2: bool = False) -> tuple[ToolCall, ...] | None:
     items = c.take(f.listing, raw.get("tool_calls"), f"{path}.tool_calls")
     if items is None:
         return None
@@ -208,11 +208,29 @@ def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str) -> tuple[ToolCal
         _unknown(c, call_raw, ("name", "arguments"), item_path)
         arguments = None
         if "arguments" in call_raw:
-            arguments = c.take(f.json_mapping, call_raw["arguments"], f"{item_path}.arguments")
+            value = call_raw["arguments"]
+            if v2 and isinstance(value, str):  # OpenAI's form, as the live path accepts it
+                value = _json_object_text(c, value, f"{item_path}.arguments")
+            arguments = c.take(f.json_mapping, value, f"{item_path}.arguments")
         name = c.take(f.tool_name, call_raw.get("name"), f"{item_path}.name")
         if name is not None:
             calls.append(ToolCall(name, arguments))
     return tuple(calls)
+
+
+def _json_object_text(c: f.Collector, text: str, path: str) -> Any:
+    """A version-2 file's string ``arguments``: strict JSON holding an object
+    (duplicate keys, NaN or too deep are refused, as in a live response)."""
+    from behavegate.evidence.chat import EndpointError, strict_json
+
+    try:
+        value = strict_json(text)
+    except (EndpointError, ValueError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        c.add(f"{path} must be a JSON object, or a string holding one", path)
+        return {}
+    return value
 
 
 def _sources(c: f.Collector, value: Any, path: str) -> tuple[str, ...] | None:

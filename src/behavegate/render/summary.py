@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from behavegate.limits import SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
-from behavegate.render.table import pass_rate
+from behavegate.render.table import failure_note, pass_rate
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -79,7 +79,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     troubled = sorted((r for r in results if r.status != "pass"), key=lambda r: 0 if r.status == "fail" else 1)
     for result in troubled:
         shown = [
-            {**verdict.as_dict(), "line": where(result, verdict.assertion)}
+            {**verdict.as_dict(), "line": where(result, verdict.assertion), "note": failure_note(result, verdict)}
             for verdict in result.verdicts
             if verdict.status != "pass"
         ]

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from behavegate.model import Reliability, ScenarioResult, Verdict
+from behavegate.render.excerpt import evidence_note
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -29,6 +30,13 @@ def troubles(result: ScenarioResult) -> list[Verdict]:
     """The verdicts to show for a scenario: its failures, else its incompletes."""
     failed = [v for v in result.verdicts if v.status == "fail"]
     return failed or [v for v in result.verdicts if v.status == "incomplete"]
+
+
+def failure_note(result: ScenarioResult, verdict: Verdict) -> str | None:
+    """What the agent said or called, where that is what failed (see render.excerpt)."""
+    if verdict.status != "fail" or result.observation is None:
+        return None
+    return evidence_note(verdict.kind, verdict.expected, verdict.observed, result.observation.as_dict())
 
 
 def _value(value: Any) -> str:
@@ -70,6 +78,9 @@ def render(report: Report) -> str:
             at = f"{where.file}:{where.line}" if where.line else where.file
             out.append(f"  {mark} {verdict.assertion} [{at}]: {one_line(verdict.message)}")
             out.append(f"       expected {_value(verdict.expected)}, observed {_value(verdict.observed)}")
+            note = failure_note(result, verdict)
+            if note:
+                out.append(f"       {note}")
     for gate in report.gates:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
     for issue in report.issues:

@@ -112,15 +112,21 @@ def _why(exc: Exception) -> str:
 
 
 def validate_run(run_dir: Path) -> list[Issue]:
+    return checked_run(run_dir)[1]
+
+
+def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
+    """The report of a run directory (None unless it is valid) and its issues:
+    one read, so what is shown is exactly what was checked."""
     texts, issues = read_run(run_dir)
     if issues:
-        return issues
+        return None, issues
     try:
         lines = texts[EVENTS].splitlines(keepends=True)
         events = [_parse(f"{EVENTS} line {n}", line, EVENTS) for n, line in enumerate(lines, 1)]
         state, summary, report = (_parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
     except _Invalid as invalid:
-        return [invalid.issue]
+        return None, [invalid.issue]
     checks = (
         partial(_canonical, texts, events, state, summary, report),
         partial(_events, events),
@@ -136,7 +142,7 @@ def validate_run(run_dir: Path) -> list[Issue]:
             issues.append(invalid.issue)
         except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
             issues.append(Issue("artifact_structure_invalid", f"unexpected structure: {type(exc).__name__}: {exc}"))
-    return issues
+    return (None if issues else report), issues
 
 
 def _expect(condition: bool, code: str, message: str) -> None:

@@ -1,0 +1,141 @@
+"""``behavegate show``: what the agent said and called in a stored run, per
+scenario and attempt, beside the verdicts.
+
+Input is a run's ``behavior-results.json`` that ``replay`` has validated (see
+``report.replay.checked_run``). Every text the agent wrote is untrusted: in the
+table it is cut to a limit with a marker, its control characters are shown as
+escapes (``text.visible``/``one_line``), and the console neutralises the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from behavegate.text import one_line, visible
+
+DEFAULT_MAX_CHARS = 2000
+MARKS = {"pass": "PASS", "fail": "FAIL", "incomplete": "INCOMPLETE"}
+
+
+def attempts(scenario: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every attempt of a scenario; a version-1 scenario is its one attempt."""
+    if isinstance(scenario.get("attempts"), list):
+        return [dict(attempt) for attempt in scenario["attempts"]]
+    return [
+        {"attempt": 1, "status": scenario["status"], "assertions": scenario["assertions"], "observation": scenario["observation"]}
+    ]
+
+
+def view(report: Mapping[str, Any], run_dir: str, scenario_ids: list[str]) -> dict[str, Any]:
+    """The JSON document ``--format json`` prints: the run, and the chosen
+    scenarios' attempts with their observations and assertions, untrimmed."""
+    extra = report.get("behavegate", {})
+    where = extra.get("scenarios", {})
+    return {
+        "run_dir": run_dir,
+        "run_id": report["harness"]["run_id"],
+        "status": report["status"],
+        "mode": report["mode"],
+        "trust": report["provenance"].get("trust"),
+        "contract": {"path": extra.get("contract_path", report["contract"]["path"]), "version": report["contract"]["version"]},
+        "scenarios": [
+            {
+                "id": s["id"],
+                "status": s["status"],
+                "file": where.get(s["id"], {}).get("file", extra.get("contract_path")),
+                "line": where.get(s["id"], {}).get("line"),
+                "assertion_lines": where.get(s["id"], {}).get("assertion_lines", {}),
+                "reliability": s.get("reliability"),
+                "attempts": attempts(s),
+            }
+            for s in report["scenarios"]
+            if s["id"] in scenario_ids
+        ],
+    }
+
+
+def render_json(document: Mapping[str, Any]) -> str:
+    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def render_table(document: Mapping[str, Any], max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    contract = document["contract"]
+    out = [
+        f"Run {one_line(document['run_dir'])}: {document['status']} ({document['mode']}, evidence {document['trust']})",
+        f"Contract: {one_line(str(contract['path']))} (version {contract['version']})",
+    ]
+    for scenario in document["scenarios"]:
+        where = f" [{one_line(str(scenario['file']))}:{scenario['line']}]" if scenario.get("line") else ""
+        rate = scenario.get("reliability")
+        rate_text = f" ({rate['passed']}/{rate['runs']} attempts passed)" if rate else ""
+        out += ["", f"{one_line(scenario['id'])}: {scenario['status']}{where}{rate_text}"]
+        many = len(scenario["attempts"]) > 1
+        for attempt in scenario["attempts"]:
+            indent = "    " if many else "  "
+            if many:
+                out.append(f"  attempt {attempt['attempt']}: {attempt['status']}")
+            out += [indent + line for line in _observation(attempt["observation"], max_chars)]
+            for a in attempt["assertions"]:
+                line = scenario.get("assertion_lines", {}).get(a["assertion"])
+                at = f" [line {line}]" if line else ""
+                out.append(f"{indent}{MARKS.get(a['status'], '?')} {one_line(a['assertion'])}{at}: {one_line(a['message'])}")
+                if a["status"] != "pass":
+                    expected, observed = _json(a["expected"], 200), _json(a["observed"], 200)
+                    out.append(f"{indent}     expected {expected}, observed {observed}")
+    return "\n".join(out)
+
+
+def _observation(obs: Mapping[str, Any] | None, max_chars: int) -> list[str]:
+    if obs is None:
+        return ["observation: none (this scenario was not observed)"]
+    lines: list[str] = []
+    if obs.get("error") is not None:
+        lines.append(f"error: {one_line(str(obs['error']), max_chars)}")
+    lines += _response(obs.get("response"), max_chars)
+    completion = (
+        f"response complete: {_flag(obs.get('response_complete'))}, tool calls complete: {_flag(obs.get('tool_calls_complete'))}"
+    )
+    lines.append(f"finish_reason: {_text(obs.get('finish_reason'))} ({completion})")
+    calls = obs.get("tool_calls")
+    errors = obs.get("tool_errors") or []
+    if calls is None:
+        lines.append("tool calls: not observed")
+    else:
+        lines.append(f"tool calls: {len(calls)}")
+        for index, call in enumerate(calls):
+            arguments = "(arguments not observed)" if call.get("arguments") is None else _json(call["arguments"], max_chars)
+            lines.append(f"  {index + 1}. {one_line(str(call.get('name')))} {arguments}")
+            if index < len(errors) and errors[index] is not None:
+                lines.append(f"     tool error: {one_line(str(errors[index]), max_chars)}")
+    lines.append(f"refusal: {_flag(obs.get('refusal'))}")
+    sources = obs.get("sources")
+    lines.append("sources: not observed" if sources is None else f"sources: {_json(sources, max_chars)}")
+    measured = [f"{key} {obs[key]}" for key in ("latency_ms", "total_tokens", "steps") if obs.get(key) is not None]
+    if measured:
+        lines.append("measured: " + ", ".join(measured))
+    return lines
+
+
+def _response(text: Any, max_chars: int) -> list[str]:
+    if not isinstance(text, str):
+        return ["response: not observed"]
+    shown = text[:max_chars]
+    lines = [f"response ({len(text)} characters):"]
+    lines += [f"  | {visible(line)}" for line in shown.replace("\r\n", "\n").split("\n")]
+    if len(shown) < len(text):
+        lines.append(f"  … cut: {len(shown):,} of {len(text):,} characters shown (--max-chars)")
+    return lines
+
+
+def _flag(value: Any) -> str:
+    return "not observed" if value is None else str(value).lower()
+
+
+def _text(value: Any) -> str:
+    return "not observed" if value is None else one_line(str(value))
+
+
+def _json(value: Any, max_chars: int) -> str:
+    return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), max_chars)
