@@ -135,7 +135,7 @@ def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Cons
     if args.output:
         destination = resolve_inside(args.output, root, "output path")
         write_project_text(destination, root, output.rstrip() + "\n")
-        written["report"] = display_path(destination, root)
+        written["report"] = str(destination)  # shown relative to the workspace by outputs.step_paths
         if args.format == "table":
             console.out(f"Wrote agent behavior report: {destination}")
     elif args.format == "json":

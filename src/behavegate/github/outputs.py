@@ -78,7 +78,35 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "summary": written.get("summary", ""),
             "run-dir": report.run_dir or "",
         }
-        write_output(args.github_output, output_block(values), root, "--github-output", append=True)
+        write_output(args.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
+
+
+PATH_OUTPUTS = ("report", "junit", "summary")
+
+
+def step_paths(values: dict[str, str], root: Path) -> dict[str, str]:
+    """Path outputs as a later step needs them: relative to ``$GITHUB_WORKSPACE``
+    (where ``actions/upload-artifact`` and ``run:`` steps resolve paths), not to
+    the directory behavegate ran in; else to the project root. The runner's own
+    files are not outputs: their path inside the Action's container means nothing
+    to the next step."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    bases = [*([Path(workspace).resolve(), Path(os.path.abspath(workspace))] if workspace else []), root]
+    runner = {os.path.abspath(os.environ[name]) for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY") if os.environ.get(name)}
+    paths = {name: Path.cwd() / values[name] for name in PATH_OUTPUTS if values.get(name)}
+    if values.get("run-dir"):
+        paths["run-dir"] = root / values["run-dir"]  # the run directory is relative to the project root
+    shown = dict(values)
+    for name, path in paths.items():
+        absolute = Path(os.path.abspath(path))  # never resolved: a planted link is not followed
+        if str(absolute) in runner:
+            shown[name] = ""
+            continue
+        for base in bases:
+            with contextlib.suppress(ValueError):
+                shown[name] = absolute.relative_to(base).as_posix()
+                break
+    return shown
 
 
 def _render_file(flag: str, report: Report) -> str:
@@ -119,4 +147,4 @@ def deliver_ci_error(
     if args.github_output:
         values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
                   "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
-        quietly(args.github_output, output_block(values), "--github-output", append=True)
+        quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)
