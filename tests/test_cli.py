@@ -114,6 +114,53 @@ def test_init_writes_a_valid_starter_and_refuses_to_overwrite(
     assert main(["test", "--observations", "obs.json"]) == 2  # valid contract, evidence missing
 
 
+def test_init_keeps_run_evidence_out_of_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """.behavegate/runs/ holds unmasked agent output: init ignores it, once."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text("node_modules")  # no final newline
+    assert main(["init"]) == 0
+    assert main(["init", "--force"]) == 0
+    assert (tmp_path / ".gitignore").read_text() == (
+        "node_modules\n# behavegate: run evidence (agent output, unmasked)\n.behavegate/runs/\n"
+    )
+    assert "Added .behavegate/runs/ to" in capsys.readouterr().out
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+        (tmp_path / ".behavegate" / "runs" / "r1").mkdir(parents=True)
+        (tmp_path / ".behavegate" / "runs" / "r1" / "behavior-results.json").write_text("{}")
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
+                                capture_output=True, text=True, check=True).stdout  # fmt: skip
+        assert ".behavegate/contract.yml" in status and "runs" not in status
+
+
+@pytest.mark.parametrize("existing", ["/.behavegate/\n", ".behavegate/runs\n"])
+def test_init_leaves_a_gitignore_that_already_ignores_runs(
+    existing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text(existing)
+    assert main(["init"]) == 0
+    assert (tmp_path / ".gitignore").read_text() == existing
+
+
+def test_init_creates_a_gitignore_and_warns_when_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert (tmp_path / ".gitignore").read_text().endswith("\n.behavegate/runs/\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "elsewhere").write_text("x\n")
+    (other / ".gitignore").symlink_to(other / "elsewhere")
+    monkeypatch.chdir(other)
+    assert main(["init"]) == 0  # the contract is written; the link is not followed
+    assert (other / "elsewhere").read_text() == "x\n"
+    assert "add it yourself" in capsys.readouterr().err
+
+
 def test_unexpected_errors_never_show_a_traceback(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
