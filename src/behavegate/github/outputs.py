@@ -47,6 +47,12 @@ def write_output(path: str, text: str, root: Path, label: str, *, append: bool =
     write_file(place_output(path, root, label, os.environ, Path.cwd(), append=append), text, label)
 
 
+def json_on_stdout(args: Any) -> bool:
+    """``--format json``: stdout is (or, if ``--output`` fails, becomes) one JSON
+    document, so annotations go to stderr; the runner reads commands from both."""
+    return getattr(args, "format", "table") == "json"
+
+
 def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
     """JSON report, JUnit, summary, annotations and step outputs of a judged run,
     each when asked for. A file refused by the path rule does not stop the
@@ -65,7 +71,7 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
     if args.annotations:
         from behavegate.render import annotations
 
-        console.commands(annotations.render(report).split("\n"))
+        console.commands(annotations.render(report).split("\n"), stderr=json_on_stdout(args))
     if args.github_output:
         counts = report.scenario_counts()
         values = {
@@ -143,7 +149,7 @@ def deliver_ci_error(
         lines = [
             command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
         ]
-        console.commands(lines or [command("error", message, title="behavegate: run incomplete")])
+        console.commands(lines or [command("error", message, title="behavegate: run incomplete")], stderr=json_on_stdout(args))
     if args.github_output:
         values = {"status": "incomplete", "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
                   "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
