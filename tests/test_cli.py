@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -191,3 +192,20 @@ def test_init_version_2_writes_a_starter_that_loads_with_the_payload_library(
     contract = load_contract(".behavegate/contract.yml", tmp_path)
     assert contract.version == 2 and len(contract.scenarios) > 40
     assert any(s.id.startswith("inj-") for s in contract.scenarios)
+
+
+def test_starters_link_only_what_exists() -> None:
+    """The starters name docs by their path in this repository, never a placeholder
+    domain; every path they name exists, and their only URLs are loopback endpoints."""
+    from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
+
+    repo = Path(__file__).resolve().parents[1]
+    assert (repo / "src" / "behavegate" / "contract" / "contract.schema.json").is_file()  # named by the v2 starter
+    for text in (STARTER_CONTRACT, STARTER_CONTRACT_V2):
+        for path in re.findall(r"\bdocs/[\w./-]+\w", text):
+            assert (repo / path).is_file(), path
+        assert {url.split("/")[2] for url in re.findall(r"https?://[^\s\"']+", text)} <= {"127.0.0.1:8000"}
+    if shutil.which("git") and (repo / ".git").exists():
+        command = ["git", "grep", "-lF", "behavegate.dev", "--", ".", ":!tests"]
+        tracked = subprocess.run(command, cwd=repo, capture_output=True, text=True).stdout
+        assert tracked == "", f"placeholder domain in {tracked.split()}"
