@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the Action's image and run it the way the Actions runner runs a Docker
-# action, on the refund-agent example; check exit codes, outputs, the job summary,
-# JUnit and file ownership. Uses ../shared/checks/container/build-and-run.sh
-# (podman; this machine has no Docker engine). GitHub's own workflow
+# action, on the refund-agent example; check exit codes, outputs (paths relative to
+# the workspace), the job summary and its workspace copy, JUnit and file ownership.
+# Uses ../shared/checks/container/build-and-run.sh (podman; this machine has no
+# Docker engine). GitHub's own workflow
 # (.github/workflows/self-test.yml, job "container") does the same with docker.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,28 +19,37 @@ TAG=localhost/behavegate-action:test
 fail=0
 check() { if eval "$2"; then echo "  ok: $1"; else echo "  FAILED: $1"; fail=1; fi; }
 
-run_case() {  # name observations expected-exit expected-status
-  local ws fc code
+run_case() {  # name observations expected-exit expected-status [working-directory]
+  local ws fc code wd=${5:-} at=""
   ws=$(mktemp -d) fc=$(mktemp -d)
   cp -r examples "$ws/"
   chown -R 1234:1234 "$ws"
+  local inputs=()
+  if [ -z "$wd" ]; then
+    inputs=(-e INPUT_CONTRACT=examples/refund-agent/contract.yml -e "INPUT_OBSERVATIONS=examples/refund-agent/$2"
+      -e INPUT_JUNIT=behavegate-junit.xml -e INPUT_SUMMARY=true -e INPUT_ANNOTATIONS=true
+      -e INPUT_FAIL-ON=incomplete -e INPUT_WORKING-DIRECTORY=.)
+  else
+    # Only what a workflow writes under `with:`, as `uses: docker://...` passes it
+    # (no action.yml, so no defaults from the runner): the entrypoint supplies them.
+    inputs=(-e INPUT_CONTRACT=contract.yml -e "INPUT_OBSERVATIONS=$2" -e "INPUT_WORKING-DIRECTORY=$wd")
+    at="$wd/"
+  fi
   set +e
-  "$RUNNER" --no-build -t "$TAG" -w "$ws" --file-commands "$fc" \
-    -e INPUT_CONTRACT=examples/refund-agent/contract.yml \
-    -e "INPUT_OBSERVATIONS=examples/refund-agent/$2" \
-    -e INPUT_JUNIT=behavegate-junit.xml -e INPUT_SUMMARY=true -e INPUT_ANNOTATIONS=true \
-    -e INPUT_FAIL-ON=incomplete -e INPUT_WORKING-DIRECTORY=. . >"$fc/log.txt" 2>&1
+  "$RUNNER" --no-build -t "$TAG" -w "$ws" --file-commands "$fc" "${inputs[@]}" . >"$fc/log.txt" 2>&1
   code=$?
   set -e
   echo "$1: exit $code"
   sed 's/^/    | /' "$fc/log.txt" | tail -n 12
   check "exit code $3" "[ $code = $3 ]"
   check "output status=$4" "grep -qx 'status=$4' $fc/set_output_*"
-  check "outputs report, junit, run-dir" "grep -qx 'report=behavegate-report.json' $fc/set_output_* && grep -qx 'junit=behavegate-junit.xml' $fc/set_output_* && grep -q '^run-dir=.behavegate/runs/' $fc/set_output_*"
+  check "outputs report, junit, summary, run-dir relative to the workspace" "grep -qx 'report=${at}behavegate-report.json' $fc/set_output_* && grep -qx 'junit=${at}behavegate-junit.xml' $fc/set_output_* && grep -qx 'summary=${at}behavegate-summary.md' $fc/set_output_* && grep -q '^run-dir=${at}.behavegate/runs/' $fc/set_output_*"
+  check "path outputs exist from the workspace root" "(for o in report junit summary run-dir; do [ -e \"$ws/\$(grep \"^\$o=\" $fc/set_output_* | cut -d= -f2)\" ] || exit 1; done)"
   check "job summary written" "grep -q '^## .* behavegate: $4' $fc/step_summary_*"
-  check "JUnit written" "grep -q '<testsuite ' '$ws/behavegate-junit.xml'"
-  check "JUnit paths are repository-relative" "grep -q 'file=\"examples/refund-agent/contract.yml\"' '$ws/behavegate-junit.xml'"
-  check "files given back to the workspace owner" "[ \"\$(stat -c %u:%g '$ws/behavegate-junit.xml')\" = 1234:1234 ] && [ \"\$(stat -c %u '$ws/.behavegate/runs')\" = 1234 ]"
+  check "summary file is the job summary" "cmp -s '$ws/${at}behavegate-summary.md' $fc/step_summary_*"
+  check "JUnit written" "grep -q '<testsuite ' '$ws/${at}behavegate-junit.xml'"
+  check "JUnit paths are repository-relative" "grep -q 'file=\"examples/refund-agent/contract.yml\"' '$ws/${at}behavegate-junit.xml'"
+  check "files given back to the workspace owner" "[ \"\$(stat -c %u:%g '$ws/${at}behavegate-junit.xml')\" = 1234:1234 ] && [ \"\$(stat -c %u:%g '$ws/${at}behavegate-summary.md')\" = 1234:1234 ] && [ \"\$(stat -c %u '$ws/${at}.behavegate/runs')\" = 1234 ]"
   check "evidence replays" ".venv/bin/behavegate replay \"$ws/\$(grep '^run-dir=' $fc/set_output_* | cut -d= -f2)\" >/dev/null 2>&1 || python3 -m behavegate replay \"$ws/\$(grep '^run-dir=' $fc/set_output_* | cut -d= -f2)\" >/dev/null"
   if [ "$4" = fail ]; then
     check "annotations on contract lines" "grep -q '^::error file=examples/refund-agent/contract.yml,line=' '$fc/log.txt'"
@@ -49,4 +59,5 @@ run_case() {  # name observations expected-exit expected-status
 
 run_case "good evidence" observations-good.json 0 pass
 run_case "regressed evidence" observations-regressed.json 1 fail
+run_case "regressed evidence, working-directory, with: inputs only" observations-regressed.json 1 fail examples/refund-agent
 [ $fail = 0 ] && echo "container-test: all checks passed" || { echo "container-test: FAILED"; exit 1; }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -62,8 +63,125 @@ def test_argv_for_a_live_run_with_a_service_host() -> None:
     )
     assert argv[:3] == ["test", "--endpoint", "http://agent:8080/v1/chat/completions"]
     assert argv[argv.index("--allow-host") : argv.index("--allow-host") + 2] == ["--allow-host", "agent"]
-    assert "--annotations" in argv and argv[argv.index("--summary") + 1] == "/s.md"
+    assert "--annotations" in argv and argv[argv.index("--summary") + 1] == "behavegate-summary.md"
     assert argv[argv.index("--github-output") + 1] == "/o.txt"
+    no_file = build_argv(Inputs({"INPUT_SUMMARY-FILE": ""}), {"GITHUB_STEP_SUMMARY": "/s.md"})
+    assert no_file[no_file.index("--summary") + 1] == "/s.md"
+    assert "--summary" not in build_argv(
+        Inputs({"INPUT_SUMMARY-FILE": "", "INPUT_SUMMARY": "false"}), {"GITHUB_STEP_SUMMARY": "/s.md"}
+    )
+
+
+def test_entrypoint_defaults_are_action_yml_defaults() -> None:
+    """`uses: docker://...` has no action.yml: the entrypoint supplies its defaults."""
+    declared = {name: spec["default"] for name, spec in ACTION["inputs"].items() if spec.get("default")}
+    assert declared == action.DEFAULTS
+
+
+def test_absent_inputs_take_the_defaults_and_empty_ones_stay_empty() -> None:
+    argv = build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json"}), {})
+    for flag, value in [("--junit", "behavegate-junit.xml"), ("--summary", "behavegate-summary.md"),
+                        ("--report", "behavegate-report.json"), ("--max-scenarios", "25")]:  # fmt: skip
+        assert argv[argv.index(flag) + 1] == value
+    assert "--annotations" in argv
+    assert "--junit" not in build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_JUNIT": ""}), {})
+
+
+def test_version_2_inputs_reach_the_cli() -> None:
+    argv = build_argv(
+        Inputs({"INPUT_RUNS": "8", "INPUT_TAG": "orders\n policy, smalltalk", "INPUT_MIN-PASS-RATE": "0.75",
+                "INPUT_THRESHOLD-MODE": "all"}),
+        {},
+    )  # fmt: skip
+    pairs = list(itertools.pairwise(argv))
+    assert [v for f, v in pairs if f == "--tag"] == ["orders", "policy", "smalltalk"]
+    assert ("--runs", "8") in pairs and ("--min-pass-rate", "0.75") in pairs and ("--threshold-mode", "all") in pairs
+    assert not {"--runs", "--tag", "--min-pass-rate", "--threshold-mode"} & set(build_argv(Inputs({}), {}))
+    with pytest.raises(ActionInputError, match="threshold-mode must be one of"):
+        build_argv(Inputs({"INPUT_THRESHOLD-MODE": "median"}), {})
+
+
+def test_a_golden_query_workflow_runs_from_the_action(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    golden = ROOT / "examples" / "golden-queries"
+    shutil.copy(golden / "queries.yml", tmp_path / "queries.yml")
+    shutil.copy(golden / "observations.json", tmp_path / "obs.json")
+    monkeypatch.chdir(tmp_path)
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "INPUT_CONTRACT": "queries.yml",
+        "INPUT_OBSERVATIONS": "obs.json",
+        "INPUT_TAG": "policy",
+        "INPUT_MIN-PASS-RATE": "0.5",
+    }
+    action.main(environ)
+    report = json.loads((tmp_path / "behavegate-report.json").read_text())
+    assert "error" not in report
+    assert "passed=" in (tmp_path / "output.txt").read_text()
+
+
+def test_path_outputs_are_workspace_relative_and_the_summary_is_a_workspace_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload step with the workspace root finds every path output, whatever
+    working-directory is; the summary output is a file a later step can read."""
+    (tmp_path / "agent").mkdir()
+    shutil.copy(EXAMPLE / "contract.yml", tmp_path / "agent" / "contract.yml")
+    shutil.copy(EXAMPLE / "observations-regressed.json", tmp_path / "agent" / "obs.json")
+    monkeypatch.chdir(tmp_path)
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md"),
+        "INPUT_WORKING-DIRECTORY": "agent",
+        "INPUT_CONTRACT": "contract.yml",
+        "INPUT_OBSERVATIONS": "obs.json",
+    }
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)  # the CLI reads the process environment
+    assert action.main(environ) == 1
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "output.txt").read_text().splitlines())
+    assert outputs["report"] == "agent/behavegate-report.json"
+    assert outputs["junit"] == "agent/behavegate-junit.xml"
+    assert outputs["summary"] == "agent/behavegate-summary.md"
+    assert outputs["run-dir"].startswith("agent/.behavegate/runs/")
+    for name in ("report", "junit", "summary", "run-dir"):
+        assert (tmp_path / outputs[name]).exists(), name
+    summary = (tmp_path / outputs["summary"]).read_text()
+    assert summary.startswith("## ❌ behavegate: fail")
+    assert (tmp_path / "step-summary.md").read_text() == summary
+
+
+def test_a_stale_summary_file_is_never_shown_as_this_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A committed behavegate-summary.md is not copied into the job summary when
+    the run wrote none (here: the CLI refuses --runs before judging anything)."""
+    shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
+    (tmp_path / "behavegate-summary.md").write_text("## ✅ behavegate: pass (planted)\n")
+    (tmp_path / "step-summary.md").write_text("")
+    monkeypatch.chdir(tmp_path)
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "step-summary.md"),
+        "INPUT_CONTRACT": "contract.yml",
+        "INPUT_OBSERVATIONS": "contract.yml",
+        "INPUT_RUNS": "many",
+    }
+    assert action.main(environ) == 2
+    assert "planted" not in (tmp_path / "step-summary.md").read_text()
+
+
+def test_the_release_workflow_publishes_the_image_the_docs_name() -> None:
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    assert release[True]["push"]["tags"] == ["v*"]  # PyYAML reads the key `on` as True
+    job = release["jobs"]["image"]
+    assert job["permissions"]["packages"] == "write" and job["needs"] == "test"
+    script = "\n".join(step.get("run", "") for step in job["steps"])
+    envs = {k: v for step in job["steps"] for k, v in step.get("env", {}).items()}
+    assert envs["OWNER"] == "${{ github.repository_owner }}" and envs["TAG"] == "${{ github.ref_name }}"
+    assert "ghcr.io/${OWNER,,}/behavegate:${version}" in script and 'docker push "$IMAGE"' in script
+    assert "src/behavegate/__init__.py" in script  # a tag that is not the package version is refused
+    doc = (ROOT / "docs" / "action.md").read_text()
+    assert "uses: docker://ghcr.io/<owner>/behavegate:" in doc
 
 
 def test_the_token_is_masked_before_anything_else_is_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,13 +3,15 @@ what JUnit consumers read, and GitHub's size limits."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from conftest import Golden
-from helpers import edit_result, example_report
+from helpers import EXAMPLE, edit_result, example_report
 from helpers import with_extras as add_extras
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
 
@@ -146,3 +148,30 @@ def test_version_2_reports_show_pass_rates_gates_and_latency(renderer: str, gold
     if renderer == "junit":
         XSD.assertValid(etree.fromstring(text.encode()))
         assert "behavegate.gate.min_pass_rate" in text and "pass rate 0/1" in text
+
+
+@pytest.mark.parametrize("actions", [False, True])
+def test_json_on_stdout_stays_json_with_annotations_on_stderr(
+    actions: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--format json --annotations: stdout is exactly one JSON document; the
+    annotations are on stderr, where the runner reads workflow commands too."""
+    from behavegate.cli import main
+
+    shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
+    shutil.copy(EXAMPLE / "observations-regressed.json", tmp_path / "obs.json")
+    monkeypatch.chdir(tmp_path)
+    if actions:
+        monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    args = ["test", "contract.yml", "--observations", "obs.json", "--format", "json", "--annotations", "--no-artifacts"]
+    assert main(args) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["status"] == "fail"
+    assert captured.err.count("::error file=contract.yml,line=") == 5
+    (tmp_path / "contract.yml").write_text("version: 1\nagent: {}\nscenarios:\n  - {id: 'bad id', prompt: p, expect: {}}\n")
+    assert main(args) == 2
+    captured = capsys.readouterr()
+    assert "error" in json.loads(captured.out)
+    assert "::error file=contract.yml,line=4," in captured.err
+    assert main([*args[:4], "--annotations"]) == 2  # table format: annotations stay on stdout, as before
+    assert "::error file=contract.yml,line=4," in capsys.readouterr().out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -114,6 +115,53 @@ def test_init_writes_a_valid_starter_and_refuses_to_overwrite(
     assert main(["test", "--observations", "obs.json"]) == 2  # valid contract, evidence missing
 
 
+def test_init_keeps_run_evidence_out_of_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """.behavegate/runs/ holds unmasked agent output: init ignores it, once."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text("node_modules")  # no final newline
+    assert main(["init"]) == 0
+    assert main(["init", "--force"]) == 0
+    assert (tmp_path / ".gitignore").read_text() == (
+        "node_modules\n# behavegate: run evidence (agent output, unmasked)\n.behavegate/runs/\n"
+    )
+    assert "Added .behavegate/runs/ to" in capsys.readouterr().out
+    if shutil.which("git"):
+        subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+        (tmp_path / ".behavegate" / "runs" / "r1").mkdir(parents=True)
+        (tmp_path / ".behavegate" / "runs" / "r1" / "behavior-results.json").write_text("{}")
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
+                                capture_output=True, text=True, check=True).stdout  # fmt: skip
+        assert ".behavegate/contract.yml" in status and "runs" not in status
+
+
+@pytest.mark.parametrize("existing", ["/.behavegate/\n", ".behavegate/runs\n"])
+def test_init_leaves_a_gitignore_that_already_ignores_runs(
+    existing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".gitignore").write_text(existing)
+    assert main(["init"]) == 0
+    assert (tmp_path / ".gitignore").read_text() == existing
+
+
+def test_init_creates_a_gitignore_and_warns_when_it_cannot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["init"]) == 0
+    assert (tmp_path / ".gitignore").read_text().endswith("\n.behavegate/runs/\n")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "elsewhere").write_text("x\n")
+    (other / ".gitignore").symlink_to(other / "elsewhere")
+    monkeypatch.chdir(other)
+    assert main(["init"]) == 0  # the contract is written; the link is not followed
+    assert (other / "elsewhere").read_text() == "x\n"
+    assert "add it yourself" in capsys.readouterr().err
+
+
 def test_unexpected_errors_never_show_a_traceback(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -144,3 +192,20 @@ def test_init_version_2_writes_a_starter_that_loads_with_the_payload_library(
     contract = load_contract(".behavegate/contract.yml", tmp_path)
     assert contract.version == 2 and len(contract.scenarios) > 40
     assert any(s.id.startswith("inj-") for s in contract.scenarios)
+
+
+def test_starters_link_only_what_exists() -> None:
+    """The starters name docs by their path in this repository, never a placeholder
+    domain; every path they name exists, and their only URLs are loopback endpoints."""
+    from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
+
+    repo = Path(__file__).resolve().parents[1]
+    assert (repo / "src" / "behavegate" / "contract" / "contract.schema.json").is_file()  # named by the v2 starter
+    for text in (STARTER_CONTRACT, STARTER_CONTRACT_V2):
+        for path in re.findall(r"\bdocs/[\w./-]+\w", text):
+            assert (repo / path).is_file(), path
+        assert {url.split("/")[2] for url in re.findall(r"https?://[^\s\"']+", text)} <= {"127.0.0.1:8000"}
+    if shutil.which("git") and (repo / ".git").exists():
+        command = ["git", "grep", "-lF", "behavegate.dev", "--", ".", ":!tests"]
+        tracked = subprocess.run(command, cwd=repo, capture_output=True, text=True).stdout
+        assert tracked == "", f"placeholder domain in {tracked.split()}"

@@ -52,3 +52,21 @@ def test_contract_reference_documents_every_assertion_key() -> None:
     documented = set(re.findall(r"^\| `([a-z_.]+)` \|", text, re.M))
     keys = {entry.key for entry in REGISTRY}
     assert keys <= documented, f"undocumented contract keys: {sorted(keys - documented)}"
+
+
+def test_the_readme_failure_sample_is_the_real_output(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's failing-run sample is a verbatim slice of what `make demo` prints
+    for the regressed refund agent."""
+    from behavegate.cli import main
+
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    sample = re.search(r"A failing run tells you.*?\n```\n(?P<body>.*?)```\n", readme, re.S)
+    assert sample, "README.md lost its failing-run sample"
+    monkeypatch.chdir(DOCS.parent)
+    example = "examples/refund-agent"
+    args = ["test", f"{example}/contract.yml", "--observations", f"{example}/observations-regressed.json", "--no-artifacts"]
+    assert main(args) == 1
+    real = capsys.readouterr().out
+    assert sample["body"] in real, "README.md's failing-run sample differs from the real output; copy it from `make demo`"

@@ -34,8 +34,9 @@ def test_shipped_schema_files_are_current() -> None:
         (EXAMPLE / "contract-v2.yml").read_text(),
         STARTER_CONTRACT,
         STARTER_CONTRACT_V2.replace("include: [builtin:injection]", ""),
+        (REPO / "examples" / "golden-queries" / "queries.yml").read_text(),
     ],
-    ids=["refund-v1", "refund-v2", "starter-v1", "starter-v2"],
+    ids=["refund-v1", "refund-v2", "starter-v1", "starter-v2", "golden-queries"],
 )
 def test_valid_contracts_validate(text: str) -> None:
     parse_contract_text(text, ROOT / "c.yml", ROOT)
@@ -57,6 +58,27 @@ def test_invalid_contracts_are_refused_by_both(patch: dict[str, Any]) -> None:
     with pytest.raises(ContractError):
         parse_contract_text(yaml.safe_dump(document), ROOT / "c.yml", ROOT)
     assert not VALIDATOR.is_valid(document)
+
+
+@pytest.mark.parametrize(
+    "document",
+    [
+        {"queries": []},
+        {"queries": [{"expected_tools": []}]},
+        {"queries": [{"query": "q", "colour": "red"}]},
+        {"version": 1, "queries": [{"query": "q"}]},
+        {"queries": [{"query": "q"}], "scenarios": [{"id": "s", "prompt": "p", "expect": {}}]},
+    ],
+    ids=["no-queries", "no-query-text", "unknown-key", "version-1", "both-kinds"],
+)
+def test_invalid_golden_query_files_are_refused_by_both(document: dict[str, Any]) -> None:
+    with pytest.raises(ContractError):
+        parse_contract_text(yaml.safe_dump(document), ROOT / "q.yml", ROOT)
+    assert not VALIDATOR.is_valid(document)
+
+
+def test_the_schema_names_no_placeholder_domain() -> None:
+    assert "behavegate.dev" not in render()
 
 
 keys = st.sampled_from(["prompt", "runs", "min_pass_rate", "tags", "expect", "colour", "gate", "max_turns"])

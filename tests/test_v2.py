@@ -279,6 +279,34 @@ def test_golden_queries_filter_by_category_and_gate_on_accuracy(
     assert code == 1
 
 
+GOLDEN_WITHOUT_TOOLS = """\
+agent: {model: m}
+queries:
+  - query: "What is the capital of France?"
+    expected_tools: []
+  - query: "Where is my order?"
+    expected_tools: [lookup_order]
+"""
+
+
+def test_golden_queries_expecting_tools_need_agent_tools_declared() -> None:
+    """Only agent.tools is sent: a file that expects tool calls without declaring any
+    is refused at its expected_tools line, naming both ways out."""
+    with pytest.raises(ContractError) as caught:
+        parse_contract_text(GOLDEN_WITHOUT_TOOLS, ROOT / "q.yml", ROOT)
+    problem = caught.value.problems[0]
+    assert problem.path == "queries[1].expected_tools" and problem.line == 6
+    assert "agent.tools is not declared" in problem.text and "`tools: []`" in problem.text
+    own = parse_contract_text(GOLDEN_WITHOUT_TOOLS.replace("{model: m}", "{model: m, tools: []}"), ROOT / "q.yml", ROOT)
+    assert own.agent.tools == ()
+    declared = GOLDEN_WITHOUT_TOOLS.replace(
+        "{model: m}", "{model: m, tools: [{name: lookup_order, description: d, parameters: {type: object}}]}"
+    )
+    assert [t.name for t in parse_contract_text(declared, ROOT / "q.yml", ROOT).agent.tools] == ["lookup_order"]
+    no_tools_expected = GOLDEN_WITHOUT_TOOLS.replace("[lookup_order]", "[]")
+    assert len(parse_contract_text(no_tools_expected, ROOT / "q.yml", ROOT).scenarios) == 2
+
+
 # --- live -----------------------------------------------------------------------------------
 
 

@@ -76,7 +76,8 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
     test.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
     test.add_argument("--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
-    test.add_argument("--annotations", action="store_true", help="print GitHub annotations on the contract lines that failed")
+    test.add_argument("--annotations", action="store_true",
+                      help="print GitHub annotations on the contract lines that failed (on stderr with --format json)")  # fmt: skip
     test.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip

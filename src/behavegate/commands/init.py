@@ -1,4 +1,5 @@
-"""``behavegate init``: write a starter contract."""
+"""``behavegate init``: write a starter contract, and keep the evidence of runs
+out of git (``.behavegate/runs/`` holds what the agent said, unmasked)."""
 
 from __future__ import annotations
 
@@ -30,4 +31,34 @@ def run(args: argparse.Namespace, console: Console) -> int:
         return ExitCode.INCOMPLETE
     console.out(f"Created agent behavior contract: {destination}\n"
                 "Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)")  # fmt: skip
+    _ignore_runs(root, console)
     return ExitCode.PASS
+
+
+IGNORED = ".behavegate/runs/"
+# Lines that already keep the run directories out of git (unanchored or anchored).
+ALREADY = {f"{prefix}{path}{suffix}" for prefix in ("", "/") for path in (".behavegate", ".behavegate/runs")
+           for suffix in ("", "/", "/*", "/**")}  # fmt: skip
+
+
+def _ignore_runs(root: Path, console: Console) -> None:
+    """Append ``.behavegate/runs/`` to the project's .gitignore (created if absent),
+    once. Appended, never rewritten: the user's file keeps its lines and mode. The
+    contract is written either way; a .gitignore that cannot be updated is a warning."""
+    from behavegate.files import Place, read_placed, write_file
+
+    place = Place(root, (".gitignore",))
+    existing = read_placed(place, 1_000_000) if (root / ".gitignore").exists() else ""
+    if existing is not None and ALREADY & {line.strip() for line in existing.splitlines()}:
+        return
+    lead = "\n" if existing and not existing.endswith("\n") else ""
+    try:
+        if existing is None:
+            raise BehavegateError("it is not a regular UTF-8 file of at most 1 MB")
+        text = f"{lead}# behavegate: run evidence (agent output, unmasked)\n{IGNORED}\n"
+        write_file(Place(root, (".gitignore",), append=True), text, ".gitignore")
+    except (BehavegateError, OSError) as exc:
+        console.err(f"Could not add {IGNORED} to {root / '.gitignore'}: {exc}; add it yourself, "
+                    "so that run evidence stays out of git")  # fmt: skip
+        return
+    console.out(f"Added {IGNORED} to {root / '.gitignore'} (run evidence stays out of git)")

@@ -177,7 +177,7 @@ def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Cons
     if args.output:
         place = place_flag(args, "output", root)
         write_file(place, output.rstrip() + "\n", "--output")
-        written["report"] = display_path(place.path, root)
+        written["report"] = str(place.path)  # shown relative to the workspace by outputs.step_paths
         if args.format == "table":
             console.out(f"Wrote agent behavior report: {place.path}")
     elif args.format == "json":

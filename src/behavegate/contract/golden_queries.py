@@ -5,6 +5,10 @@ Each query becomes a scenario: ``expected_tools`` is an unordered set equality
 on the names of the tools called (``tools.set``), ``expected_elements`` a
 case-insensitive substring check each (``response.icontains``), ``category`` a
 tag for ``--tag``. Lines are carried over so annotations point at the query.
+
+Tools are sent to the endpoint only from ``agent.tools``; a file whose queries
+expect tool calls must say which (or ``tools: []`` when the agent brings its
+own), or a model endpoint would be asked to call tools it was never offered.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
                     Problem(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", lines.of_key(query, key))
                 )
         scenarios.append(_scenario(query, index, lines))
+    problems += _undeclared_tools(raw, queries, lines)
     if problems:
         raise ContractError(problems)
     contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates") if key in raw}
@@ -55,6 +60,26 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
     )
     lines.items[id(scenarios)] = [lines.of_item(queries, i) or 0 for i in range(len(scenarios))]
     return contract
+
+
+def _undeclared_tools(raw: dict[str, Any], queries: list[Any], lines: LineMap) -> list[Problem]:
+    """One located problem when queries expect tool calls but no tools would be sent."""
+    agent = raw.get("agent")
+    if isinstance(agent, dict) and "tools" in agent:
+        return []
+    for index, query in enumerate(queries):
+        if isinstance(query, dict) and isinstance(query.get("expected_tools"), list) and query["expected_tools"]:
+            path = f"queries[{index}].expected_tools"
+            return [
+                Problem(
+                    f"{path} expects tool calls, but agent.tools is not declared, so no tools are sent to the "
+                    "endpoint; declare the tools under agent.tools (name, description, parameters), or write "
+                    "`tools: []` under agent if the agent brings its own tools",
+                    path,
+                    lines.of_key(query, "expected_tools"),
+                )
+            ]
+    return []
 
 
 def _scenario(query: dict[str, Any], index: int, lines: LineMap) -> dict[str, Any]:

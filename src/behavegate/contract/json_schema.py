@@ -1,7 +1,7 @@
 """The JSON Schema of behavior contracts (versions 1 and 2), built from the
 same key tables the reader uses, so the two cannot drift apart. Editors use
 the shipped file (``behavegate/contract.schema.json``, also in ``docs/``) for
-completion and inline errors; ``python -m behavegate.contract_schema`` rewrites
+completion and inline errors; ``python -m behavegate.contract.json_schema`` rewrites
 both copies.
 """
 
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from behavegate.contract import golden_queries
 from behavegate.contract.expect import EXPECT_KEYS, RESPONSE_KEYS, SOURCES_KEYS, TOOLS_KEYS
 from behavegate.contract.load import AGENT_KEYS, CAPABILITIES, SCENARIO_KEYS, TOOL_KEYS, TOP_KEYS
 from behavegate.contract.v2 import (
@@ -160,14 +161,35 @@ def build(version: int) -> dict[str, Any]:
     return top
 
 
+def build_golden() -> dict[str, Any]:
+    """A golden-query file: read as a version-2 contract, so agent, defaults and
+    gates are version 2's (contract/golden_queries.py)."""
+    v2 = build(2)["properties"]
+    query = _block(
+        {"id": SAFE_ID, "query": TEXT, "expected_tools": {"type": "array", "items": TOOL_NAME},
+         "expected_elements": {"type": "array", "items": TEXT}, "category": SAFE_ID},
+        golden_queries.QUERY_KEYS,
+        required=["query"],
+    )  # fmt: skip
+    query["type"] = "object"
+    top = _block(
+        {"version": {"const": 2}, "agent": v2["agent"], "defaults": v2["defaults"], "gates": v2["gates"],
+         "queries": {"type": "array", "minItems": 1, "items": query}},
+        golden_queries.TOP_KEYS,
+        required=["queries"],
+    )  # fmt: skip
+    top["type"] = "object"
+    return top
+
+
 def schema() -> dict[str, Any]:
+    # No "$id": the schema has no canonical URL; editors point at the file itself.
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": "https://behavegate.dev/contract.schema.json",
         "title": "behavegate behavior contract",
-        "description": "Version 1 is the skylos-compatible format; version 2 adds behavegate's extensions. "
-        "Golden-query files (queries: [...]) are accepted by the CLI as well.",
-        "oneOf": [build(1), build(2)],
+        "description": "Version 1 is the skylos-compatible format; version 2 adds behavegate's extensions; "
+        "a golden-query file (queries: [...]) is read as a version-2 contract.",
+        "oneOf": [build(1), build(2), build_golden()],
     }
 
 

@@ -58,8 +58,9 @@ scenarios:
 
 STARTER_CONTRACT_V2 = """\
 # behavegate behavior contract, version 2 (behavegate's extensions).
-# Reference: docs/contract.md; JSON Schema for editors: docs/contract.schema.json
-#   # yaml-language-server: $schema=https://behavegate.dev/contract.schema.json
+# Reference: docs/contract.md in the behavegate repository; JSON Schema for editors:
+# docs/contract.schema.json there (also installed as behavegate/contract/contract.schema.json):
+#   # yaml-language-server: $schema=<path to contract.schema.json>
 # Run offline:  behavegate test --observations observations.json
 # Run live:     behavegate test --endpoint http://127.0.0.1:8000/v1/chat/completions
 version: 2

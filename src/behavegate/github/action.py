@@ -2,9 +2,11 @@
 
 Inputs are read once, the way @actions/core reads them: the name upper-cased
 with hyphens kept, the value trimmed, booleans only ``true|True|TRUE|false|
-False|FALSE``. A token named by ``auth-env`` is masked before anything else is
-printed. Files written into the workspace are given back to its owner, since
-the container runs as root.
+False|FALSE``. An input that is not set at all takes action.yml's default here
+too: ``uses: docker://ghcr.io/<owner>/behavegate:<version>`` has no action.yml,
+so the runner passes only what the workflow wrote under ``with:``. A token named
+by ``auth-env`` is masked before anything else is printed. Files written into
+the workspace are given back to its owner, since the container runs as root.
 """
 
 from __future__ import annotations
@@ -22,6 +24,26 @@ from behavegate.render.annotations import command
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 FAIL_ON = {"fail", "incomplete", "never"}
+THRESHOLD_MODES = {"average", "all"}
+
+# action.yml's defaults (tests/test_action.py keeps the two equal), for runs
+# without action.yml: the prebuilt image used as ``uses: docker://...``.
+DEFAULTS = {
+    "allow-contract-endpoint": "false",
+    "allow-remote": "false",
+    "concurrency": "4",
+    "report": "behavegate-report.json",
+    "junit": "behavegate-junit.xml",
+    "summary": "true",
+    "summary-file": "behavegate-summary.md",
+    "annotations": "true",
+    "artifacts": "true",
+    "fail-on": "incomplete",
+    "max-scenarios": "25",
+    "max-seconds": "300",
+    "max-tokens": "1024",
+    "working-directory": ".",
+}
 
 
 class ActionInputError(UsageError):
@@ -32,8 +54,10 @@ class ActionInputError(UsageError):
 class Inputs:
     raw: Mapping[str, str]
 
-    def text(self, name: str, default: str = "") -> str:
-        return self.raw.get(f"INPUT_{name.replace(' ', '_').upper()}", default).strip()
+    def text(self, name: str) -> str:
+        """The trimmed value; action.yml's default only when the input is absent
+        (set but empty means empty, e.g. ``junit: ""`` for no JUnit file)."""
+        return self.raw.get(f"INPUT_{name.replace(' ', '_').upper()}", DEFAULTS.get(name, "")).strip()
 
     def flag(self, name: str, default: bool = False) -> bool:
         value = self.text(name)
@@ -77,21 +101,64 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
             argv += ["--save-observations", inputs.text("save-observations")]
     for scenario in inputs.items("scenario"):
         argv += ["--scenario", scenario]
-    for flag in ("max-scenarios", "max-seconds", "max-tokens"):
+    for tag in inputs.items("tag"):
+        argv += ["--tag", tag]
+    threshold_mode = inputs.text("threshold-mode")
+    if threshold_mode and threshold_mode not in THRESHOLD_MODES:
+        raise ActionInputError(f"threshold-mode must be one of {sorted(THRESHOLD_MODES)}, got {threshold_mode!r}")
+    # Empty: the contract's own value (defaults.runs, gates.*) stands.
+    for flag in ("runs", "min-pass-rate", "threshold-mode", "max-scenarios", "max-seconds", "max-tokens"):
         if inputs.text(flag):
             argv += [f"--{flag}", inputs.text(flag)]
     if not inputs.flag("artifacts", True):
         argv.append("--no-artifacts")
-    argv += ["--report", inputs.text("report") or "behavegate-report.json"]
+    argv += ["--report", inputs.text("report") or DEFAULTS["report"]]
     if inputs.text("junit"):
         argv += ["--junit", inputs.text("junit")]
-    if inputs.flag("summary", True) and environ.get("GITHUB_STEP_SUMMARY"):
-        argv += ["--summary", environ["GITHUB_STEP_SUMMARY"]]
+    summary = summary_target(inputs, environ)
+    if summary:
+        argv += ["--summary", summary]
     if inputs.flag("annotations", True):
         argv.append("--annotations")
     if environ.get("GITHUB_OUTPUT"):
         argv += ["--github-output", environ["GITHUB_OUTPUT"]]
     return argv
+
+
+def summary_target(inputs: Inputs, environ: Mapping[str, str]) -> str:
+    """Where the CLI writes the summary: the workspace file (copied into the job
+    summary afterwards, so a later step can upload or post it), else the runner's
+    step summary itself; empty for none."""
+    if inputs.text("summary-file"):
+        return inputs.text("summary-file")
+    if inputs.flag("summary", True) and environ.get("GITHUB_STEP_SUMMARY"):
+        return environ["GITHUB_STEP_SUMMARY"]
+    return ""
+
+
+def copy_summary(name: str, before: object, workdir: Path, env: Mapping[str, str]) -> None:
+    """Append this run's summary file to ``$GITHUB_STEP_SUMMARY``. Only a file this
+    run wrote (its lstat changed): a stale one from the checkout, or one the run
+    refused to write, is never shown as this run's. Read and written by the output
+    rule (no link followed)."""
+    from behavegate.errors import BehavegateError
+    from behavegate.files import place_output, read_placed, write_file
+    from behavegate.limits import SUMMARY_MAX_BYTES
+
+    if not env.get("GITHUB_STEP_SUMMARY") or _signature(workdir / name) in (None, before):
+        return
+    with contextlib.suppress(BehavegateError, OSError):
+        text = read_placed(place_output(name, workdir, "summary-file", env, workdir), SUMMARY_MAX_BYTES)
+        if text:
+            write_file(place_output(env["GITHUB_STEP_SUMMARY"], workdir, "--summary", env, workdir), text, "--summary")
+
+
+def _signature(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_mtime_ns, info.st_size)
 
 
 def give_back(paths: list[Path], workspace: Path) -> None:
@@ -123,7 +190,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         # Before anything else is printed: the runner hides this value from now on.
         console.mask(env[token_var])
     try:
-        fail_on = inputs.text("fail-on") or "incomplete"
+        fail_on = inputs.text("fail-on") or DEFAULTS["fail-on"]
         if fail_on not in FAIL_ON:
             raise ActionInputError(f"fail-on must be one of {sorted(FAIL_ON)}, got {fail_on!r}")
         workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
@@ -140,15 +207,19 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     except ActionInputError as error:
         console.commands([command("error", str(error), title="behavegate: invalid input")])
         return 2
+    summary_file = inputs.text("summary-file")
+    before = _signature(workdir / summary_file) if summary_file else None
     os.chdir(workdir)
     code = cli_main(argv)
-    report_path = workdir / (inputs.text("report") or "behavegate-report.json")
+    if summary_file and inputs.flag("summary", True):
+        copy_summary(summary_file, before, workdir, env)
+    report_path = workdir / (inputs.text("report") or DEFAULTS["report"])
     written = [report_path, workdir / ".behavegate"]
-    for name in ("junit", "save-observations"):
+    for name in ("junit", "save-observations", "summary-file"):
         if inputs.text(name):
             written.append(workdir / inputs.text(name))
     give_back([p for p in written if p.exists()], workspace)
-    return _exit(code, fail_on, _report_status(inputs.text("report") or "behavegate-report.json", workdir, env), console)
+    return _exit(code, fail_on, _report_status(inputs.text("report") or DEFAULTS["report"], workdir, env), console)
 
 
 def _report_status(report: str, workdir: Path, env: Mapping[str, str]) -> str:

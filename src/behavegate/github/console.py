@@ -92,15 +92,17 @@ class Console:
         data = secret.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         self._write(self._stdout, f"::add-mask::{data}\n")
 
-    def commands(self, lines: Iterable[str]) -> None:
-        """Our own workflow commands, each already escaped (see render.annotations)."""
+    def commands(self, lines: Iterable[str], *, stderr: bool = False) -> None:
+        """Our own workflow commands, each already escaped (see render.annotations).
+        ``stderr``: when stdout carries a JSON document; the runner reads workflow
+        commands from both streams."""
         text = "\n".join(line for line in lines if line)
         if not text:
             return
         for line in text.split("\n"):
             if SEPARATOR.search(line) or LEGACY_COMMAND in line or not _OUR_COMMAND.fullmatch(line):
                 raise ValueError(f"not one of behavegate's workflow commands: {neutralize(line)[:200]!r}")
-        self._write(self._stdout, text + "\n")
+        self._write(self._stderr if stderr else self._stdout, text + "\n")
 
     @contextlib.contextmanager
     def capturing_library_output(self) -> Iterator[None]:

@@ -48,6 +48,12 @@ def write_output(path: str, text: str, root: Path, label: str, *, append: bool =
     write_file(place_output(path, root, label, os.environ, root, append=append), text, label)
 
 
+def json_on_stdout(args: Any) -> bool:
+    """``--format json``: stdout is (or, if ``--output`` fails, becomes) one JSON
+    document, so annotations go to stderr; the runner reads commands from both."""
+    return getattr(args, "format", "table") == "json"
+
+
 def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
     """JSON report, JUnit, summary, annotations and step outputs of a judged run,
     each when asked for. A file refused by the path rule does not stop the
@@ -66,7 +72,7 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
     if args.annotations:
         from behavegate.render import annotations
 
-        console.commands(annotations.render(report).split("\n"))
+        console.commands(annotations.render(report).split("\n"), stderr=json_on_stdout(args))
     if args.github_output:
         counts = report.scenario_counts()
         values = {
@@ -79,7 +85,35 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "summary": written.get("summary", ""),
             "run-dir": report.run_dir or "",
         }
-        write_output(args.github_output, output_block(values), root, "--github-output", append=True)
+        write_output(args.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
+
+
+PATH_OUTPUTS = ("report", "junit", "summary")
+
+
+def step_paths(values: dict[str, str], root: Path) -> dict[str, str]:
+    """Path outputs as a later step needs them: relative to ``$GITHUB_WORKSPACE``
+    (where ``actions/upload-artifact`` and ``run:`` steps resolve paths), not to
+    the directory behavegate ran in; else to the project root. The runner's own
+    files are not outputs: their path inside the Action's container means nothing
+    to the next step."""
+    workspace = os.environ.get("GITHUB_WORKSPACE")
+    bases = [*([Path(workspace).resolve(), Path(os.path.abspath(workspace))] if workspace else []), root]
+    runner = {os.path.abspath(os.environ[name]) for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY") if os.environ.get(name)}
+    paths = {name: Path.cwd() / values[name] for name in PATH_OUTPUTS if values.get(name)}
+    if values.get("run-dir"):
+        paths["run-dir"] = root / values["run-dir"]  # the run directory is relative to the project root
+    shown = dict(values)
+    for name, path in paths.items():
+        absolute = Path(os.path.abspath(path))  # never resolved: a planted link is not followed
+        if str(absolute) in runner:
+            shown[name] = ""
+            continue
+        for base in bases:
+            with contextlib.suppress(ValueError):
+                shown[name] = absolute.relative_to(base).as_posix()
+                break
+    return shown
 
 
 def _render_file(flag: str, report: Report) -> str:
@@ -123,8 +157,8 @@ def deliver_ci_error(
         lines = [
             command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
         ]
-        console.commands(lines or [command("error", message, title=title)])
+        console.commands(lines or [command("error", message, title=title)], stderr=json_on_stdout(args))
     if args.github_output:
         values = {"status": status, "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
                   "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
-        quietly(args.github_output, output_block(values), "--github-output", append=True)
+        quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)
