@@ -26,43 +26,26 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"behavegate {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    test = commands.add_parser(
-        "test",
-        console=parser.console,
-        help="judge an agent's behavior against a contract",
-        description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
-        "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
-    )
-    test.add_argument(
-        "contract",
-        nargs="?",
-        default=None,
-        help="contract path (default: discover .behavegate/contract.yml, then .skylos/agent-test.yml)",
-    )
-    test.add_argument(
-        "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
-    )
-    test.add_argument(
-        "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
-    )
-    test.add_argument(
-        "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
-    )
+    test = commands.add_parser("test", console=parser.console, help="judge an agent's behavior against a contract",
+                                 description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
+        "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.")  # fmt: skip
+    test.add_argument("contract", nargs="?", default=None,
+                      help="contract path (default: discover .behavegate/contract.yml, then .skylos/agent-test.yml)")  # fmt: skip
+    test.add_argument("--observations", default=None, metavar="FILE",
+                      help="judge a captured observation file (offline; no network)")  # fmt: skip
+    test.add_argument("--endpoint", default=None, metavar="URL",
+                      help="trusted agent endpoint for this run (overrides agent.endpoint)")  # fmt: skip
+    test.add_argument("--auth-env", default=None, metavar="VAR",
+                      help="environment variable holding a bearer token; requires --endpoint")  # fmt: skip
     test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
     test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
     test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                       help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
                       "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
-    test.add_argument(
-        "--concurrency",
-        type=int,
-        default=limits.DEFAULT_CONCURRENCY,
-        metavar="N",
-        help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: {limits.DEFAULT_CONCURRENCY})",
-    )
-    test.add_argument(
-        "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
-    )
+    test.add_argument("--concurrency", type=int, default=limits.DEFAULT_CONCURRENCY, metavar="N",
+                      help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
+    test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
+                      help="run only this scenario id (repeatable)")  # fmt: skip
     test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
     test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
@@ -89,51 +72,39 @@ def build_parser(console: Console | None = None) -> argparse.ArgumentParser:
     test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",
                       help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
 
-    replay = commands.add_parser(
-        "replay",
-        console=parser.console,
-        help="check that a run's evidence artifacts are whole and untouched",
-        description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
-        "canonical and sealed, every digest and count re-derived. Exit 0: valid; 1: invalid; 2: unusable input.",
-    )
+    replay = commands.add_parser("replay", console=parser.console, help="check that a run's evidence artifacts are whole and untouched",
+                                   description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
+        "canonical and sealed, every digest and count re-derived. Exit 0: valid; 1: invalid; 2: unusable input.")  # fmt: skip
     replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
-    replay.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    _format(replay)
 
-    show = commands.add_parser(
-        "show",
-        console=parser.console,
-        help="show what the agent said and called in a run, with the verdicts",
-        description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
+    show = commands.add_parser("show", console=parser.console, help="show what the agent said and called in a run, with the verdicts",
+                                 description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
         "arguments, refusal, sources, errors and every verdict. The run is checked as replay checks it first. "
-        "Exit 0: shown; 2: not a valid run directory, or no such scenario.",
-    )
+        "Exit 0: shown; 2: not a valid run directory, or no such scenario.")  # fmt: skip
     show.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (.behavegate/runs/<run-id>)")
     show.add_argument("scenario", nargs="?", default=None, metavar="SCENARIO", help="show only this scenario id")
-    show.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    _format(show)
     show.add_argument("--max-chars", type=int, default=2000, metavar="N",
                       help="table: show at most N characters of each response or text (default: 2000)")  # fmt: skip
 
-    listing = commands.add_parser(
-        "list",
-        console=parser.console,
-        help="list the builtin scenario libraries, or one library's scenarios and tags",
-        description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
-        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).",
-    )
+    listing = commands.add_parser("list", console=parser.console, help="list the builtin scenario libraries, or one library's scenarios and tags",
+                                    description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
+        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).")  # fmt: skip
     listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
-    listing.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    _format(listing)
 
-    init = commands.add_parser(
-        "init",
-        console=parser.console,
-        help="write a starter contract",
-        description="Write a starter behavior contract.",
-    )
+    init = commands.add_parser("init", console=parser.console, help="write a starter contract",
+                                 description="Write a starter behavior contract.")  # fmt: skip
     init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
     init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
     init.add_argument("--version", dest="contract_version", type=int, choices=[1, 2], default=1,
                       help="contract version to start from (default: 1, the skylos-compatible format)")  # fmt: skip
     return parser
+
+
+def _format(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except ParserExit as exit_:
         return exit_.code
-    commands = {name: f"behavegate.commands.{name}" for name in ("test", "init", "replay", "show")}
-    commands["list"] = "behavegate.commands.listing"
+    commands = {name: f"behavegate.commands.{name}" for name in ("test", "init", "replay", "show")} | {
+        "list": "behavegate.commands.listing"
+    }
     if args.command not in commands:
         console.out(parser.format_help())
         return ExitCode.INCOMPLETE
