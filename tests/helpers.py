@@ -94,3 +94,17 @@ def loopback(handler: type[BaseHTTPRequestHandler], path: str = "/v1/chat/comple
     finally:
         server.shutdown()
         server.server_close()
+
+
+# Runs the CLI and records its own peak RSS. VmHWM is the peak of this process's
+# memory map only: ru_maxrss is not, since Linux carries the parent's peak across
+# fork and exec (a child of a grown pytest process would report pytest's size).
+PEAK_RSS_SCRIPT = """
+import sys
+from behavegate.cli import main
+code = main(sys.argv[2:])
+with open("/proc/self/status") as status:
+    peak = next(line.split()[1] for line in status if line.startswith("VmHWM:"))
+open(sys.argv[1], "w").write(peak)
+sys.exit(code)
+"""

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,7 @@ from typing import Any, ClassVar
 
 import httpx
 import pytest
-from helpers import contract
+from helpers import PEAK_RSS_SCRIPT, contract
 
 from behavegate import limits
 from behavegate.evidence.live import AttemptBudget, LiveSettings, _ask
@@ -96,16 +95,14 @@ def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_ea
     bloated: str, tmp_path: Path
 ) -> None:
     (tmp_path / "contract.yml").write_text(MULTI_TURN.format(runs=16))
-    command = [sys.executable, "-m", "behavegate", "test", "contract.yml", "--endpoint", bloated,
+    (tmp_path / "rss.py").write_text(PEAK_RSS_SCRIPT)
+    command = [sys.executable, "rss.py", "peak.txt", "test", "contract.yml", "--endpoint", bloated,
                "--concurrency", "16", "--max-seconds", "40", "--no-artifacts", "--format", "json", "--output", "report.json"]  # fmt: skip
     started = time.monotonic()
     with (tmp_path / "stderr").open("wb") as stderr:
-        child = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr)
-    # wait4 gives this child's own peak RSS (KiB on Linux), whatever else pytest ran.
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
+        child = subprocess.run(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr, check=False)
     elapsed = time.monotonic() - started
-    peak_mb = usage.ru_maxrss / 1024
+    peak_mb = int((tmp_path / "peak.txt").read_text()) / 1024
     assert peak_mb < 300, f"peak RSS {peak_mb:.0f} MB in {elapsed:.1f} s"
     assert child.returncode == 2, (tmp_path / "stderr").read_text()
     report = json.loads((tmp_path / "report.json").read_text())

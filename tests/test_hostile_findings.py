@@ -14,16 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import PEAK_RSS_SCRIPT
 
 from behavegate.evidence.trust import is_isolated_address
-
-SCRIPT_RSS = """
-import resource, sys
-from behavegate.cli import main
-code = main(sys.argv[2:])
-open(sys.argv[1], "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
-sys.exit(code)
-"""
 
 
 def _obs(calls: list[dict[str, Any]] | None = None, response: str = "ok") -> dict[str, Any]:
@@ -100,7 +93,7 @@ def test_a_short_matches_pattern_cannot_allocate_gigabytes(tmp_path: Path) -> No
     )
     (tmp_path / "c.yml").write_text(contract)
     (tmp_path / "o.json").write_text(json.dumps(_obs()))
-    (tmp_path / "rss.py").write_text(SCRIPT_RSS)
+    (tmp_path / "rss.py").write_text(PEAK_RSS_SCRIPT)
     rss_file = tmp_path / "rss.txt"
     subprocess.run(
         [sys.executable, "rss.py", str(rss_file), "test", "c.yml", "--observations", "o.json", "--no-artifacts"],
