@@ -8,12 +8,11 @@ import io
 import json
 import re
 import textwrap
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import QuietHandler, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.github.console import Console
@@ -41,33 +40,20 @@ def test_a_terminal_gets_one_rewritten_line_and_a_final_newline() -> None:
     assert "[2/2] 1 failing, 0 incomplete" in text
 
 
-class _Agent(BaseHTTPRequestHandler):
+class _Agent(QuietHandler):
     """Calls a tool the contract offers: fine for known_only, which needs the
     contract's agent to judge (the bug: progress judged without it)."""
-
-    def log_message(self, *args: object) -> None:
-        pass
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         call = {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "A-1"}'}}
-        body = json.dumps({"choices": [{"finish_reason": "tool_calls",
-                                        "message": {"content": "", "tool_calls": [call]}}]}).encode()  # fmt: skip
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_json(self, {"choices": [{"finish_reason": "tool_calls", "message": {"content": "", "tool_calls": [call]}}]})
 
 
 @pytest.fixture
 def agent_url() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Agent)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
-    finally:
-        server.shutdown()
+    with loopback(_Agent) as url:
+        yield url
 
 
 def test_progress_shows_the_final_verdict_of_a_version_2_known_only_run(
