@@ -31,7 +31,7 @@ def run_live(
     display: str,
     skipped: tuple[Scenario, ...] = (),
 ) -> Report:
-    from behavegate.commands.test import place_flag
+    from behavegate.commands.output_paths import place_flag
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
     from behavegate.files import write_file
 
@@ -46,7 +46,7 @@ def run_live(
         allow_hosts=args.allow_host,
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
-    # Checked with every output before the run (commands/test.check_outputs); placed here.
+    # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
     destination = place_flag(args, "save_observations", root) if args.save_observations else None
     settings = live.LiveSettings(
         endpoint=endpoint,

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.commands.clock import Clock
+from behavegate.commands.output_paths import check_outputs, place_flag
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunIncomplete, UsageError
-from behavegate.files import Place
 from behavegate.github.console import Console
 from behavegate.limits import MAX_CONCURRENCY
 from behavegate.model import Timing
@@ -38,31 +38,6 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
 # Every file a run may write, by flag: all placed by one rule (files.place_output),
 # relative to the project root, and all checked before the first request.
-OUTPUT_FLAGS = ("output", "report", "junit", "summary", "github_output", "save_observations")
-
-
-def place_flag(args: argparse.Namespace, flag: str, root: Path) -> Place:
-    """Where ``--flag``'s file goes. ``--output`` keeps skylos's JSON error words."""
-    from behavegate.files import place_output
-
-    label = "--" + flag.replace("_", "-")
-    try:
-        return place_output(getattr(args, flag), root, label, os.environ, root, append=flag == "github_output")
-    except InputError as exc:
-        if flag == "output":
-            raise InputError("output path must stay inside the project", exc.human) from None
-        raise
-
-
-def check_outputs(args: argparse.Namespace, root: Path) -> None:
-    """Refuse a bad output path now, not after a paid-for live run."""
-    from behavegate.files import check_output
-
-    for flag in OUTPUT_FLAGS:
-        if getattr(args, flag, None):
-            check_output(place_flag(args, flag, root), "--" + flag.replace("_", "-"))
-
-
 def error_status(exc: BaseException) -> str:
     """ "error": the configuration is wrong (fix it and re-run); "incomplete": the
     evidence could not be gathered or kept, or behavegate itself failed."""
