@@ -6,7 +6,6 @@ import json
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from behavegate.commands.offline import run_offline
 from behavegate.commands.options import RunOptions
 from behavegate.contract.load import parse_contract_text
 from behavegate.evidence.observation_file import parse_observation_text
+from behavegate.frozen import replace
 from behavegate.model import Contract, Expectation, ObservationSet, RunFacts, Scenario, Timing
 from behavegate.report.result import Report
 
@@ -57,7 +57,7 @@ def edit_result(report: Report, index: int, status: str | None = None, **verdict
     verdicts = list(result.verdicts)
     for position, changes in verdict_changes.items():
         verdicts[int(position.removeprefix("v"))] = replace(verdicts[int(position.removeprefix("v"))], **changes)
-    results[index] = replace(result, verdicts=tuple(verdicts), status=status or result.status)  # type: ignore[arg-type]
+    results[index] = replace(result, verdicts=tuple(verdicts), status=status or result.status)
     return replace(report, evaluation=replace(report.evaluation, results=tuple(results)))
 
 

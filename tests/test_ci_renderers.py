@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from helpers import EXAMPLE, edit_result, example_report
 from helpers import with_extras as add_extras
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
 
+from behavegate.frozen import replace
 from behavegate.github.outputs import output_block
 from behavegate.render import annotations as annotations_renderer  # `annotations` is the __future__ feature
 from behavegate.render import junit, summary

@@ -18,7 +18,8 @@ workflow can tell the two apart; both exit 2.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from behavegate.frozen import frozen
 
 
 class ExitCode(enum.IntEnum):
@@ -34,7 +35,7 @@ class ExitCode(enum.IntEnum):
         return {"pass": cls.PASS, "fail": cls.FAIL}.get(status, cls.INCOMPLETE)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Problem:
     """One thing wrong with an input file.
 

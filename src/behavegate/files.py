@@ -17,10 +17,10 @@ import contextlib
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from behavegate.errors import InputError
+from behavegate.frozen import frozen
 
 RUNNER_FILES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
 # Directories the runner gives a job besides the project (a working-directory below
@@ -153,7 +153,7 @@ def discover_contract(start: Path) -> tuple[Path, Path] | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Place:
     """Where a file goes: ``parts`` below a trusted ``base`` directory.
 

@@ -7,9 +7,10 @@ assertion judged) → ScenarioResult → Evaluation (the whole run).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
+
+from behavegate.frozen import field, fields, frozen
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any
@@ -18,7 +19,7 @@ JSON = Any
 # --- contract -----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolDefinition:
     """A tool the agent declares: name, description, JSON Schema of its parameters."""
 
@@ -27,7 +28,7 @@ class ToolDefinition:
     parameters: Mapping[str, JSON]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AgentTarget:
     """The agent under test and how to reach it."""
 
@@ -44,7 +45,7 @@ class AgentTarget:
         return tuple(tool.name for tool in self.tools)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class NamedCall:
     """A tool name with (optionally) its JSON arguments."""
 
@@ -55,12 +56,12 @@ class NamedCall:
         return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RequiredCall(NamedCall):
     """A call the contract expects; ``arguments`` is a JSON subset to match."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Expectation:
     """Everything a scenario's ``expect`` asks for (None = not requested)."""
 
@@ -91,7 +92,7 @@ class Expectation:
     injection: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class CallCount:
     """Bounds on how often one tool may be called."""
 
@@ -100,7 +101,7 @@ class CallCount:
     max: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class TrajectorySpec:
     """Trajectory matching (LangChain agentevals semantics)."""
 
@@ -108,7 +109,7 @@ class TrajectorySpec:
     calls: tuple[RequiredCall, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Scenario:
     """One prompt (or message list) and what must happen."""
 
@@ -134,7 +135,7 @@ class Scenario:
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Gates:
     """Suite-level gates (version 2)."""
 
@@ -143,7 +144,7 @@ class Gates:
     latency_p95_ms: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Contract:
     """A loaded behavior contract."""
 
@@ -162,12 +163,12 @@ class Contract:
 # --- evidence -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ToolCall(NamedCall):
     """A call the agent made; ``arguments`` None when they were not observed."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Observation:
     """What one attempt of one scenario showed; None means *not observed*."""
 
@@ -212,7 +213,7 @@ class Observation:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ObservationSet:
     """A loaded observation file (every attempt kept)."""
 
@@ -223,7 +224,7 @@ class ObservationSet:
     attempts: Mapping[str, tuple[Observation, ...]] = field(default_factory=dict)  # every observation per id
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Timing:
     """When one scenario's evidence was gathered (all its attempts)."""
 
@@ -232,7 +233,7 @@ class Timing:
     duration_ms: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RunFacts:
     """Everything about the run that is not evidence: ids, clock, limits."""
 
@@ -248,7 +249,7 @@ class RunFacts:
 # --- verdicts -------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Verdict:
     """One assertion judged. ``message`` says expected vs observed in words."""
 
@@ -263,7 +264,7 @@ class Verdict:
         return flat_dict(self)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Attempt:
     """One independent try of a scenario (version 2 repeats scenarios)."""
 
@@ -273,7 +274,7 @@ class Attempt:
     observation: Observation | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Reliability:
     """How often a repeated scenario passed, and how far that number can be trusted."""
 
@@ -301,7 +302,7 @@ class Reliability:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ScenarioResult:
     """A scenario judged: its verdicts, and for version 2 every attempt."""
 
@@ -313,7 +314,7 @@ class ScenarioResult:
     reliability: Reliability | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class GateResult:
     """A suite-level gate (version 2): accuracy floor, latency percentile."""
 
@@ -327,7 +328,7 @@ class GateResult:
         return flat_dict(self)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Evaluation:
     """The whole run judged."""
 

@@ -5,11 +5,11 @@ and build the Report from the same judged attempts."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 from pathlib import Path
 
 from behavegate import __version__
+from behavegate import frozen as records
 from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
@@ -83,7 +83,7 @@ def run_live(
         gates=options.gates(contract.gates),
         judged=prejudged,
     )
-    facts = dataclasses.replace(clock.facts(options.max_scenarios, options.max_seconds), tool_call_count=len(contract.scenarios))
+    facts = records.replace(clock.facts(options.max_scenarios, options.max_seconds), tool_call_count=len(contract.scenarios))
     report = build_report(
         contract,
         evaluation,

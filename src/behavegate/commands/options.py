@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from typing import Any
 
 from behavegate.errors import UsageError
+from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     DEFAULT_MAX_SCENARIOS,
     DEFAULT_MAX_SECONDS,
@@ -18,7 +18,7 @@ from behavegate.limits import (
 from behavegate.model import Contract, Gates, ObservationSet
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RunOptions:
     scenarios: tuple[str, ...] | None = None
     endpoint: str | None = None

@@ -7,12 +7,12 @@ the environment of a test run.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from behavegate import frozen as records
 from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs, place_flag
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunIncomplete, UsageError
@@ -134,7 +134,7 @@ def _write_artifacts(report: Report, root: Path) -> Report:
         write_run(root, report.facts.run_id, build_files(report))
     except OSError as exc:
         issue = RunIssue("harness_artifact_write_failed", f"required harness artifacts were not written: {exc}")
-        return dataclasses.replace(report, issues=(*report.issues, issue))
+        return records.replace(report, issues=(*report.issues, issue))
     return report
 
 

@@ -7,7 +7,6 @@ reports; unlike skylos we keep going and report every problem with its line.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from behavegate.contract.v2 import V2_KEYS
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, Problem
 from behavegate.files import read_project_text
+from behavegate.frozen import replace
 from behavegate.limits import MAX_ASSERTIONS, MAX_ASSERTIONS_V2, MAX_CONTRACT_BYTES, MAX_RUN_SCENARIOS, MAX_TOOLS
 from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
 

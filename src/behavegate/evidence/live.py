@@ -13,7 +13,6 @@ import json
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import httpx
@@ -30,13 +29,14 @@ from behavegate.evidence.chat import (
 )
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
+from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
 from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AttemptBudget:
     """What one attempt may use across all its turns (version 2; see limits.py)."""
 
@@ -45,7 +45,7 @@ class AttemptBudget:
     tokens: int = ATTEMPT_MAX_TOKENS
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class LiveSettings:
     endpoint: Endpoint
     credentials: Credentials | None
@@ -171,7 +171,7 @@ def _deadline(timeout_seconds: float, settings: LiveSettings) -> float:
     return now + max(min(timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Turn:
     observation: Observation
     received: int  # response bytes read
@@ -210,7 +210,7 @@ def scripted_result(scenario: Scenario, name: str) -> tuple[str, str | None]:
     return (result if isinstance(result, str) else json.dumps(result)), None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Job:
     scenario: Scenario
     attempt: int

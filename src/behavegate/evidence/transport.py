@@ -14,12 +14,12 @@ from __future__ import annotations
 import asyncio
 import zlib
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from behavegate.evidence.chat import EndpointError
+from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES
 
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
@@ -35,7 +35,7 @@ class ResponseTooLarge(EndpointError):
         self.observed = observed
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Exchange:
     url: str
     body: tuple[bytes, ...]  # the JSON request body, in pieces (chat.encode_request)

@@ -14,10 +14,10 @@ import hashlib
 import ipaddress
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from urllib.parse import SplitResult, urlsplit
 
 from behavegate.errors import RunError
+from behavegate.frozen import field, frozen
 from behavegate.limits import MAX_TOKEN_CHARS
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -25,7 +25,7 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 Resolver = Callable[[str, int], list[str]]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Credentials:
     """A bearer token; never printed, persisted only as a redaction marker."""
 
@@ -35,7 +35,7 @@ class Credentials:
         return f"Bearer {self.token}"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Endpoint:
     url: str  # what the user wrote, validated
     source: str  # "cli_override" | "contract_endpoint"

@@ -15,10 +15,10 @@ import contextlib
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from behavegate.errors import UsageError
+from behavegate.frozen import frozen
 from behavegate.github.console import Console
 from behavegate.render.annotations import command
 
@@ -50,7 +50,7 @@ class ActionInputError(UsageError):
     """An Action input is invalid (reported as an annotation; the step fails)."""
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Inputs:
     raw: Mapping[str, str]
 

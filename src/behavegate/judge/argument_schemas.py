@@ -28,11 +28,11 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextvars import ContextVar
-from dataclasses import dataclass
 from functools import lru_cache
 from types import FunctionType
 from typing import Any
 
+from behavegate.frozen import frozen
 from behavegate.limits import ARGUMENT_REGEX_BUDGET_MS
 from behavegate.model import ToolCall
 
@@ -41,7 +41,7 @@ from behavegate.model import ToolCall
 _DEADLINE: ContextVar[float | None] = ContextVar("argument_regex_deadline", default=None)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class ArgumentCheck:
     """One call's argument problems, or why they could not be decided."""
 

@@ -10,10 +10,10 @@ and never a failure. Messages keep skylos's exact wording.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from behavegate.contract.assertion_keys import REQUESTS, Requested
+from behavegate.frozen import frozen
 from behavegate.judge.evidence import EMPTY_PATTERNS, Evidence
 from behavegate.judge.measure_checks import judge_latency, judge_steps, judge_usage
 from behavegate.judge.response_checks import (
@@ -47,7 +47,7 @@ __all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence"]
 Judge = Callable[[str, Any, Evidence], Verdict]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class AssertionType:
     key: str  # the contract key, e.g. "tools.required"
     kind: str  # the report's kind, e.g. "tool_required"

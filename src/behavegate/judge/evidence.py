@@ -4,10 +4,10 @@ without a pass: a failure (``checked``) or missing evidence (``incomplete``)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from behavegate.frozen import field, frozen
 from behavegate.judge import gaps as evidence_gaps
 from behavegate.model import AgentTarget, Observation, Scenario, Verdict
 
@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # imported where patterns are searched, not on every run
 EMPTY_PATTERNS: Mapping[str, PatternResult] = MappingProxyType({})  # shared by every Evidence: read-only
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Evidence:
     """One attempt's observation and why parts of it cannot be judged."""
 

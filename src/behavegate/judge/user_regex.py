@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from behavegate.frozen import frozen
 from behavegate.limits import REGEX_BUDGET_MS
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class PatternResult:
     match_at: int | None  # where the first match starts; None when there is none
     incomplete: str | None = None  # why the pattern could not be judged

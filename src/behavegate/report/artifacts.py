@@ -16,10 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from behavegate.frozen import frozen
 from behavegate.limits import MAX_REPORT_BYTES, MAX_RUN_DECISIONS, MAX_RUN_SCENARIOS
 from behavegate.model import Observation, Timing
 from behavegate.report.layout import EVENTS, RESULTS, RUNS_DIR, STATE, SUMMARY
@@ -62,7 +62,7 @@ def observation_summary(observation: Observation | None) -> dict[str, Any]:
     }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RunLimits:
     """Byte limits of the four files of a run that declares these counts."""
 

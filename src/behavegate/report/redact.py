@@ -14,11 +14,11 @@ commands) then only ever sees the marker.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from behavegate.frozen import replace
 from behavegate.model import Attempt, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"

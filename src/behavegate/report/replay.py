@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from behavegate.evidence.chat import EndpointError, strict_json
+from behavegate.frozen import frozen
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
 from behavegate.report.artifacts import CEILING, max_values, render_event, render_json, run_limits, sha256_text
@@ -25,7 +25,7 @@ from behavegate.report.digests import evidence_digest, sha256_json
 from behavegate.report.layout import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Issue:
     code: str
     message: str

@@ -12,9 +12,9 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from behavegate.frozen import frozen
 from behavegate.model import (
     Contract,
     Evaluation,
@@ -31,7 +31,7 @@ from behavegate.report.digests import count_statuses, evidence_digest, harness_b
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class RunIssue:
     """Something that went wrong around the judging (e.g. artifacts not written)."""
 
@@ -39,7 +39,7 @@ class RunIssue:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen
 class Location:
     """Where in the repository a scenario or assertion is written."""
 
@@ -47,7 +47,7 @@ class Location:
     line: int | None
 
 
-@dataclass(frozen=True)
+@frozen
 class Report:
     """The judged run, with evidence already redacted for display and persistence."""
 
