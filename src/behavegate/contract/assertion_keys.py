@@ -56,3 +56,8 @@ REQUESTS: dict[str, Requested] = {
 
 def assertion_count(expect: Expectation) -> int:
     return sum(len(requested(expect)) for requested in REQUESTS.values())
+
+
+def requests_any(expect: Expectation) -> bool:
+    """Does ``expect`` ask for anything? (Stops at the first key that does.)"""
+    return any(requested(expect) for requested in REQUESTS.values())

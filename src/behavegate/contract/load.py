@@ -12,7 +12,7 @@ from typing import Any
 
 from behavegate.contract import golden_queries as golden
 from behavegate.contract import rules as f
-from behavegate.contract.assertion_keys import assertion_count
+from behavegate.contract.assertion_keys import assertion_count, requests_any
 from behavegate.contract.expect import ExpectFields
 from behavegate.contract.v2 import V2_KEYS
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
@@ -261,7 +261,7 @@ class _Reader(ExpectFields):
         assertion_lines: dict[str, int] = {}
         extras = self.scenario_extras(raw, path, self.run_defaults) if self.v2 else {}
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
-        if expect is not None and assertion_count(expect) == 0:
+        if expect is not None and not requests_any(expect):
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
         if not c.clean_since(mark) or expect is None or scenario_id is None or prompt is None:
             return None
