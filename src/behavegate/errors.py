@@ -8,7 +8,8 @@ into messages; every one of them means exit 2 (the run could not be judged).
     │   └── RunIncomplete      it started and could not finish (version-1 time budget, report size)
     └── ValidationError    a file broke rules; every Problem (path, line) is kept
         ├── ContractError      the behavior contract
-        └── ObservationError   the observation file
+        ├── ObservationError   the observation file
+        └── TraceError         a trace file, or binding its traces to scenarios
 
 Each has a ``status`` for CI: "error" (the configuration is wrong: fix it and
 re-run) or "incomplete" (the evidence could not be gathered or kept), so a
@@ -119,3 +120,7 @@ class ContractError(ValidationError):
 
 class ObservationError(ValidationError):
     """The observation file is invalid."""
+
+
+class TraceError(ValidationError):
+    """A trace file could not be read, or its traces could not be bound to scenarios."""

@@ -74,3 +74,13 @@ ANNOTATIONS_PER_LEVEL = 10  # GitHub shows 10 error and 10 warning annotations a
 ANNOTATION_MAX_MESSAGE = 4_000  # the runner cuts messages at 4,096 characters
 JUNIT_MAX_MESSAGE = 4_000
 JUNIT_MAX_OUTPUT = 64_000
+
+# --- trace files (evidence/traces) ------------------------------------------------------------
+TRACE_READ_CHUNK = 1024 * 1024  # bytes read at a time: memory is this plus the value being decoded
+TRACE_MAX_OBJECT_BYTES = 64 * 1024 * 1024  # one JSON line, console object or span
+TRACE_MAX_PROBLEMS = 20  # problems collected from one file before reading stops
+TRACE_MAX_FILES = 10_000  # files under a --traces directory
+TRACE_MAX_SPANS = 5_000_000  # GenAI spans held while traces are assembled (all files of a run)
+TRACE_MAX_TRACES = 1_000_000  # traces a run may hold
+TRACE_MAX_CALLS = 10_000  # tool calls of one trace; beyond, its tool evidence is incomplete
+TRACE_MAX_TEXT = 200_000  # characters kept of one answer, argument or result text

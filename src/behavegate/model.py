@@ -165,7 +165,14 @@ class Contract:
 
 @frozen
 class ToolCall(NamedCall):
-    """A call the agent made; ``arguments`` None when they were not observed."""
+    """A call the agent made; ``arguments`` None when they were not observed.
+
+    Trace evidence also knows the call id, whether a tool span executed it (or the
+    model only requested it), and which calls one model step requested together."""
+
+    call_id: str | None = None
+    executed: bool | None = None
+    group: int | None = None
 
 
 @frozen
@@ -189,6 +196,11 @@ class Observation:
     # The live response left ``message.tool_calls`` out (not malformed): names the cause in
     # the incomplete reason. Not part of the evidence's shape, so not compared or written.
     tool_calls_absent: bool = field(default=False, compare=False)
+    # Trace evidence: the trace this attempt is, and why its answer or its tool calls
+    # cannot be judged (the incomplete reason, in the evidence's own words).
+    trace_id: str | None = None
+    response_gap: str | None = field(default=None, compare=False)
+    tool_gap: str | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -204,13 +216,19 @@ class Observation:
         }
 
     def as_dict_v2(self) -> dict[str, JSON]:
-        return {
+        data = {
             **self.as_dict(),
             "latency_ms": self.latency_ms,
             "total_tokens": self.total_tokens,
             "steps": self.steps,
             "tool_errors": None if self.tool_errors is None else list(self.tool_errors),
         }
+        if self.trace_id is not None:
+            data["trace"] = {
+                "trace_id": self.trace_id,
+                "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
+            }
+        return data
 
 
 @frozen

@@ -27,6 +27,8 @@ def response_gap(observation: Observation | None, version: int = 1) -> str | Non
     gap = observation_gap(observation)
     if gap is not None or observation is None:
         return gap
+    if observation.response_gap:  # the evidence source said why (trace evidence)
+        return observation.response_gap
     reason = observation.finish_reason
     if reason is not None and reason != "stop":
         return _with_fix(f"final response is incomplete (finish_reason={reason!r})", _response_fix(reason), version)
@@ -42,6 +44,8 @@ def tool_gap(observation: Observation | None, version: int = 1) -> str | None:
     gap = observation_gap(observation)
     if gap is not None or observation is None:
         return gap
+    if observation.tool_gap:
+        return observation.tool_gap
     reason = observation.finish_reason
     if reason is not None and reason not in {"stop", "tool_calls"}:
         fix = TOKEN_CAP if reason == "length" else None

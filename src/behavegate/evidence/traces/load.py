@@ -1,0 +1,215 @@
+"""The entry point for commands: trace files (or folders of them) read, their
+spans assembled into traces, each trace normalized.
+
+Files are opened as every evidence file is (inside the project or the runner's
+folders, never through a symlink) and hashed as they are read: the report binds
+each file's SHA-256. Spans of a trace may come from several files (a rotated
+Collector output); a span seen twice (a retried export batch) counts once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import stat
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from behavegate.errors import InputError, Problem, TraceError
+from behavegate.evidence.traces import reader
+from behavegate.evidence.traces.normalize import Link, TraceSpans, normalize
+from behavegate.evidence.traces.record import Trace
+from behavegate.evidence.traces.spans import Keep, Span
+from behavegate.files import base_of, reject_symlinks, resolve_inside
+from behavegate.frozen import frozen
+from behavegate.limits import TRACE_MAX_FILES, TRACE_MAX_SPANS, TRACE_MAX_TRACES, TRACE_READ_CHUNK
+
+TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log", ".txt", ".gz")
+_SNIFF = 64 * 1024
+_DEADLINE_EVERY = 4096  # spans between two looks at the clock
+
+
+@frozen
+class TraceFile:
+    path: str  # as shown to people
+    digest: str  # SHA-256 of the file's bytes
+    format: str
+    bytes: int
+    spans: int
+
+
+@frozen
+class TraceSet:
+    files: tuple[TraceFile, ...]
+    traces: tuple[Trace, ...]  # traces with GenAI content, in order of first appearance
+    ignored: int  # traces without GenAI content
+    duplicates: int  # spans read twice
+
+
+class _Prefixed(io.RawIOBase):
+    """Bytes already read (to sniff the format), then the rest of the stream; the run's
+    time budget is looked at on every read, so no input (a gzip bomb, a file with no
+    spans at all) can hold the run past it."""
+
+    def __init__(self, prefix: bytes, rest: IO[bytes] | io.RawIOBase, check_time: Callable[[], None] = lambda: None) -> None:
+        self.prefix = prefix
+        self.rest = rest
+        self.check_time = check_time
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self.prefix:
+            n = min(len(buffer), len(self.prefix))
+            buffer[:n] = self.prefix[:n]
+            self.prefix = self.prefix[n:]
+            return n
+        self.check_time()
+        data = self.rest.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = ()) -> list[Path]:
+    """Every file named, and every trace file under every folder named (sorted, no links, no hidden)."""
+    found: list[Path] = []
+    for argument in arguments:
+        path = resolve_inside(argument, root, "Trace file", bases)
+        reject_symlinks(path, base_of(path, root, bases), "Trace file")
+        if path.is_dir():
+            found.extend(_walk(path))
+        elif path.exists():
+            found.append(path)
+        else:
+            raise InputError(f"Trace file not found: {argument}")
+        if len(found) > TRACE_MAX_FILES:
+            raise InputError(f"more than {TRACE_MAX_FILES} trace files; name fewer folders")
+    return list(dict.fromkeys(found))
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    with os.scandir(folder) as entries:
+        listed = sorted(entries, key=lambda e: e.name)
+    for entry in listed:
+        if entry.name.startswith(".") or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from _walk(Path(entry.path))
+        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(TRACE_SUFFIXES):
+            yield Path(entry.path)
+
+
+def read_traces(
+    paths: Sequence[Path],
+    *,
+    fmt: str | None = None,
+    attribute: str,
+    shown: Callable[[Path], str] = str,
+    check_time: Callable[[], None] = lambda: None,
+) -> TraceSet:
+    """Read, assemble and normalize. ``check_time`` raises when the run's budget is spent."""
+    assembly = _Assembly()
+    files = [_read_file(path, shown(path), fmt, Keep((attribute,)), assembly, check_time) for path in paths]
+    normalized = [
+        normalize(TraceSpans(trace_id, file, order, spans, links), attribute)
+        for trace_id, (spans, links, order, file) in assembly.traces.items()
+    ]
+    found = tuple(trace for trace in normalized if trace is not None)
+    return TraceSet(tuple(files), found, len(normalized) - len(found), assembly.duplicates)
+
+
+class _Assembly:
+    """Spans grouped by trace as they are read: GenAI spans whole, every span as a link."""
+
+    def __init__(self) -> None:
+        self.traces: dict[str, tuple[list[Span], dict[str, Link], int, str]] = {}
+        self.kept = 0
+        self.duplicates = 0
+
+    def add(self, span: Span, where: str) -> None:
+        entry = self.traces.get(span.trace_id)
+        if entry is None:
+            if len(self.traces) >= TRACE_MAX_TRACES:
+                raise TraceError([Problem(f"more than {TRACE_MAX_TRACES} traces in one run", where)])
+            entry = self.traces[span.trace_id] = ([], {}, len(self.traces), where)
+        spans, links, _, _ = entry
+        if span.span_id in links:
+            self.duplicates += 1
+            return
+        links[span.span_id] = Link(span.parent_id, span.start_ns, span.end_ns)
+        if span.attributes or span.events:
+            spans.append(span)
+            self.kept += 1
+            if self.kept > TRACE_MAX_SPANS:
+                raise TraceError([Problem(f"more than {TRACE_MAX_SPANS} GenAI spans in one run", where)])
+
+
+def _read_file(
+    path: Path, where: str, fmt: str | None, keep: Keep, assembly: _Assembly, check_time: Callable[[], None]
+) -> TraceFile:
+    check_time()
+    problems = reader.new_problems(where)
+    count = 0
+    base64_ids = False
+    with _open(path, where) as raw:
+        hashing = reader.HashingReader(raw)
+        try:
+            head = hashing.read(_SNIFF) or b""
+            stream = reader.open_stream(_Prefixed(head, hashing), head)
+            text_head = stream.read(_SNIFF) or b""
+        except (OSError, ValueError, EOFError) as exc:
+            raise TraceError([Problem(f"cannot read the trace file: {exc}", where)]) from None
+        found = fmt or reader.sniff(text_head)
+        read = reader.reader_for(found, text_head) if found else None
+        if found is None or read is None:
+            raise TraceError([Problem(_unknown_format(text_head), where)])
+        body = io.BufferedReader(_Prefixed(text_head, stream, check_time), buffer_size=TRACE_READ_CHUNK)
+        try:
+            for span in read(body, keep, problems):
+                count += 1
+                base64_ids = base64_ids or span.base64_ids
+                assembly.add(span, where)
+        except (OSError, EOFError) as exc:  # a truncated gzip member, a read error
+            problems.add(f"cannot read the trace file: {exc}", None)
+        problems.raise_found()
+        hashing.read_rest()
+    shown_format = "proto3-json" if base64_ids and found in ("otlp-json", "otlp-jsonl") else found
+    return TraceFile(where, hashing.sha.hexdigest(), shown_format, hashing.size, count)
+
+
+@contextlib.contextmanager
+def _open(path: Path, where: str) -> Iterator[IO[bytes]]:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InputError(f"Trace file could not be opened: {where}", f"Trace file {where}: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(f"Trace file must be a regular file: {where}")
+        handle = os.fdopen(fd, "rb", buffering=0)
+    except BaseException:
+        os.close(fd)
+        raise
+    with handle:
+        yield handle
+
+
+def _unknown_format(head: bytes) -> str:
+    if b"\x00" in head[:4096] or not _utf8(head):
+        return "not a JSON trace file (binary: a Collector file exporter with format: proto?); export JSON, or name the format with --trace-format"
+    return (
+        "could not tell the trace format (OTLP JSON, OTLP JSON Lines, Python console output or Assay rows); "
+        "name it with --trace-format"
+    )
+
+
+def _utf8(head: bytes) -> bool:
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= len(head) - 4  # a character cut by the sniffing window
+    return True

@@ -1,0 +1,421 @@
+"""What one span says, in whichever attribute dialect wrote it.
+
+* GenAI semantic conventions, current (1.37+): ``gen_ai.input.messages`` /
+  ``gen_ai.output.messages`` with typed parts, ``gen_ai.tool.call.arguments``;
+* GenAI 1.28–1.36: per-message span events (``gen_ai.choice``, ...), their body
+  in ``gen_ai.event.content``;
+* GenAI ≤1.27: ``gen_ai.content.prompt`` / ``.completion`` events in OpenAI format;
+* OpenInference: flattened ``llm.input_messages.N.message.*``, ``input.value``;
+* OpenLLMetry: flattened ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``,
+  ``traceloop.entity.input`` / ``.output``;
+* Assay's rows: ``gen_ai.prompt`` / ``gen_ai.completion`` as plain text,
+  ``gen_ai.tool.args`` / ``.result``.
+
+Each reader returns what it found and None for what the span does not say; a
+value that is present but unusable (arguments that are not a JSON object) is
+"not observed", never a guess.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, NamedTuple
+
+from behavegate.evidence.traces.spans import Span
+from behavegate.limits import TRACE_MAX_TEXT
+
+MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
+
+# Provider finish reasons, in the words the rest of behavegate uses (OpenAI's).
+_FINISH = {
+    "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "complete": "stop", "completed": "stop",
+    "eos": "stop", "finish_reason_stop": "stop",
+    "tool_calls": "tool_calls", "tool_call": "tool_calls", "tool_use": "tool_calls", "function_call": "tool_calls",
+    "length": "length", "max_tokens": "length", "max_output_tokens": "length",
+    "content_filter": "content_filter", "safety": "content_filter", "recitation": "content_filter",
+}  # fmt: skip
+
+
+class Requested(NamedTuple):
+    """A tool call the model asked for in its output."""
+
+    call_id: str | None
+    name: str
+    arguments: Mapping[str, Any] | None
+
+
+class ModelReading(NamedTuple):
+    text: str | None  # the assistant's output text
+    requested: tuple[Requested, ...]
+    finish_reasons: tuple[str, ...]
+    captured: bool  # the output's content was recorded (text or calls or an explicit empty output)
+    first_user: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    total_tokens: int | None
+    model: str | None
+    history: Mapping[str, Mapping[str, Any]]  # call id -> arguments, from the input messages
+
+
+class ToolReading(NamedTuple):
+    name: str
+    call_id: str | None
+    arguments: Mapping[str, Any] | None
+    result: str | None
+    error: str | None
+
+
+def classify(span: Span) -> str | None:
+    """model | tool | agent | workflow | None (not a GenAI span), in the spec's order."""
+    a = span.attributes
+    op = a.get("gen_ai.operation.name")
+    oi = str(a.get("openinference.span.kind") or "").upper()
+    tl = a.get("traceloop.span.kind")
+    if op in MODEL_OPERATIONS or oi == "LLM" or "llm.request.type" in a:
+        return "model"
+    if op == "execute_tool" or oi == "TOOL" or tl == "tool":
+        return "tool"
+    if op in AGENT_OPERATIONS or oi == "AGENT" or tl == "agent":
+        return "agent"
+    if op == "invoke_workflow" or tl == "workflow" or oi == "CHAIN":
+        return "workflow"
+    return None
+
+
+def finish_reason(value: str) -> str:
+    return _FINISH.get(value.strip().lower(), value.strip().lower())
+
+
+# --- small decoders ---------------------------------------------------------------------------
+
+
+def parse_json(value: Any) -> Any:
+    """A JSON string's value; anything else as it is; None when the string is not JSON."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+
+
+def arguments_of(value: Any) -> Mapping[str, Any] | None:
+    """Tool arguments: a JSON object, or a string holding one; anything else is not observed."""
+    parsed = parse_json(value)
+    return parsed if isinstance(parsed, dict) else None
+
+
+def text_of(value: Any) -> str | None:
+    """Text as recorded: a string (a JSON-encoded string decoded), else compact JSON."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        decoded = parse_json(value) if value[:1] == '"' else None
+        text = decoded if isinstance(decoded, str) else value
+    else:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text[:TRACE_MAX_TEXT]
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _first(attributes: Mapping[str, Any], *keys: str) -> Any:
+    for key in keys:
+        value = attributes.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def group(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
+    """Flattened ``prefix.N.rest`` keys as a list of ``{rest: value}``, in index order."""
+    found: dict[int, dict[str, Any]] = {}
+    start = prefix + "."
+    for key, value in flat.items():
+        if not key.startswith(start):
+            continue
+        index, _, rest = key[len(start) :].partition(".")
+        if index.isdigit() and rest:
+            found.setdefault(int(index), {})[rest] = value
+    return [found[index] for index in sorted(found)]
+
+
+# --- message lists (GenAI parts, OpenAI format) -------------------------------------------------
+
+
+def _content_text(content: Any) -> str | None:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # OpenAI content parts
+        texts = [p.get("text") or p.get("content") for p in content if isinstance(p, Mapping)]
+        joined = "".join(t for t in texts if isinstance(t, str))
+        return joined or None
+    return None
+
+
+def _openai_calls(calls: Any) -> list[Requested]:
+    found = []
+    for call in calls if isinstance(calls, list) else ():
+        if not isinstance(call, Mapping):
+            continue
+        function: Mapping[str, Any] = call["function"] if isinstance(call.get("function"), Mapping) else call
+        name = function.get("name")
+        if isinstance(name, str) and name:
+            call_id = call.get("id")
+            found.append(Requested(call_id if isinstance(call_id, str) else None, name, arguments_of(function.get("arguments"))))
+    return found
+
+
+class _Messages(NamedTuple):
+    texts: list[str]
+    calls: list[Requested]
+    finish: list[str]
+    first_user: str | None
+
+
+def read_messages(messages: Any, *, output: bool) -> _Messages:
+    """GenAI ``parts`` messages or OpenAI-format messages (or choices) alike."""
+    texts: list[str] = []
+    calls: list[Requested] = []
+    finish: list[str] = []
+    first_user = None
+    for item in messages if isinstance(messages, list) else [messages] if isinstance(messages, Mapping) else ():
+        if not isinstance(item, Mapping):
+            continue
+        message: Mapping[str, Any] = item["message"] if isinstance(item.get("message"), Mapping) else item  # a choice
+        reason = item.get("finish_reason") or message.get("finish_reason")
+        if isinstance(reason, str) and reason:
+            finish.append(finish_reason(reason))
+        role = message.get("role", "assistant" if output else None)
+        parts = message.get("parts")
+        if isinstance(parts, list):
+            for part in parts:
+                if not isinstance(part, Mapping):
+                    continue
+                if part.get("type") == "text" and isinstance(part.get("content"), str):
+                    if role == "user" and first_user is None:
+                        first_user = part["content"]
+                    elif role in ("assistant", None):
+                        texts.append(part["content"])
+                elif part.get("type") == "tool_call" and isinstance(part.get("name"), str):
+                    call_id = part.get("id")
+                    calls.append(
+                        Requested(
+                            call_id if isinstance(call_id, str) else None, part["name"], arguments_of(part.get("arguments"))
+                        )
+                    )
+            continue
+        text = _content_text(message.get("content"))
+        if role == "user" and first_user is None and text is not None:
+            first_user = text
+        elif role in ("assistant", None) and text:
+            texts.append(text)
+        calls.extend(_openai_calls(message.get("tool_calls")))
+    return _Messages(texts, calls, finish, first_user)
+
+
+def _event_body(attributes: Mapping[str, Any]) -> Any:
+    for key in ("gen_ai.event.content", "body"):
+        if key in attributes:
+            return parse_json(attributes[key])
+    return {key: parse_json(value) if key in ("message", "tool_calls") else value for key, value in attributes.items()}
+
+
+# --- model spans ------------------------------------------------------------------------------
+
+
+def read_model(span: Span) -> ModelReading:
+    a = span.attributes
+    inputs: list[_Messages] = []
+    outputs: list[_Messages] = []
+    # GenAI 1.37+: message attributes (JSON strings, or structured values)
+    if "gen_ai.input.messages" in a:
+        inputs.append(read_messages(parse_json(a["gen_ai.input.messages"]), output=False))
+    if "gen_ai.output.messages" in a:
+        outputs.append(read_messages(parse_json(a["gen_ai.output.messages"]), output=True))
+    # GenAI 1.28-1.36 and ≤1.27: events
+    for event in span.events:
+        body = _event_body(event.attributes)
+        if event.name == "gen_ai.content.prompt":
+            inputs.append(read_messages(parse_json(event.attributes.get("gen_ai.prompt")), output=False))
+        elif event.name == "gen_ai.content.completion":
+            outputs.append(_completion(event.attributes.get("gen_ai.completion")))
+        elif event.name == "gen_ai.user.message" and isinstance(body, Mapping):
+            inputs.append(read_messages({**body, "role": "user"}, output=False))
+        elif event.name == "gen_ai.assistant.message" and isinstance(body, Mapping):
+            inputs.append(read_messages({**body, "role": "assistant"}, output=False))
+        elif event.name == "gen_ai.choice" and isinstance(body, Mapping):
+            outputs.append(read_messages(body, output=True))
+    # OpenInference and OpenLLMetry: flattened, indexed attributes
+    for prefix, output in (("llm.input_messages", False), ("llm.output_messages", True)):
+        items = group(a, prefix)
+        if items:
+            (outputs if output else inputs).append(_openinference(items, output))
+    for prefix, output in (("gen_ai.prompt", False), ("gen_ai.completion", True)):
+        items = group(a, prefix)
+        if items:
+            (outputs if output else inputs).append(_traceloop(items, output))
+    # Assay rows: plain text
+    if isinstance(a.get("gen_ai.prompt"), str):
+        inputs.append(_completion(a["gen_ai.prompt"], role="user"))
+    if isinstance(a.get("gen_ai.completion"), str):
+        outputs.append(_completion(a["gen_ai.completion"]))
+    reasons = _reasons(a.get("gen_ai.response.finish_reasons"))
+    for found in outputs:
+        reasons.extend(r for r in found.finish if r not in reasons)
+    texts = [t for found in outputs for t in found.texts]
+    input_tokens = _int(_first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"))
+    output_tokens = _int(_first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"))
+    total = _int(_first(a, "llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"))
+    if total is None and input_tokens is not None and output_tokens is not None:
+        total = input_tokens + output_tokens
+    history = {c.call_id: c.arguments for found in inputs for c in found.calls if c.call_id and c.arguments is not None}
+    model = _first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+    return ModelReading(
+        text="".join(texts)[:TRACE_MAX_TEXT] if texts else None,
+        requested=tuple(c for found in outputs for c in found.calls),
+        finish_reasons=tuple(reasons),
+        captured=bool(outputs),
+        first_user=next((found.first_user for found in inputs if found.first_user is not None), None),
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        total_tokens=total,
+        model=model if isinstance(model, str) else None,
+        history=history,
+    )
+
+
+def _reasons(value: Any) -> list[str]:
+    value = parse_json(value) if isinstance(value, str) and value.startswith("[") else value
+    if isinstance(value, str):
+        return [finish_reason(value)] if value else []
+    return [finish_reason(v) for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
+
+
+def _completion(value: Any, role: str = "assistant") -> _Messages:
+    """A ≤1.27 prompt/completion: OpenAI-format JSON, or (Assay) plain text."""
+    parsed = parse_json(value) if isinstance(value, str) and value.lstrip()[:1] in ("[", "{") else None
+    if isinstance(parsed, list | dict):
+        return read_messages(parsed, output=role == "assistant")
+    if not isinstance(value, str):
+        return _Messages([], [], [], None)
+    if role == "user":
+        return _Messages([], [], [], value)
+    return _Messages([value], [], [], None)
+
+
+def _openinference(items: list[dict[str, Any]], output: bool) -> _Messages:
+    messages = []
+    for item in items:
+        calls = [
+            {
+                "id": call.get("tool_call.id"),
+                "function": {"name": call.get("tool_call.function.name"), "arguments": call.get("tool_call.function.arguments")},
+            }
+            for call in group(item, "message.tool_calls")
+        ]
+        if isinstance(item.get("message.function_call_name"), str):  # the legacy form
+            calls.append({"function": {"name": item["message.function_call_name"],
+                                       "arguments": item.get("message.function_call_arguments_json")}})  # fmt: skip
+        contents = [c.get("message_content.text") for c in group(item, "message.contents")]
+        content = item.get("message.content")
+        if content is None and contents:
+            content = "".join(c for c in contents if isinstance(c, str))
+        messages.append({"role": item.get("message.role"), "content": content, "tool_calls": calls})
+    return read_messages(messages, output=output)
+
+
+def _traceloop(items: list[dict[str, Any]], output: bool) -> _Messages:
+    messages = [
+        {
+            "role": item.get("role"),
+            "content": item.get("content"),
+            "finish_reason": item.get("finish_reason"),
+            "tool_calls": [
+                {"id": call.get("id"), "function": {"name": call.get("name"), "arguments": call.get("arguments")}}
+                for call in group(item, "tool_calls")
+            ],
+        }
+        for item in items
+    ]
+    return read_messages(messages, output=output)
+
+
+# --- tool spans, agent spans --------------------------------------------------------------------
+
+
+def read_tool(span: Span) -> ToolReading:
+    a = span.attributes
+    name = _first(a, "gen_ai.tool.name", "tool.name", "traceloop.entity.name")
+    if not isinstance(name, str) or not name:
+        name = span.name.removeprefix("execute_tool ").removesuffix(".tool").strip() or span.name
+    call_id = _first(a, "gen_ai.tool.call.id", "tool.id", "tool_call.id")
+    arguments: Mapping[str, Any] | None = None
+    for key in ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value"):
+        if key in a:
+            arguments = arguments_of(a[key])
+            break
+    else:
+        if "traceloop.entity.input" in a:
+            arguments = _traceloop_arguments(a["traceloop.entity.input"])
+    result = _first(a, "gen_ai.tool.call.result", "gen_ai.tool.result", "output.value", "traceloop.entity.output")
+    return ToolReading(
+        name, call_id if isinstance(call_id, str) and call_id else None, arguments, text_of(result), error_of(span)
+    )
+
+
+def _traceloop_arguments(value: Any) -> Mapping[str, Any] | None:
+    # json.dumps({"args": [...], "kwargs": {...}}): positional arguments have no names,
+    # so a call that used them has arguments that were not observed as an object.
+    parsed = parse_json(value)
+    if not isinstance(parsed, dict):
+        return None
+    args, kwargs = parsed.get("args") or [], parsed.get("kwargs")
+    return kwargs if isinstance(kwargs, dict) and not args else None
+
+
+def error_of(span: Span) -> str | None:
+    """Why a span failed (status ERROR or ``error.type``), or None."""
+    kind = span.attributes.get("error.type")
+    if not span.error and kind is None:
+        return None
+    if isinstance(kind, str) and kind:
+        return kind
+    if span.status_message:
+        return span.status_message
+    for event in span.events:
+        if event.name == "exception" and isinstance(event.attributes.get("exception.type"), str):
+            return str(event.attributes["exception.type"])
+    return "error"
+
+
+def read_output(span: Span) -> str | None:
+    """An agent or workflow span's output text (its answer), or None."""
+    a = span.attributes
+    if "gen_ai.output.messages" in a:
+        found = read_messages(parse_json(a["gen_ai.output.messages"]), output=True)
+        if found.texts:
+            return "".join(found.texts)[:TRACE_MAX_TEXT]
+    for key in ("output.value", "traceloop.entity.output"):
+        if key in a:
+            return text_of(a[key])
+    if isinstance(a.get("gen_ai.completion"), str):
+        found = _completion(a["gen_ai.completion"])
+        return "".join(found.texts)[:TRACE_MAX_TEXT] if found.texts else None
+    return None
+
+
+def first_text(values: Iterable[str | None]) -> str | None:
+    return next((v for v in values if v is not None), None)

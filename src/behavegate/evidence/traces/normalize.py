@@ -1,0 +1,312 @@
+"""The spans of one trace as one attempt's evidence (a :class:`Trace`).
+
+Rules (docs/traces.md states them for users):
+
+* spans are classified model / tool / agent / workflow (``messages.classify``);
+  a trace without a model, tool or agent span is not GenAI and is ignored;
+* tool calls: every tool span (executed), joined to the model's requested call
+  by call id, else by name in request order; requested calls no tool span
+  executed are kept as ``executed: false``. Arguments come from the tool span,
+  else from the requested call, else from the history by call id;
+* order: start time, ties by the model's request order; calls one model step
+  requested share a ``group`` (parallel calls);
+* final answer: the outermost agent or workflow span's output (or a root span's
+  ``gen_ai.completion``), else the last model output text;
+* the file order and the parent links are never relied on: orphans are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from behavegate.evidence.traces.messages import (
+    ModelReading,
+    Requested,
+    classify,
+    parse_json,
+    read_messages,
+    read_model,
+    read_output,
+    read_tool,
+)
+from behavegate.evidence.traces.record import AgentSpan, ModelStep, Trace, TraceCall
+from behavegate.evidence.traces.spans import Span
+from behavegate.frozen import replace
+from behavegate.limits import TRACE_MAX_CALLS
+
+_LATE = float("inf")
+_UNEXPLAINED_GROUPS = 1_000_000  # group numbers for overlapping calls no model step requested
+CONVERSATION = "gen_ai.conversation.id"
+NO_TOOL_EVIDENCE = (
+    "the trace has no tool spans and its model steps' outputs were not recorded (content capture off?), "
+    "so which tools were called cannot be told"
+)
+
+
+class Link(NamedTuple):
+    """Every span's place in its trace, GenAI or not (for nesting, orphans and duration)."""
+
+    parent: str | None
+    start_ns: int | None
+    end_ns: int | None
+
+
+class TraceSpans(NamedTuple):
+    trace_id: str
+    file: str
+    order: int
+    spans: Sequence[Span]  # spans with GenAI (or binding) attributes, in read order
+    links: Mapping[str, Link]  # span id -> link, for every span of the trace
+
+
+def _when(span: Span) -> tuple[float, float, str]:
+    return (
+        span.start_ns if span.start_ns is not None else _LATE,
+        span.end_ns if span.end_ns is not None else _LATE,
+        span.span_id,
+    )
+
+
+def normalize(trace: TraceSpans, attribute: str) -> Trace | None:
+    """The trace as evidence, or None when it has no GenAI content."""
+    kinds = {span.span_id: classify(span) for span in trace.spans}
+    if not any(kind in ("model", "tool", "agent") for kind in kinds.values()):
+        return None
+    models = sorted((s for s in trace.spans if kinds[s.span_id] == "model"), key=_when)
+    tools = sorted((s for s in trace.spans if kinds[s.span_id] == "tool"), key=_when)
+    readings = [read_model(span) for span in models]
+    calls = _calls(models, readings, tools, trace.links)
+    steps = tuple(_step(span, r) for span, r in zip(models, readings, strict=True))
+    answer, source, reason = _final_answer(trace, kinds, models, readings)
+    return Trace(
+        trace_id=trace.trace_id,
+        file=trace.file,
+        order=trace.order,
+        calls=calls,
+        calls_gap=_calls_gap(tools, readings, calls),
+        steps=steps,
+        agents=_agents(trace, kinds),
+        final_answer=answer,
+        answer_from=source,
+        finish_reason=reason,
+        total_tokens=_total_tokens(trace, kinds, readings),
+        duration_ms=_duration_ms(trace.links),
+        spans=len(trace.links),
+        orphans=sum(1 for link in trace.links.values() if link.parent is not None and link.parent not in trace.links),
+        scenario_values=_values(trace.spans, attribute),
+        conversation_ids=_values(trace.spans, CONVERSATION),
+        first_user_message=_first_user(trace, kinds, readings),
+    )
+
+
+def _step(span: Span, r: ModelReading) -> ModelStep:
+    return ModelStep(
+        span.span_id,
+        r.model,
+        r.text,
+        r.finish_reasons,
+        len(r.requested),
+        r.captured,
+        r.input_tokens,
+        r.output_tokens,
+        r.total_tokens,
+    )
+
+
+# --- tool calls -------------------------------------------------------------------------------
+
+
+def _calls(
+    models: Sequence[Span], readings: Sequence[ModelReading], tools: Sequence[Span], links: Mapping[str, Link]
+) -> tuple[TraceCall, ...]:
+    requested: list[tuple[int, int, Requested]] = [
+        (step, position, call) for step, reading in enumerate(readings) for position, call in enumerate(reading.requested)
+    ]
+    by_id = {call.call_id: index for index, (_, _, call) in enumerate(requested) if call.call_id}
+    history = {key: value for reading in readings for key, value in reading.history.items()}
+    claimed: set[int] = set()
+    ordered: list[tuple[tuple[float, float, float], TraceCall, Span | None]] = []
+    for tool in tools:
+        found = read_tool(tool)
+        match = by_id.get(found.call_id) if found.call_id else None
+        if match is None and found.call_id is None:
+            match = _by_name(found.name, tool, requested, models, claimed)
+        if match is not None and match in claimed:
+            match = None  # a second span for the same call id: executed twice, both kept
+        origin = requested[match] if match is not None else None
+        if match is not None:
+            claimed.add(match)
+        arguments = found.arguments
+        if arguments is None and origin is not None:
+            arguments = origin[2].arguments
+        call_id = found.call_id or (origin[2].call_id if origin else None)
+        if arguments is None and call_id is not None:
+            arguments = history.get(call_id)
+        start = tool.start_ns if tool.start_ns is not None else _LATE
+        key = (start, origin[0], origin[1]) if origin else (start, _LATE, len(ordered))
+        group = origin[0] if origin else None
+        ordered.append(
+            (key, TraceCall(found.name, call_id, arguments, found.result, found.error, True, group, tool.start_ns), tool)
+        )
+    for index, (step, position, call) in enumerate(requested):
+        if index in claimed:
+            continue
+        span = models[step]
+        when = span.end_ns if span.end_ns is not None else span.start_ns
+        key = (when if when is not None else _LATE, step, position)
+        ordered.append((key, TraceCall(call.name, call.call_id, call.arguments, None, None, False, step, when), None))
+    ordered.sort(key=lambda item: item[0])
+    return _group_overlapping([(call, span) for _, call, span in ordered])
+
+
+def _by_name(
+    name: str, tool: Span, requested: Sequence[tuple[int, int, Requested]], models: Sequence[Span], claimed: set[int]
+) -> int | None:
+    """The first unclaimed requested call of that name whose model step began before the tool."""
+    for index, (step, _, call) in enumerate(requested):
+        if index in claimed or call.name != name:
+            continue
+        began = models[step].start_ns
+        if began is None or tool.start_ns is None or began <= tool.start_ns:
+            return index
+    return None
+
+
+def _group_overlapping(calls: list[tuple[TraceCall, Span | None]]) -> tuple[TraceCall, ...]:
+    """Executed calls no model step explains, running at once under one parent, are a group too."""
+    result = [call for call, _ in calls]
+    next_group = _UNEXPLAINED_GROUPS
+    for index in range(1, len(calls)):
+        a, b = calls[index - 1][1], calls[index][1]
+        before, call = result[index - 1], result[index]
+        explained = call.group is not None or (before.group is not None and before.group < _UNEXPLAINED_GROUPS)
+        if explained or a is None or b is None or a.parent_id != b.parent_id:
+            continue
+        if a.end_ns is None or b.start_ns is None or b.start_ns >= a.end_ns:
+            continue
+        if before.group is None:  # the two ran at once: start a group, or join the one before
+            before = result[index - 1] = replace(before, group=next_group)
+            next_group += 1
+        result[index] = replace(call, group=before.group)
+    return tuple(result)
+
+
+def _calls_gap(tools: Sequence[Span], readings: Sequence[ModelReading], calls: Sequence[TraceCall]) -> str | None:
+    if len(calls) > TRACE_MAX_CALLS:
+        return f"the trace has {len(calls)} tool calls, more than the {TRACE_MAX_CALLS} behavegate judges"
+    if tools:
+        return None
+    if readings and all(r.captured for r in readings):
+        return None  # the model's requested calls are the evidence (executed: false)
+    if readings and all(r.finish_reasons and "tool_calls" not in r.finish_reasons for r in readings):
+        return None  # every step says it ended without asking for a tool
+    return NO_TOOL_EVIDENCE
+
+
+# --- the answer, usage, nesting, binding values ---------------------------------------------------
+
+
+def _depths(trace: TraceSpans) -> dict[str, int]:
+    """Each span's number of ancestors present in the trace (cycles cut)."""
+    depths: dict[str, int] = {}
+    for span_id in trace.links:
+        seen = {span_id}
+        depth, parent = 0, trace.links[span_id].parent
+        while parent is not None and parent in trace.links and parent not in seen:
+            seen.add(parent)
+            depth += 1
+            parent = trace.links[parent].parent
+        depths[span_id] = depth
+    return depths
+
+
+def _final_answer(
+    trace: TraceSpans, kinds: Mapping[str, str | None], models: Sequence[Span], readings: Sequence[ModelReading]
+) -> tuple[str | None, str | None, str | None]:
+    depths = _depths(trace)
+    candidates = []
+    for span in trace.spans:
+        kind = kinds[span.span_id]
+        is_root = trace.links[span.span_id].parent not in trace.links
+        if kind in ("agent", "workflow") or (is_root and isinstance(span.attributes.get("gen_ai.completion"), str)):
+            output = read_output(span)
+            if output is not None:
+                source = kind if kind in ("agent", "workflow") else "root"
+                candidates.append(((depths.get(span.span_id, 0), *_when(span)), output, source))
+    if candidates:
+        _, output, source = min(candidates, key=lambda item: item[0])
+        return output, source, None
+    ended = sorted(
+        (i for i, r in enumerate(readings) if r.text is not None),
+        key=lambda i: (models[i].end_ns if models[i].end_ns is not None else -1, i),
+    )
+    if not ended:
+        return None, None, None
+    last = readings[ended[-1]]
+    return last.text, "model", last.finish_reasons[-1] if last.finish_reasons else None
+
+
+def _total_tokens(trace: TraceSpans, kinds: Mapping[str, str | None], readings: Sequence[ModelReading]) -> int | None:
+    """The whole conversation's tokens: every model step's, or unknown if one did not say."""
+    if readings:
+        totals = [r.total_tokens for r in readings]
+        return None if any(t is None for t in totals) else sum(t for t in totals if t is not None)
+    for span in trace.spans:  # no model span: an agent span may carry the usage
+        if kinds[span.span_id] == "agent":
+            usage = read_model(span)
+            if usage.total_tokens is not None:
+                return usage.total_tokens
+    return None
+
+
+def _duration_ms(links: Mapping[str, Link]) -> float | None:
+    starts = [link.start_ns for link in links.values() if link.start_ns is not None]
+    ends = [link.end_ns for link in links.values() if link.end_ns is not None]
+    if not starts or not ends or max(ends) < min(starts):
+        return None
+    return (max(ends) - min(starts)) / 1_000_000
+
+
+def _agents(trace: TraceSpans, kinds: Mapping[str, str | None]) -> tuple[AgentSpan, ...]:
+    agents = sorted((s for s in trace.spans if kinds[s.span_id] == "agent"), key=_when)
+    ids = {a.span_id for a in agents}
+    found = []
+    for span in agents:
+        depth, parent, seen = 0, trace.links[span.span_id].parent, {span.span_id}
+        while parent is not None and parent in trace.links and parent not in seen:
+            seen.add(parent)
+            depth += parent in ids
+            parent = trace.links[parent].parent
+        name = span.attributes.get("gen_ai.agent.name") or span.attributes.get("traceloop.entity.name")
+        found.append(AgentSpan(name if isinstance(name, str) and name else span.name, depth, span.span_id))
+    return tuple(found)
+
+
+def _values(spans: Sequence[Span], key: str) -> tuple[str, ...]:
+    found: dict[str, None] = {}
+    for span in spans:
+        for where in (span.attributes, span.resource):
+            value = where.get(key)
+            if value is not None and not isinstance(value, list | dict):
+                found[str(value)] = None
+    return tuple(found)
+
+
+def _first_user(trace: TraceSpans, kinds: Mapping[str, str | None], readings: Sequence[ModelReading]) -> str | None:
+    for reading in readings:  # in start order
+        if reading.first_user is not None:
+            return reading.first_user
+    for span in sorted(trace.spans, key=_when):
+        if kinds[span.span_id] in ("agent", "workflow"):
+            found = _input_text(span.attributes)
+            if found is not None:
+                return found
+    return None
+
+
+def _input_text(attributes: Mapping[str, Any]) -> str | None:
+    if "gen_ai.input.messages" in attributes:
+        return read_messages(parse_json(attributes["gen_ai.input.messages"]), output=False).first_user
+    value = attributes.get("input.value")
+    return value if isinstance(value, str) else None
