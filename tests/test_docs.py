@@ -25,8 +25,14 @@ def help_text(command: str, monkeypatch: pytest.MonkeyPatch) -> str:
 
 
 def subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    return dict(action.choices)
+    """Every command, nested actions included as ``command-action`` (``traces-inspect``)."""
+    found: dict[str, argparse.ArgumentParser] = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                found[name] = command
+                found.update({f"{name}-{inner}": nested for inner, nested in subcommands(command).items()})
+    return found
 
 
 def test_cli_reference_shows_the_current_help_of_every_command(monkeypatch: pytest.MonkeyPatch, golden: Golden) -> None:

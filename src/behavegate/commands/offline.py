@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from behavegate import __version__
 from behavegate.commands.options import RunOptions
 from behavegate.judge.evaluate import evaluate
@@ -19,7 +21,9 @@ def run_offline(
     display_path: str,
     skipped: tuple[Scenario, ...] | None = None,
     timings: tuple[Timing, ...] | None = None,
+    provenance: dict[str, Any] | None = None,
 ) -> Report:
+    """``provenance``: where the attempts came from when not from an observation file (traces)."""
     evaluation = evaluate(
         contract,
         observations.observations,
@@ -27,7 +31,7 @@ def run_offline(
         runs=options.runs,
         gates=options.gates(contract.gates),
     )
-    provenance = {
+    provenance = provenance or {
         "kind": "observation_file",
         "trust": "unverified_fixture",
         "path": str(observations.path),

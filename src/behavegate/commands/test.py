@@ -75,6 +75,10 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
 
     clock = Clock()
     contract = load_contract(contract_path, root)
+    if args.traces:
+        from behavegate.commands.trace_run import check_flags
+
+        check_flags(args)
     observations = (
         load_observations(args.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ))
         if args.observations
@@ -95,7 +99,7 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
     )
-    validate(options, offline=observations is not None)
+    validate(options, offline=observations is not None or bool(args.traces))
     validate_v2(options, contract)
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")
@@ -105,6 +109,13 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
     shown = display_path(contract.path, root)
     chosen = set(selected.scenario_ids())
     skipped = tuple(s for s in contract.scenarios if s.id not in chosen)
+    provenance = None
+    if args.traces:
+        from behavegate.commands.trace_run import trace_observations
+
+        observations, provenance = trace_observations(
+            args, contract, selected, root, clock, options.max_seconds, lambda path: display_path(path, root)
+        )
     if observations is None:
         from behavegate.commands.live_run import run_live
 
@@ -113,7 +124,9 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         facts = clock.facts(options.max_scenarios, options.max_seconds)
         # Offline evidence was gathered before the run: each scenario spans the run's judging.
         timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(selected.scenarios)
-        report = run_offline(selected, observations, options, facts, display_path=shown, skipped=skipped, timings=timings)
+        report = run_offline(
+            selected, observations, options, facts, display_path=shown, skipped=skipped, timings=timings, provenance=provenance
+        )
     elapsed = clock.elapsed()
     # Version 2 live: attempts the budget cut are incomplete in the report (evidence/live.py),
     # the finished ones keep their verdicts. Version 1: skylos's error, nothing reported.

@@ -82,9 +82,16 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     if inputs.text("contract"):
         argv.append(inputs.text("contract"))
     observations = inputs.text("observations")
+    traces = inputs.items("traces")
     if observations:
         argv += ["--observations", observations]
-    else:
+    if traces:
+        for path in traces:
+            argv += ["--traces", path]
+        for flag in ("trace-format", "trace-bind", "trace-attribute"):
+            if inputs.text(flag):
+                argv += [f"--{flag}", inputs.text(flag)]
+    if not (observations or traces):
         if inputs.text("endpoint"):
             argv += ["--endpoint", inputs.text("endpoint")]
         if inputs.flag("allow-contract-endpoint"):

@@ -28,6 +28,8 @@ def _exposed_texts(ev: Evidence) -> tuple[list[tuple[str, str]], list[str]]:
     for index, call in enumerate(obs.tool_calls or ()):
         if call.arguments is not None:
             texts.append((f"tool_calls[{index}].arguments", json.dumps(call.arguments, ensure_ascii=False)))
+        else:  # not recorded (trace content capture off) or not a JSON object: could hold anything
+            gaps.append(f"arguments of tool call {index} ({call.name!r}) were not observed as a JSON object")
     if ev.tool_gap or obs.tool_calls is None:
         gaps.append(ev.tool_gap or "tool calls were not observed")
     return texts, gaps

@@ -82,8 +82,10 @@ def judge_exact_sequence(assertion: str, sequence: tuple[str, ...], ev: Evidence
     names = _tool_names(assertion, "tool_exact_sequence", list(sequence), ev)
     if isinstance(names, Verdict):
         return names
+    assert ev.observation is not None and ev.observation.tool_calls is not None
+    in_sequence = trajectory.exact([RequiredCall(name) for name in sequence], ev.observation.tool_calls)
     return checked(
-        assertion, "tool_exact_sequence", names == list(sequence),
+        assertion, "tool_exact_sequence", in_sequence,
         "tool call sequence matches exactly", "tool call sequence does not match",
         list(sequence), names,
     )  # fmt: skip
@@ -139,6 +141,11 @@ def judge_sequence(assertion: str, sequence: TrajectorySpec, ev: Evidence) -> Ve
     if isinstance(calls, Verdict):
         return calls
     ok = trajectory.matches(sequence.mode, sequence.calls, calls)
+    with_arguments = {c.name for c in sequence.calls if c.arguments is not None}
+    unseen = [i for i, c in enumerate(calls) if c.name in with_arguments and c.arguments is None]
+    if not ok and unseen:  # it might have matched on the arguments nobody recorded
+        return incomplete(assertion, "tool_sequence", f"arguments of tool call {unseen[0]} ({calls[unseen[0]].name!r}) were not observed",
+                          expected, {"calls": [c.name for c in calls], "arguments_observed": False})  # fmt: skip
     names = [c.name for c in calls]
     wanted = [c.name for c in sequence.calls]
     return checked(assertion, "tool_sequence", ok, f"tool calls match the reference ({sequence.mode})",

@@ -110,4 +110,5 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         gates=report.gates,
         issues=report.issues,
         latency=report.latency(),
+        evidence_note=report.evidence_note,
     )

@@ -85,6 +85,8 @@ def render(report: Report) -> str:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
     for issue in report.issues:
         out.append(f"Run issue {issue.code}: {one_line(issue.message)}")
+    if report.evidence_note:
+        out.append(one_line(report.evidence_note, 1000))
     latency = report.latency()
     if latency:
         out.append(

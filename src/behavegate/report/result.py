@@ -97,6 +97,29 @@ class Report:
         the floor gate carries it)."""
         return "pass" if self.floor_decides else result.status
 
+    @property
+    def evidence_note(self) -> str | None:
+        """What trace evidence held that no scenario used (the JSON report lists it whole)."""
+        if self.provenance.get("kind") != "trace_file":
+            return None
+        counts, unbound = self.provenance["traces"], self.provenance["unbound_traces"]
+        files = len(self.provenance["files"])
+        text = (
+            f"Traces: {counts['genai']} with GenAI content in {files} file{'s' if files != 1 else ''}, "
+            f"{counts['bound']} bound to the selected scenarios"
+        )
+        if counts["other_scenarios"]:
+            text += f", {counts['other_scenarios']} to scenarios not selected"
+        if counts["ignored_without_genai"]:
+            text += f", {counts['ignored_without_genai']} without GenAI content ignored"
+        if unbound["count"]:
+            first = unbound["shown"][0]
+            text += (
+                f"; {unbound['count']} bound to no scenario (first: trace {first['trace_id']} in {first['file']}: "
+                f"{first['reason']})"
+            )
+        return text
+
     # -- counts -----------------------------------------------------------------
 
     def scenario_counts(self) -> Counter[str]:

@@ -87,6 +87,10 @@ def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = 
             raise InputError(f"Trace file not found: {argument}")
         if len(found) > TRACE_MAX_FILES:
             raise InputError(f"more than {TRACE_MAX_FILES} trace files; name fewer folders")
+    if not found:
+        raise InputError(
+            f"no trace files found in {', '.join(arguments)} (looked for {', '.join('*' + s for s in TRACE_SUFFIXES)})"
+        )
     return list(dict.fromkeys(found))
 
 

@@ -19,7 +19,7 @@ value that is present but unusable (arguments that are not a JSON object) is
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from behavegate.evidence.traces.spans import Span
@@ -57,14 +57,6 @@ class ModelReading(NamedTuple):
     total_tokens: int | None
     model: str | None
     history: Mapping[str, Mapping[str, Any]]  # call id -> arguments, from the input messages
-
-
-class ToolReading(NamedTuple):
-    name: str
-    call_id: str | None
-    arguments: Mapping[str, Any] | None
-    result: str | None
-    error: str | None
 
 
 def classify(span: Span) -> str | None:
@@ -131,7 +123,7 @@ def _int(value: Any) -> int | None:
     return None
 
 
-def _first(attributes: Mapping[str, Any], *keys: str) -> Any:
+def first(attributes: Mapping[str, Any], *keys: str) -> Any:
     for key in keys:
         value = attributes.get(key)
         if value is not None:
@@ -251,7 +243,7 @@ def read_model(span: Span) -> ModelReading:
         if event.name == "gen_ai.content.prompt":
             inputs.append(read_messages(parse_json(event.attributes.get("gen_ai.prompt")), output=False))
         elif event.name == "gen_ai.content.completion":
-            outputs.append(_completion(event.attributes.get("gen_ai.completion")))
+            outputs.append(completion(event.attributes.get("gen_ai.completion")))
         elif event.name == "gen_ai.user.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "user"}, output=False))
         elif event.name == "gen_ai.assistant.message" and isinstance(body, Mapping):
@@ -269,20 +261,20 @@ def read_model(span: Span) -> ModelReading:
             (outputs if output else inputs).append(_traceloop(items, output))
     # Assay rows: plain text
     if isinstance(a.get("gen_ai.prompt"), str):
-        inputs.append(_completion(a["gen_ai.prompt"], role="user"))
+        inputs.append(completion(a["gen_ai.prompt"], role="user"))
     if isinstance(a.get("gen_ai.completion"), str):
-        outputs.append(_completion(a["gen_ai.completion"]))
+        outputs.append(completion(a["gen_ai.completion"]))
     reasons = _reasons(a.get("gen_ai.response.finish_reasons"))
     for found in outputs:
         reasons.extend(r for r in found.finish if r not in reasons)
     texts = [t for found in outputs for t in found.texts]
-    input_tokens = _int(_first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"))
-    output_tokens = _int(_first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"))
-    total = _int(_first(a, "llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"))
+    input_tokens = _int(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"))
+    output_tokens = _int(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"))
+    total = _int(first(a, "llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"))
     if total is None and input_tokens is not None and output_tokens is not None:
         total = input_tokens + output_tokens
     history = {c.call_id: c.arguments for found in inputs for c in found.calls if c.call_id and c.arguments is not None}
-    model = _first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+    model = first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
     return ModelReading(
         text="".join(texts)[:TRACE_MAX_TEXT] if texts else None,
         requested=tuple(c for found in outputs for c in found.calls),
@@ -304,7 +296,7 @@ def _reasons(value: Any) -> list[str]:
     return [finish_reason(v) for v in value if isinstance(v, str) and v] if isinstance(value, list) else []
 
 
-def _completion(value: Any, role: str = "assistant") -> _Messages:
+def completion(value: Any, role: str = "assistant") -> _Messages:
     """A ≤1.27 prompt/completion: OpenAI-format JSON, or (Assay) plain text."""
     parsed = parse_json(value) if isinstance(value, str) and value.lstrip()[:1] in ("[", "{") else None
     if isinstance(parsed, list | dict):
@@ -351,71 +343,3 @@ def _traceloop(items: list[dict[str, Any]], output: bool) -> _Messages:
         for item in items
     ]
     return read_messages(messages, output=output)
-
-
-# --- tool spans, agent spans --------------------------------------------------------------------
-
-
-def read_tool(span: Span) -> ToolReading:
-    a = span.attributes
-    name = _first(a, "gen_ai.tool.name", "tool.name", "traceloop.entity.name")
-    if not isinstance(name, str) or not name:
-        name = span.name.removeprefix("execute_tool ").removesuffix(".tool").strip() or span.name
-    call_id = _first(a, "gen_ai.tool.call.id", "tool.id", "tool_call.id")
-    arguments: Mapping[str, Any] | None = None
-    for key in ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value"):
-        if key in a:
-            arguments = arguments_of(a[key])
-            break
-    else:
-        if "traceloop.entity.input" in a:
-            arguments = _traceloop_arguments(a["traceloop.entity.input"])
-    result = _first(a, "gen_ai.tool.call.result", "gen_ai.tool.result", "output.value", "traceloop.entity.output")
-    return ToolReading(
-        name, call_id if isinstance(call_id, str) and call_id else None, arguments, text_of(result), error_of(span)
-    )
-
-
-def _traceloop_arguments(value: Any) -> Mapping[str, Any] | None:
-    # json.dumps({"args": [...], "kwargs": {...}}): positional arguments have no names,
-    # so a call that used them has arguments that were not observed as an object.
-    parsed = parse_json(value)
-    if not isinstance(parsed, dict):
-        return None
-    args, kwargs = parsed.get("args") or [], parsed.get("kwargs")
-    return kwargs if isinstance(kwargs, dict) and not args else None
-
-
-def error_of(span: Span) -> str | None:
-    """Why a span failed (status ERROR or ``error.type``), or None."""
-    kind = span.attributes.get("error.type")
-    if not span.error and kind is None:
-        return None
-    if isinstance(kind, str) and kind:
-        return kind
-    if span.status_message:
-        return span.status_message
-    for event in span.events:
-        if event.name == "exception" and isinstance(event.attributes.get("exception.type"), str):
-            return str(event.attributes["exception.type"])
-    return "error"
-
-
-def read_output(span: Span) -> str | None:
-    """An agent or workflow span's output text (its answer), or None."""
-    a = span.attributes
-    if "gen_ai.output.messages" in a:
-        found = read_messages(parse_json(a["gen_ai.output.messages"]), output=True)
-        if found.texts:
-            return "".join(found.texts)[:TRACE_MAX_TEXT]
-    for key in ("output.value", "traceloop.entity.output"):
-        if key in a:
-            return text_of(a[key])
-    if isinstance(a.get("gen_ai.completion"), str):
-        found = _completion(a["gen_ai.completion"])
-        return "".join(found.texts)[:TRACE_MAX_TEXT] if found.texts else None
-    return None
-
-
-def first_text(values: Iterable[str | None]) -> str | None:
-    return next((v for v in values if v is not None), None)

@@ -27,11 +27,10 @@ from behavegate.evidence.traces.messages import (
     parse_json,
     read_messages,
     read_model,
-    read_output,
-    read_tool,
 )
 from behavegate.evidence.traces.record import AgentSpan, ModelStep, Trace, TraceCall
 from behavegate.evidence.traces.spans import Span
+from behavegate.evidence.traces.tool_spans import read_output, read_tool
 from behavegate.frozen import replace
 from behavegate.limits import TRACE_MAX_CALLS
 

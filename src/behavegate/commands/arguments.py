@@ -1,0 +1,116 @@
+"""Every command's arguments (argparse only): ``cli.py`` builds the parser from
+these and dispatches; ``docs/cli.md`` is kept equal to the help they give."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from behavegate import limits
+
+
+def add_commands(commands: Any, console: Any) -> None:
+    test = commands.add_parser("test", console=console, help="judge an agent's behavior against a contract",
+                                 description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
+        "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.")  # fmt: skip
+    test.add_argument("contract", nargs="?", default=None,
+                      help="contract path (default: discover .behavegate/contract.yml, then .skylos/agent-test.yml)")  # fmt: skip
+    test.add_argument("--observations", default=None, metavar="FILE",
+                      help="judge a captured observation file (offline; no network)")  # fmt: skip
+    test.add_argument("--traces", action="append", default=[], metavar="FILE_OR_DIR",
+                      help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)")  # fmt: skip
+    _trace_options(test)
+    test.add_argument("--endpoint", default=None, metavar="URL",
+                      help="trusted agent endpoint for this run (overrides agent.endpoint)")  # fmt: skip
+    test.add_argument("--auth-env", default=None, metavar="VAR",
+                      help="environment variable holding a bearer token; requires --endpoint")  # fmt: skip
+    test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
+    test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
+    test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
+                      help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
+                      "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
+    test.add_argument("--concurrency", type=int, default=limits.DEFAULT_CONCURRENCY, metavar="N",
+                      help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
+    test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
+                      help="run only this scenario id (repeatable)")  # fmt: skip
+    test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
+    test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    test.add_argument("--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)")
+    test.add_argument("--tag", action="append", dest="tags", default=[], metavar="TAG",
+                      help="version 2: only scenarios with this tag or golden-query category (repeatable)")  # fmt: skip
+    test.add_argument("--min-pass-rate", type=float, default=None, metavar="RATE",
+                      help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)")  # fmt: skip
+    test.add_argument("--threshold-mode", choices=["average", "all"], default=None,
+                      help="version 2: the floor applies to the average, or to every included file")  # fmt: skip
+    test.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
+    test.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
+    test.add_argument("--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    test.add_argument("--annotations", action="store_true",
+                      help="print GitHub annotations on the contract lines that failed (on stderr with --format json)")  # fmt: skip
+    test.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
+    test.add_argument("--save-observations", default=None, metavar="FILE",
+                      help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
+    test.add_argument("--max-scenarios", type=int, default=None, metavar="N",
+                      help=f"most scenarios a run may select, 1-{limits.MAX_RUN_SCENARIOS} (default: {limits.DEFAULT_MAX_SCENARIOS} "
+                      f"for a version-1 contract; version 2: every scenario it names)")  # fmt: skip
+    test.add_argument("--max-seconds", type=float, default=limits.DEFAULT_MAX_SECONDS, metavar="S",
+                      help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
+    test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",
+                      help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
+
+    replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched",
+                                   description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
+        "canonical and sealed, every digest and count re-derived. Exit 0: valid; 1: invalid; 2: unusable input.")  # fmt: skip
+    replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
+    _format(replay)
+
+    show = commands.add_parser("show", console=console, help="show what the agent said and called in a run, with the verdicts",
+                                 description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
+        "arguments, refusal, sources, errors and every verdict. The run is checked as replay checks it first. "
+        "Exit 0: shown; 2: not a valid run directory, or no such scenario.")  # fmt: skip
+    show.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (.behavegate/runs/<run-id>)")
+    show.add_argument("scenario", nargs="?", default=None, metavar="SCENARIO", help="show only this scenario id")
+    _format(show)
+    show.add_argument("--max-chars", type=int, default=2000, metavar="N",
+                      help="table: show at most N characters of each response or text (default: 2000)")  # fmt: skip
+
+    listing = commands.add_parser("list", console=console, help="list the builtin scenario libraries, or one library's scenarios and tags",
+                                    description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
+        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).")  # fmt: skip
+    listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
+    _format(listing)
+
+    traces = commands.add_parser("traces", console=console, help="read OpenTelemetry trace files as behavegate understands them",
+                                   description="Work with OpenTelemetry trace files (OTLP JSON, OTLP JSON Lines, proto3-style JSON, "
+        "Python console-exporter output, Assay span rows).")  # fmt: skip
+    actions = traces.add_subparsers(dest="traces_command", metavar="ACTION")
+    inspect = actions.add_parser("inspect", console=console, help="show what behavegate reads from trace files",
+                                   description="Show, per trace, what behavegate understood: the tool calls in order (with call ids, "
+        "arguments and errors), the model steps, the final answer, and what binds it to a scenario, to debug instrumentation. "
+        "Exit 0: read; 2: a file could not be read.")  # fmt: skip
+    inspect.add_argument("files", nargs="+", metavar="FILE_OR_DIR", help="trace files, or folders of them")
+    _format(inspect)
+    _trace_options(inspect, binding=False)
+
+    init = commands.add_parser("init", console=console, help="write a starter contract",
+                                 description="Write a starter behavior contract.")  # fmt: skip
+    init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
+    init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
+    init.add_argument("--version", dest="contract_version", type=int, choices=[1, 2], default=1,
+                      help="contract version to start from (default: 1, the skylos-compatible format)")  # fmt: skip
+
+
+def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) -> None:
+    command.add_argument("--trace-format", choices=["otlp-json", "otlp-jsonl", "proto3-json", "console", "assay"], default=None,
+                         help="the trace files' format (default: told from each file)")  # fmt: skip
+    if binding:
+        command.add_argument("--trace-bind", choices=["attribute", "conversation", "prompt"], default="attribute",
+                             help="how a trace names its scenario: an attribute (see --trace-attribute), gen_ai.conversation.id, "
+                             "or its first user message equal to the scenario prompt (default: attribute)")  # fmt: skip
+    command.add_argument("--trace-attribute", default="behavegate.scenario.id", metavar="NAME",
+                         help="the span or resource attribute holding the scenario id (default: behavegate.scenario.id)")  # fmt: skip
+
+
+def _format(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
