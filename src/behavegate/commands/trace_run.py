@@ -40,6 +40,8 @@ def trace_observations(
     paths = trace_paths(args.traces, root, runner_dirs(os.environ))
     binding = Binding(args.trace_bind, args.trace_attribute)
     traces = read_traces(paths, fmt=args.trace_format, attribute=binding.attribute, shown=shown, check_time=check_time)
+    if not traces.files:
+        raise TraceError([Problem(f"no trace file could be read: {traces.skipped[0][1]}", traces.skipped[0][0])])
     bound = bind(traces.traces, contract.scenarios, set(selected.scenario_ids()), binding)
     if contract.version < 2:
         several = [Problem(f"scenario {key!r} has {len(found)} traces; a version-1 contract judges one attempt per scenario "
@@ -54,6 +56,7 @@ def trace_observations(
         "files": [
             {"path": f.path, "sha256": f.digest, "format": f.format, "bytes": f.bytes, "spans": f.spans} for f in traces.files
         ],
+        "skipped_files": [{"path": path, "reason": why} for path, why in traces.skipped],
         "source_digest": source_digest,
         "binding": {"by": binding.mode, **({"attribute": binding.attribute} if binding.mode == "attribute" else {})},
         "traces": {
@@ -66,7 +69,7 @@ def trace_observations(
         "unbound_traces": unbound_summary(bound),
     }
     observations = ObservationSet(
-        path=paths[0],
+        path=paths[0].path,
         digest=source_digest,
         observations={key: found[0] for key, found in attempts.items()},
         version=2,

@@ -56,6 +56,7 @@ def render_json(found: TraceSet) -> str:
         "traces": [trace_json(trace) for trace in found.traces],
         "ignored_traces": found.ignored,
         "duplicate_spans": found.duplicates,
+        "skipped_files": [{"path": path, "reason": why} for path, why in found.skipped],
     }
     return json.dumps(data, indent=2, ensure_ascii=False)
 
@@ -83,6 +84,7 @@ def render_table(found: TraceSet) -> str:
     lines = []
     for f in found.files:
         lines.append(f"{f.path}: {f.format}, {f.spans} spans, sha256 {f.digest[:16]}")
+    lines.extend(f"{path}: skipped: {one_line(why, 300)}" for path, why in found.skipped)
     lines.append(f"{len(found.traces)} GenAI traces; {found.ignored} traces without GenAI content ignored")
     if found.duplicates:
         lines.append(f"{found.duplicates} spans were read twice and counted once")
@@ -101,7 +103,7 @@ def render_table(found: TraceSet) -> str:
         else:
             lines.append("  tool calls:")
             lines.extend(f"  {_call_line(i, trace)}" for i in range(len(trace.calls)))
-        answer = "(none recorded)" if trace.final_answer is None else repr(one_line(trace.final_answer, 300))
+        answer = "(none recorded)" if trace.final_answer is None else f'"{one_line(trace.final_answer, 300)}"'
         source = f" (from the {trace.answer_from} span)" if trace.answer_from in ("agent", "workflow", "root") else ""
         lines.append(f"  final answer{source}: {answer}")
         if trace.finish_reason:

@@ -112,6 +112,9 @@ class Report:
             text += f", {counts['other_scenarios']} to scenarios not selected"
         if counts["ignored_without_genai"]:
             text += f", {counts['ignored_without_genai']} without GenAI content ignored"
+        skipped = self.provenance.get("skipped_files") or []
+        if skipped:
+            text += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} in the folders skipped as not trace files"
         if unbound["count"]:
             first = unbound["shown"][0]
             text += (

@@ -15,7 +15,7 @@ import os
 import stat
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from behavegate.errors import InputError, Problem, TraceError
 from behavegate.evidence.traces import reader
@@ -46,6 +46,7 @@ class TraceSet:
     traces: tuple[Trace, ...]  # traces with GenAI content, in order of first appearance
     ignored: int  # traces without GenAI content
     duplicates: int  # spans read twice
+    skipped: tuple[tuple[str, str], ...] = ()  # files in a named folder that are not trace files: (path, why)
 
 
 class _Prefixed(io.RawIOBase):
@@ -73,16 +74,21 @@ class _Prefixed(io.RawIOBase):
         return len(data)
 
 
-def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = ()) -> list[Path]:
+class TracePath(NamedTuple):
+    path: Path
+    named: bool  # named on the command line (else found in a named folder)
+
+
+def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = ()) -> list[TracePath]:
     """Every file named, and every trace file under every folder named (sorted, no links, no hidden)."""
-    found: list[Path] = []
+    found: list[TracePath] = []
     for argument in arguments:
         path = resolve_inside(argument, root, "Trace file", bases)
         reject_symlinks(path, base_of(path, root, bases), "Trace file")
         if path.is_dir():
-            found.extend(_walk(path))
+            found.extend(TracePath(inner, False) for inner in _walk(path))
         elif path.exists():
-            found.append(path)
+            found.append(TracePath(path, True))
         else:
             raise InputError(f"Trace file not found: {argument}")
         if len(found) > TRACE_MAX_FILES:
@@ -91,7 +97,10 @@ def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = 
         raise InputError(
             f"no trace files found in {', '.join(arguments)} (looked for {', '.join('*' + s for s in TRACE_SUFFIXES)})"
         )
-    return list(dict.fromkeys(found))
+    unique: dict[Path, TracePath] = {}
+    for item in found:
+        unique[item.path] = TracePath(item.path, item.named or (item.path in unique and unique[item.path].named))
+    return list(unique.values())
 
 
 def _walk(folder: Path) -> Iterator[Path]:
@@ -107,7 +116,7 @@ def _walk(folder: Path) -> Iterator[Path]:
 
 
 def read_traces(
-    paths: Sequence[Path],
+    paths: Sequence[TracePath],
     *,
     fmt: str | None = None,
     attribute: str,
@@ -116,13 +125,25 @@ def read_traces(
 ) -> TraceSet:
     """Read, assemble and normalize. ``check_time`` raises when the run's budget is spent."""
     assembly = _Assembly()
-    files = [_read_file(path, shown(path), fmt, Keep((attribute,)), assembly, check_time) for path in paths]
+    files: list[TraceFile] = []
+    skipped: list[tuple[str, str]] = []
+    for item in paths:
+        try:
+            files.append(_read_file(item.path, shown(item.path), fmt, Keep((attribute,)), assembly, check_time))
+        except _NotTraces as why:
+            if item.named:  # a file named on purpose must be read; one in a folder may be anything
+                raise TraceError([Problem(str(why), shown(item.path))]) from None
+            skipped.append((shown(item.path), str(why)))
     normalized = [
         normalize(TraceSpans(trace_id, file, order, spans, links), attribute)
         for trace_id, (spans, links, order, file) in assembly.traces.items()
     ]
     found = tuple(trace for trace in normalized if trace is not None)
-    return TraceSet(tuple(files), found, len(normalized) - len(found), assembly.duplicates)
+    return TraceSet(tuple(files), found, len(normalized) - len(found), assembly.duplicates, tuple(skipped))
+
+
+class _NotTraces(Exception):
+    """The file is not in a trace format (the message says what it seems to be)."""
 
 
 class _Assembly:
@@ -169,7 +190,7 @@ def _read_file(
         found = fmt or reader.sniff(text_head)
         read = reader.reader_for(found, text_head) if found else None
         if found is None or read is None:
-            raise TraceError([Problem(_unknown_format(text_head), where)])
+            raise _NotTraces(_unknown_format(text_head))
         body = io.BufferedReader(_Prefixed(text_head, stream, check_time), buffer_size=TRACE_READ_CHUNK)
         try:
             for span in read(body, keep, problems):

@@ -30,7 +30,7 @@ from behavegate.evidence.traces.messages import (
 )
 from behavegate.evidence.traces.record import AgentSpan, ModelStep, Trace, TraceCall
 from behavegate.evidence.traces.spans import Span
-from behavegate.evidence.traces.tool_spans import read_output, read_tool
+from behavegate.evidence.traces.tool_spans import ToolReading, read_output, read_tool
 from behavegate.frozen import replace
 from behavegate.limits import TRACE_MAX_CALLS
 
@@ -130,7 +130,7 @@ def _calls(
         found = read_tool(tool)
         match = by_id.get(found.call_id) if found.call_id else None
         if match is None and found.call_id is None:
-            match = _by_name(found.name, tool, requested, models, claimed)
+            match = _by_name(found, tool, requested, models, claimed)
         if match is not None and match in claimed:
             match = None  # a second span for the same call id: executed twice, both kept
         origin = requested[match] if match is not None else None
@@ -144,7 +144,9 @@ def _calls(
             arguments = history.get(call_id)
         start = tool.start_ns if tool.start_ns is not None else _LATE
         key = (start, origin[0], origin[1]) if origin else (start, _LATE, len(ordered))
-        group = origin[0] if origin else None
+        # Calls the model asked for in one turn share its step; a call no step explains
+        # (content capture off) belongs to the turn before it.
+        group = origin[0] if origin else _preceding_step(tool, models)
         ordered.append(
             (key, TraceCall(found.name, call_id, arguments, found.result, found.error, True, group, tool.start_ns), tool)
         )
@@ -160,16 +162,31 @@ def _calls(
 
 
 def _by_name(
-    name: str, tool: Span, requested: Sequence[tuple[int, int, Requested]], models: Sequence[Span], claimed: set[int]
+    found: ToolReading, tool: Span, requested: Sequence[tuple[int, int, Requested]], models: Sequence[Span], claimed: set[int]
 ) -> int | None:
-    """The first unclaimed requested call of that name whose model step began before the tool."""
+    """An unclaimed requested call of that name, from a model step that began before the tool:
+    the first with the same arguments, else the first."""
+    candidates = []
     for index, (step, _, call) in enumerate(requested):
-        if index in claimed or call.name != name:
-            continue
         began = models[step].start_ns
-        if began is None or tool.start_ns is None or began <= tool.start_ns:
-            return index
-    return None
+        if (
+            index not in claimed
+            and call.name == found.name
+            and (began is None or tool.start_ns is None or began <= tool.start_ns)
+        ):
+            candidates.append(index)
+    same = [i for i in candidates if found.arguments is not None and requested[i][2].arguments == found.arguments]
+    chosen = same or candidates
+    return chosen[0] if chosen else None
+
+
+def _preceding_step(tool: Span, models: Sequence[Span]) -> int | None:
+    """The last model step that began before the tool: the turn that asked for it."""
+    found = None
+    for index, model in enumerate(models):
+        if model.start_ns is not None and tool.start_ns is not None and model.start_ns <= tool.start_ns:
+            found = index
+    return found
 
 
 def _group_overlapping(calls: list[tuple[TraceCall, Span | None]]) -> tuple[TraceCall, ...]:

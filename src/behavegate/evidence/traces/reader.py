@@ -110,7 +110,8 @@ def sniff(head: bytes) -> str | None:
             row = None
         if isinstance(row, dict):
             if "resourceSpans" in row or "resource_spans" in row:
-                return "otlp-jsonl"
+                # One document on one line is OTLP JSON; more lines of them, JSON Lines.
+                return "otlp-jsonl" if start[len(first_line) :].strip() else "otlp-json"
             if "context" in row and "name" in row:
                 return "console"
             if "trace_id" in row and "span_id" in row:
