@@ -83,8 +83,11 @@ def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = 
     """Every file named, and every trace file under every folder named (sorted, no links, no hidden)."""
     found: list[TracePath] = []
     for argument in arguments:
-        path = resolve_inside(argument, root, "Trace file", bases)
-        reject_symlinks(path, base_of(path, root, bases), "Trace file")
+        if Path(argument) in (Path("."), root):  # the project folder itself
+            path = root
+        else:
+            path = resolve_inside(argument, root, "Trace file", bases)
+            reject_symlinks(path, base_of(path, root, bases), "Trace file")
         if path.is_dir():
             found.extend(TracePath(inner, False) for inner in _walk(path))
         elif path.exists():

@@ -221,7 +221,7 @@ class _Text:
     def line(self, pos: int | None = None) -> int:
         return self.lines_before + self.buf.count("\n", 0, self.pos if pos is None else pos) + 1
 
-    def fill(self, at_least: int = TRACE_READ_CHUNK) -> None:
+    def fill(self, at_least: int = 0) -> None:
         if self.eof:
             return
         data = self.stream.read(max(at_least, TRACE_READ_CHUNK))
