@@ -209,7 +209,10 @@ def test_console_output_cut_into_any_chunks_reads_the_same(size: int) -> None:
 
 
 def test_the_document_reader_never_holds_more_than_a_chunk_and_one_span(monkeypatch: pytest.MonkeyPatch) -> None:
-    spans = [span("ab" * 16, f"{i:016x}", "execute_tool t", gen_ai__operation__name="execute_tool", gen_ai__tool__name="t") for i in range(400)]
+    spans = [
+        span("ab" * 16, f"{i:016x}", "execute_tool t", gen_ai__operation__name="execute_tool", gen_ai__tool__name="t")
+        for i in range(400)
+    ]
     data = otlp_line(*spans).encode()
     held: list[int] = []
     original = reader._Text.fill
@@ -273,7 +276,9 @@ def test_a_truncated_document_and_a_truncated_console_dump_are_errors(tmp_path: 
 def test_several_problems_are_collected(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     good = otlp_line(span("ab" * 16, "cd" * 8, "chat", gen_ai__operation__name="chat"))
-    path.write_text("\n".join([good, "{not json", good, '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}', "[1]"]) + "\n")
+    path.write_text(
+        "\n".join([good, "{not json", good, '{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x"}]}]}]}', "[1]"]) + "\n"
+    )
     details = _error(path)
     assert [d.split(": ", 1)[0] for d in details] == [f"{path} (line {n})" for n in (2, 4, 5)]
 
