@@ -100,13 +100,20 @@ def _observation(obs: Mapping[str, Any] | None, max_chars: int) -> list[str]:
     lines.append(f"finish_reason: {_text(obs.get('finish_reason'))} ({completion})")
     calls = obs.get("tool_calls")
     errors = obs.get("tool_errors") or []
+    trace = obs.get("trace") if isinstance(obs.get("trace"), Mapping) else None
+    details = trace.get("calls") or [] if trace else []
+    if trace:
+        lines.append(f"trace: {one_line(str(trace.get('trace_id')))}")
     if calls is None:
         lines.append("tool calls: not observed")
     else:
         lines.append(f"tool calls: {len(calls)}")
         for index, call in enumerate(calls):
             arguments = "(arguments not observed)" if call.get("arguments") is None else _json(call["arguments"], max_chars)
-            lines.append(f"  {index + 1}. {one_line(str(call.get('name')))} {arguments}")
+            detail = details[index] if index < len(details) and isinstance(details[index], Mapping) else {}
+            marks = "".join([f" [{one_line(str(detail['call_id']))}]" if detail.get("call_id") else "",
+                             " (requested by the model, not executed)" if detail.get("executed") is False else ""])  # fmt: skip
+            lines.append(f"  {index + 1}. {one_line(str(call.get('name')))}{marks} {arguments}")
             if index < len(errors) and errors[index] is not None:
                 lines.append(f"     tool error: {one_line(str(errors[index]), max_chars)}")
     lines.append(f"refusal: {_flag(obs.get('refusal'))}")
