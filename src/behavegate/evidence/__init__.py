@@ -1,1 +1,1 @@
-"""Gathering evidence of what an agent did: observation files, the live Chat Completions adapter, its transport and endpoint trust."""
+"""Gathering evidence of what an agent did: observation files, recorded OpenTelemetry traces (traces/), the live Chat Completions adapter, its transport and endpoint trust."""

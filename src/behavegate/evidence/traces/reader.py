@@ -153,11 +153,16 @@ def _json_line(line: bytes, number: int, problems: _Problems) -> Any:
         return None
 
 
-def read_jsonl(stream: IO[bytes], keep: Keep, problems: _Problems) -> Iterator[Span]:
+def _rows(stream: IO[bytes], problems: _Problems) -> Iterator[tuple[int, Any]]:
+    """Each line's JSON value with its line number (lines that are not JSON are problems)."""
     for number, line in _lines(stream, problems):
-        document = _json_line(line, number, problems)
-        if document is None:
-            continue
+        value = _json_line(line, number, problems)
+        if value is not None:
+            yield number, value
+
+
+def read_jsonl(stream: IO[bytes], keep: Keep, problems: _Problems) -> Iterator[Span]:
+    for number, document in _rows(stream, problems):
         if not isinstance(document, dict) or not ("resourceSpans" in document or "resource_spans" in document):
             problems.add("not an OTLP JSON document (no resourceSpans)", number)
             continue
@@ -192,10 +197,7 @@ def _decode(problems: _Problems, line: int | None, make: Callable[..., Span], *a
 
 
 def read_assay(stream: IO[bytes], keep: Keep, problems: _Problems) -> Iterator[Span]:
-    for number, line in _lines(stream, problems):
-        row = _json_line(line, number, problems)
-        if row is None:
-            continue
+    for number, row in _rows(stream, problems):
         if not isinstance(row, dict):
             problems.add("an Assay span row must be a JSON object", number)
             continue
