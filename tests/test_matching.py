@@ -88,3 +88,50 @@ def test_assignment_is_a_maximum_matching_of_distinct_matching_calls(required: l
     assert len(set(assignment.values())) == len(assignment)
     assert all(call_matches(required[r], calls[c]) for r, c in assignment.items())
     assert len(assignment) == brute_force_maximum(required, calls)
+
+
+# --- trajectories with calls requested together (trace evidence) ---------------------------------
+
+NAMES = st.sampled_from(["a", "b", "c"])
+
+
+def _plain_exact(reference: list[RequiredCall], calls: list[ToolCall]) -> bool:
+    return len(reference) == len(calls) and all(call_matches(r, c) for r, c in zip(reference, calls, strict=True))
+
+
+def _plain_in_order(reference: list[RequiredCall], calls: list[ToolCall]) -> bool:
+    position = 0
+    for call in calls:
+        if position < len(reference) and call_matches(reference[position], call):
+            position += 1
+    return position == len(reference)
+
+
+@given(st.lists(NAMES, max_size=5), st.lists(NAMES, max_size=5))
+def test_without_groups_sequences_keep_their_strict_order(reference: list[str], observed: list[str]) -> None:
+    from behavegate.judge import trajectory
+
+    wanted, calls = [RequiredCall(n) for n in reference], [ToolCall(n) for n in observed]
+    assert trajectory.exact(wanted, calls) == _plain_exact(wanted, calls)
+    assert trajectory.in_order(wanted, calls) == _plain_in_order(wanted, calls)
+
+
+@given(st.lists(NAMES, min_size=1, max_size=6), st.data())
+def test_a_group_matches_in_any_of_its_orders_and_only_those(observed: list[str], data: st.DataObject) -> None:
+    from behavegate.judge import trajectory
+
+    calls = [ToolCall(n, group=0) for n in observed]  # one model turn asked for all of them
+    order = data.draw(st.permutations(observed))
+    assert trajectory.exact([RequiredCall(n) for n in order], calls)
+    assert trajectory.in_order([RequiredCall(n) for n in order[:-1]], calls)
+    assert not trajectory.exact([RequiredCall(n) for n in [*order[:-1], "z"]], calls)
+
+
+def test_order_still_counts_between_turns() -> None:
+    from behavegate.judge import trajectory
+
+    calls = [ToolCall("a", group=0), ToolCall("b", group=0), ToolCall("c", group=1)]
+    assert trajectory.exact([RequiredCall("b"), RequiredCall("a"), RequiredCall("c")], calls)
+    assert not trajectory.exact([RequiredCall("c"), RequiredCall("a"), RequiredCall("b")], calls)
+    assert trajectory.in_order([RequiredCall("b"), RequiredCall("c")], calls)
+    assert not trajectory.in_order([RequiredCall("c"), RequiredCall("a")], calls)

@@ -20,7 +20,7 @@ TRACE = "0af7651916cd43dd8448eb211c80319c"
 
 
 def attr(key: str, value: Any) -> dict[str, Any]:
-    if isinstance(value, list):
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return {"key": key, "value": {"arrayValue": {"values": [{"stringValue": v} for v in value]}}}
     if isinstance(value, int):
         return {"key": key, "value": {"intValue": str(value)}}
@@ -408,3 +408,26 @@ def test_the_action_passes_trace_inputs_to_the_cli() -> None:
     argv = build_argv(inputs, {})
     assert argv[:7] == ["test", "--traces", "traces/a.jsonl", "--traces", "traces/b", "--trace-bind", "prompt"]
     assert "--endpoint" not in argv  # traces are offline evidence: live inputs are not passed
+
+
+def test_text_no_report_can_hold_is_shown_replaced_and_nan_arguments_are_not_observed(tmp_path: Path) -> None:
+    trace = agent_trace(answer="Refunded \ud800 order")
+    tool = next(span for span in trace if span["name"].startswith("execute_tool"))
+    tool["attributes"] = [a for a in tool["attributes"] if a["key"] != "gen_ai.tool.call.arguments"]
+    tool["attributes"].append({"key": "gen_ai.tool.call.arguments", "value": {"stringValue": '{"order_id": NaN}'}})
+    for span in trace:  # the model's requested call carries no arguments either
+        for a in span["attributes"]:
+            if a["key"] == "gen_ai.output.messages" and "tool_call" in a["value"]["stringValue"]:
+                a["value"]["stringValue"] = a["value"]["stringValue"].replace(
+                    '"arguments": {"order_id": "7"}', '"arguments": "{\\"x\\": Infinity}"'
+                )
+    code, report = judge(
+        tmp_path,
+        'response: {contains: ["Refunded"]}\ntools: {required: [{name: lookup_order, arguments: {order_id: "7"}}]}',
+        trace,
+    )
+    observation = report["scenarios"][0]["observation"]
+    assert observation["response"] == "Refunded \ufffd order"
+    assert observation["tool_calls"] == [{"name": "lookup_order", "arguments": None}]
+    assert verdicts(report)["tools.required[0]"][0] == "incomplete"
+    assert code == 2

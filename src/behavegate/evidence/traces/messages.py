@@ -22,8 +22,10 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from behavegate.evidence.chat import EndpointError, check_shape
 from behavegate.evidence.traces.spans import Span
 from behavegate.limits import TRACE_MAX_TEXT
+from behavegate.text import scrub
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
@@ -83,20 +85,33 @@ def finish_reason(value: str) -> str:
 # --- small decoders ---------------------------------------------------------------------------
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def parse_json(value: Any) -> Any:
-    """A JSON string's value; anything else as it is; None when the string is not JSON."""
+    """A JSON string's value (NaN and Infinity refused); anything else as it is; None when the
+    string is not JSON. Lone surrogates from escapes are shown as U+FFFD."""
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return scrub(json.loads(value, parse_constant=_no_constant))
     except (ValueError, RecursionError):
         return None
 
 
 def arguments_of(value: Any) -> Mapping[str, Any] | None:
-    """Tool arguments: a JSON object, or a string holding one; anything else is not observed."""
+    """Tool arguments: a JSON object (or a string holding one) that a report can hold, as the
+    live adapter requires (depth, size, no NaN); anything else is not observed."""
     parsed = parse_json(value)
-    return parsed if isinstance(parsed, dict) else None
+    if not isinstance(parsed, dict):
+        return None
+    try:
+        check_shape(parsed)
+        json.dumps(parsed, allow_nan=False)
+    except (EndpointError, ValueError, RecursionError):
+        return None
+    return parsed
 
 
 def text_of(value: Any) -> str | None:

@@ -31,11 +31,15 @@ from typing import IO, Any
 from behavegate.errors import Problem, TraceError
 from behavegate.evidence.traces.spans import Keep, Span, SpanShapeError, assay_span, console_span, otlp_resource, otlp_span
 from behavegate.limits import TRACE_MAX_OBJECT_BYTES, TRACE_MAX_PROBLEMS, TRACE_READ_CHUNK
+from behavegate.text import scrub
 
 FORMATS = ("otlp-json", "otlp-jsonl", "proto3-json", "console", "assay")
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
 _FIRST_KEY = re.compile(r'\s*\{\s*"([A-Za-z_]+)"')
 _DECODER = json.JSONDecoder()
+# A "\ud800" escape decodes to text no report can hold: such values are shown with U+FFFD.
+_SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
 _SNIFF_BYTES = 64 * 1024
 
 
@@ -146,7 +150,8 @@ def _lines(stream: IO[bytes], problems: _Problems) -> Iterator[tuple[int, bytes]
 
 def _json_line(line: bytes, number: int, problems: _Problems) -> Any:
     try:
-        return json.loads(line)
+        value = json.loads(line)
+        return scrub(value) if _SURROGATE_BYTES.search(line) else value
     except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         truncated = not line.endswith(b"\n")
         problems.add(f"{'truncated' if truncated else 'invalid'} JSON: {exc}", number)
@@ -191,8 +196,8 @@ def _list(raw: Mapping[str, Any], camel: str, snake: str) -> list[Any]:
 def _decode(problems: _Problems, line: int | None, make: Callable[..., Span], *args: Any) -> Span | None:
     try:
         return make(*args)
-    except (SpanShapeError, TypeError, ValueError, AttributeError) as exc:
-        problems.add(f"unreadable span: {exc}", line)
+    except (SpanShapeError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        problems.add(f"unreadable span: {exc or type(exc).__name__}", line)
         return None
 
 
@@ -264,6 +269,8 @@ class _Text:
             if end == len(self.buf) and not self.eof:  # a number may go on in the next chunk
                 self.fill()
                 continue
+            if _SURROGATE_TEXT.search(self.buf, self.pos, end):
+                value = scrub(value)
             self.pos = end
             return value
 
