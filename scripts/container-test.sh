@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the Action's image and run it the way the Actions runner runs a Docker
-# action, on the refund-agent example; check exit codes, outputs (paths relative to
-# the workspace), the job summary and its workspace copy, JUnit and file ownership.
+# action, on the refund-agent example (from its observation files and from its recorded
+# traces); check exit codes, outputs (paths relative to the workspace), the job summary
+# and its workspace copy, JUnit, annotations, evidence replay and file ownership.
 # Uses ../shared/checks/container/build-and-run.sh (podman; this machine has no
 # Docker engine). GitHub's own workflow
 # (.github/workflows/self-test.yml, job "container") does the same with docker.
@@ -18,21 +19,26 @@ TAG=localhost/behavegate-action:test
 
 fail=0
 check() { if eval "$2"; then echo "  ok: $1"; else echo "  FAILED: $1"; fail=1; fi; }
+annotated() {  # level: the contract lines annotated at that level, sorted, on one line (reads $fc/log.txt)
+  grep -o "^::$1 file=examples/refund-agent/contract.yml,line=[0-9]*" "$fc/log.txt" | cut -d= -f3 | sort -n | tr '\n' ' '
+}
 
-run_case() {  # name observations expected-exit expected-status [working-directory]
-  local ws fc code wd=${5:-} at=""
+run_case() {  # name evidence expected-exit expected-status [working-directory] [evidence input: OBSERVATIONS|TRACES]
+  local ws fc code wd=${5:-} input=${6:-OBSERVATIONS} other at=""
+  other=$([ "$input" = TRACES ] && echo OBSERVATIONS || echo TRACES)
   ws=$(mktemp -d) fc=$(mktemp -d)
   cp -r examples "$ws/"
   chown -R 1234:1234 "$ws"
   local inputs=()
   if [ -z "$wd" ]; then
-    inputs=(-e INPUT_CONTRACT=examples/refund-agent/contract.yml -e "INPUT_OBSERVATIONS=examples/refund-agent/$2"
+    # As the runner passes them: every input of action.yml, the unused evidence input empty.
+    inputs=(-e INPUT_CONTRACT=examples/refund-agent/contract.yml -e "INPUT_$input=examples/refund-agent/$2" -e "INPUT_$other="
       -e INPUT_JUNIT=behavegate-junit.xml -e INPUT_SUMMARY=true -e INPUT_ANNOTATIONS=true
       -e INPUT_FAIL-ON=incomplete -e INPUT_WORKING-DIRECTORY=.)
   else
     # Only what a workflow writes under `with:`, as `uses: docker://...` passes it
     # (no action.yml, so no defaults from the runner): the entrypoint supplies them.
-    inputs=(-e INPUT_CONTRACT=contract.yml -e "INPUT_OBSERVATIONS=$2" -e "INPUT_WORKING-DIRECTORY=$wd")
+    inputs=(-e INPUT_CONTRACT=contract.yml -e "INPUT_$input=$2" -e "INPUT_WORKING-DIRECTORY=$wd")
     at="$wd/"
   fi
   set +e
@@ -54,10 +60,18 @@ run_case() {  # name observations expected-exit expected-status [working-directo
   if [ "$4" = fail ]; then
     check "annotations on contract lines" "grep -q '^::error file=examples/refund-agent/contract.yml,line=' '$fc/log.txt'"
   fi
+  if [ "$input" = TRACES ]; then
+    # A trace records no refusal and no sources: those two assertions are incomplete, the violations still fail.
+    check "report names the trace file as its evidence" "grep -q '\"trace_file\"' '$ws/${at}behavegate-report.json' && grep -q 'examples/refund-agent/$2' '$ws/${at}behavegate-report.json'"
+    check "outputs failed=2 incomplete=2 (scenarios)" "grep -qx 'failed=2' $fc/set_output_* && grep -qx 'incomplete=2' $fc/set_output_*"
+    check "error annotations on the violated lines (70, 71, 82, 84), warnings on refusal and sources (64, 92)" "[ \"\$(annotated error)\" = '70 71 82 84 ' ] && [ \"\$(annotated warning)\" = '64 92 ' ]"
+    check "job summary: evidence recorded_trace, the traces bound, refusal and sources incomplete" "grep -q 'evidence \`recorded_trace\`' $fc/step_summary_* && grep -q '5 bound to the selected scenarios' $fc/step_summary_* && grep -q '\`sources.required\\[0\\]\` (line 64): \`explicit source evidence was not observed\`' $fc/step_summary_* && grep -q '\`refusal\` (line 92): \`explicit refusal evidence was not observed\`' $fc/step_summary_*"
+  fi
   rm -rf "$ws" "$fc"
 }
 
 run_case "good evidence" observations-good.json 0 pass
 run_case "regressed evidence" observations-regressed.json 1 fail
 run_case "regressed evidence, working-directory, with: inputs only" observations-regressed.json 1 fail examples/refund-agent
+run_case "regressed recorded traces" traces/regressed.jsonl 1 fail "" TRACES
 [ $fail = 0 ] && echo "container-test: all checks passed" || { echo "container-test: FAILED"; exit 1; }
