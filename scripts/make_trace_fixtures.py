@@ -71,7 +71,7 @@ RULES = (
     "from the requested call with the same id; null when content was not captured. "
     "error: the tool span's error.type, else its status description when the status is ERROR, else null. "
     "parallel_groups: for each model step that requested two or more calls, the indices into tool_calls of those calls "
-    "(with content capture off, the tool spans that ran between the same two model steps). "
+    "(with content capture off, tool spans under one parent that ran at the same time). "
     "model_steps: the number of model (chat/LLM) spans; steps = model_steps + len(tool_calls). "
     "final_answer: the root agent/workflow span's output (gen_ai.output.messages text, OpenInference output.value, "
     "Traceloop traceloop.entity.output decoded from JSON); else the last model output text; else null. "

@@ -31,7 +31,8 @@ def response_gap(observation: Observation | None, version: int = 1) -> str | Non
         return observation.response_gap
     reason = observation.finish_reason
     if reason is not None and reason != "stop":
-        return _with_fix(f"final response is incomplete (finish_reason={reason!r})", _response_fix(reason), version)
+        fix = None if observation.trace_id else _response_fix(reason)  # the fixes name live-run flags
+        return _with_fix(f"final response is incomplete (finish_reason={reason!r})", fix, version)
     if observation.response_complete is False:
         return f"final response is incomplete (finish_reason={reason or 'unknown'!r})"
     if observation.response_complete is None:
@@ -48,7 +49,7 @@ def tool_gap(observation: Observation | None, version: int = 1) -> str | None:
         return observation.tool_gap
     reason = observation.finish_reason
     if reason is not None and reason not in {"stop", "tool_calls"}:
-        fix = TOKEN_CAP if reason == "length" else None
+        fix = TOKEN_CAP if reason == "length" and not observation.trace_id else None
         return _with_fix(f"tool-call evidence is incomplete (finish_reason={reason!r})", fix, version)
     if observation.tool_calls_complete is False:
         return _with_fix(

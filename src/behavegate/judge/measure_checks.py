@@ -28,6 +28,6 @@ def judge_latency(assertion: str, limit: float, ev: Evidence) -> Verdict:
 
 def judge_usage(assertion: str, limit: int, ev: Evidence) -> Verdict:
     tokens = ev.observation.total_tokens if ev.observation else None
-    return _measure(
-        assertion, "usage_max_total_tokens", limit, tokens, "the endpoint reported no token usage", "total tokens", ev
-    )
+    traced = ev.observation is not None and ev.observation.trace_id is not None
+    missing = "a model step of the trace recorded no token usage" if traced else "the endpoint reported no token usage"
+    return _measure(assertion, "usage_max_total_tokens", limit, tokens, missing, "total tokens", ev)

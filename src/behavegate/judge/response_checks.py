@@ -4,7 +4,7 @@ refusal and cited sources. Messages keep skylos's exact wording."""
 from __future__ import annotations
 
 from behavegate.judge.evidence import Evidence, checked, incomplete
-from behavegate.model import Verdict
+from behavegate.model import Observation, Verdict
 
 # --- final response -------------------------------------------------------------
 
@@ -40,10 +40,16 @@ def judge_excludes(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdi
     )  # fmt: skip
 
 
+def _not_observed(what: str, obs: Observation | None) -> str:
+    if obs is not None and obs.trace_id is not None:
+        return f"explicit {what} evidence was not observed: OpenTelemetry traces do not record it"
+    return f"explicit {what} evidence was not observed"  # skylos's words
+
+
 def judge_refusal(assertion: str, expected: bool, ev: Evidence) -> Verdict:
     obs = ev.observation
     if ev.response_gap or obs is None or obs.refusal is None:
-        return incomplete(assertion, "refusal", ev.response_gap or "explicit refusal evidence was not observed", expected)
+        return incomplete(assertion, "refusal", ev.response_gap or _not_observed("refusal", obs), expected)
     return checked(
         assertion, "refusal", obs.refusal is expected,
         f"explicit refusal is {expected}", f"explicit refusal is {obs.refusal}, expected {expected}",
@@ -55,7 +61,7 @@ def judge_source(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict
     expected = spec[1]
     obs = ev.observation
     if ev.response_gap or obs is None or obs.sources is None:
-        return incomplete(assertion, "source_required", ev.response_gap or "explicit source evidence was not observed", expected)
+        return incomplete(assertion, "source_required", ev.response_gap or _not_observed("source", obs), expected)
     present = expected in obs.sources
     return checked(
         assertion, "source_required", present,

@@ -80,19 +80,23 @@ def _call_line(index: int, trace: Trace) -> str:
     return " ".join(parts)
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def render_table(found: TraceSet) -> str:
     lines = []
     for f in found.files:
         lines.append(f"{f.path}: {f.format}, {f.spans} spans, sha256 {f.digest[:16]}")
     lines.extend(f"{path}: skipped: {one_line(why, 300)}" for path, why in found.skipped)
-    lines.append(f"{len(found.traces)} GenAI traces; {found.ignored} traces without GenAI content ignored")
+    lines.append(f"{_n(len(found.traces), 'GenAI trace')}; {_n(found.ignored, 'trace')} without GenAI content ignored")
     if found.duplicates:
-        lines.append(f"{found.duplicates} spans were read twice and counted once")
+        lines.append(f"{_n(found.duplicates, 'span')} read twice and counted once")
     for trace in found.traces:
         lines.append("")
         steps = "unknown" if trace.step_count is None else str(trace.step_count)
         lines.append(f"trace {one_line(trace.trace_id, 80)} ({one_line(trace.file, 120)})")
-        lines.append(f"  steps: {steps} ({len(trace.steps)} model steps, {len(trace.calls)} tool calls); "
+        lines.append(f"  steps: {steps} ({_n(len(trace.steps), 'model step')}, {_n(len(trace.calls), 'tool call')}); "
                      f"spans: {trace.spans}, orphans: {trace.orphans}")  # fmt: skip
         if trace.agents:
             lines.append("  agents: " + ", ".join(f"{'  ' * a.depth}{one_line(a.name, 60)}" for a in trace.agents))

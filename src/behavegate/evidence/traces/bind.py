@@ -122,7 +122,7 @@ def observation(trace: Trace, scenario_id: str) -> Observation:
         # Only a tool span shows a result: with none, whether calls failed was not observed.
         tool_errors=tuple(c.error for c in trace.calls) if known_calls and (executed_any or not trace.calls) else None,
         trace_id=trace.trace_id,
-        response_gap=None if trace.final_answer is not None else NO_ANSWER,
+        response_gap=trace.answer_gap or (None if trace.final_answer is not None else NO_ANSWER),
         tool_gap=trace.calls_gap,
     )
 

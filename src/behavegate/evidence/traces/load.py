@@ -26,7 +26,7 @@ from behavegate.files import base_of, reject_symlinks, resolve_inside
 from behavegate.frozen import frozen
 from behavegate.limits import TRACE_MAX_FILES, TRACE_MAX_SPANS, TRACE_MAX_TRACES, TRACE_READ_CHUNK
 
-TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log", ".txt", ".gz")
+TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log", ".txt", ".gz", ".zst")  # .zst: listed as skipped
 _SNIFF = 64 * 1024
 _DEADLINE_EVERY = 4096  # spans between two looks at the clock
 
@@ -188,7 +188,9 @@ def _read_file(
             head = hashing.read(_SNIFF) or b""
             stream = reader.open_stream(_Prefixed(head, hashing), head)
             text_head = stream.read(_SNIFF) or b""
-        except (OSError, ValueError, EOFError) as exc:
+        except ValueError as exc:  # a compression behavegate does not read
+            raise _NotTraces(str(exc)) from None
+        except (OSError, EOFError) as exc:
             raise TraceError([Problem(f"cannot read the trace file: {exc}", where)]) from None
         found = fmt or reader.sniff(text_head)
         read = reader.reader_for(found, text_head) if found else None
@@ -202,6 +204,8 @@ def _read_file(
                 assembly.add(span, where)
         except (OSError, EOFError) as exc:  # a truncated gzip member, a read error
             problems.add(f"cannot read the trace file: {exc}", None)
+        if fmt and not count and text_head.strip():
+            problems.add(f"no spans read as {fmt}: is it in another format? Leave out --trace-format to have it told", None)
         problems.raise_found()
         hashing.read_rest()
     shown_format = "proto3-json" if base64_ids and found in ("otlp-json", "otlp-jsonl") else found
@@ -228,7 +232,7 @@ def _open(path: Path, where: str) -> Iterator[IO[bytes]]:
 
 def _unknown_format(head: bytes) -> str:
     if b"\x00" in head[:4096] or not _utf8(head):
-        return "not a JSON trace file (binary: a Collector file exporter with format: proto?); export JSON, or name the format with --trace-format"
+        return "not a JSON trace file (binary: a Collector file exporter with format: proto?); export it as JSON"
     return (
         "could not tell the trace format (OTLP JSON, OTLP JSON Lines, Python console output or Assay rows); "
         "name it with --trace-format"

@@ -24,7 +24,6 @@ from typing import Any, NamedTuple
 
 from behavegate.evidence.chat import EndpointError, check_shape
 from behavegate.evidence.traces.spans import Span
-from behavegate.limits import TRACE_MAX_TEXT
 from behavegate.text import scrub
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -114,8 +113,9 @@ def arguments_of(value: Any) -> Mapping[str, Any] | None:
     return parsed
 
 
-def text_of(value: Any) -> str | None:
-    """Text as recorded: a string (a JSON-encoded string decoded), else compact JSON."""
+def text_of(value: Any, limit: int | None = None) -> str | None:
+    """Text as recorded: a string (a JSON-encoded string decoded), else compact JSON; ``limit``
+    cuts what is only shown (tool results), never what is judged."""
     if value is None:
         return None
     if isinstance(value, str):
@@ -123,7 +123,7 @@ def text_of(value: Any) -> str | None:
         text = decoded if isinstance(decoded, str) else value
     else:
         text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    return text[:TRACE_MAX_TEXT]
+    return text if limit is None else text[:limit]
 
 
 def _int(value: Any) -> int | None:
@@ -190,6 +190,7 @@ class _Messages(NamedTuple):
     calls: list[Requested]
     finish: list[str]
     first_user: str | None
+    readable: bool = True  # False: the value was there but not messages (cut by a length limit, not JSON)
 
 
 def read_messages(messages: Any, *, output: bool) -> _Messages:
@@ -230,7 +231,7 @@ def read_messages(messages: Any, *, output: bool) -> _Messages:
         elif role in ("assistant", None) and text:
             texts.append(text)
         calls.extend(_openai_calls(message.get("tool_calls")))
-    return _Messages(texts, calls, finish, first_user)
+    return _Messages(texts, calls, finish, first_user, isinstance(messages, list | Mapping))
 
 
 def _event_body(attributes: Mapping[str, Any]) -> Any:
@@ -291,10 +292,10 @@ def read_model(span: Span) -> ModelReading:
     history = {c.call_id: c.arguments for found in inputs for c in found.calls if c.call_id and c.arguments is not None}
     model = first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
     return ModelReading(
-        text="".join(texts)[:TRACE_MAX_TEXT] if texts else None,
+        text="".join(texts) if texts else None,
         requested=tuple(c for found in outputs for c in found.calls),
         finish_reasons=tuple(reasons),
-        captured=bool(outputs),
+        captured=bool(outputs) and all(found.readable for found in outputs),
         first_user=next((found.first_user for found in inputs if found.first_user is not None), None),
         input_tokens=input_tokens,
         output_tokens=output_tokens,
@@ -313,11 +314,12 @@ def _reasons(value: Any) -> list[str]:
 
 def completion(value: Any, role: str = "assistant") -> _Messages:
     """A ≤1.27 prompt/completion: OpenAI-format JSON, or (Assay) plain text."""
-    parsed = parse_json(value) if isinstance(value, str) and value.lstrip()[:1] in ("[", "{") else None
+    looks_like_json = isinstance(value, str) and value.lstrip()[:1] in ("[", "{")
+    parsed = parse_json(value) if looks_like_json else None
     if isinstance(parsed, list | dict):
         return read_messages(parsed, output=role == "assistant")
-    if not isinstance(value, str):
-        return _Messages([], [], [], None)
+    if not isinstance(value, str) or looks_like_json:  # JSON cut short (a length limit): neither messages nor text
+        return _Messages([], [], [], None, readable=False)
     if role == "user":
         return _Messages([], [], [], value)
     return _Messages([value], [], [], None)

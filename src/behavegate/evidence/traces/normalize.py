@@ -32,7 +32,7 @@ from behavegate.evidence.traces.record import AgentSpan, ModelStep, Trace, Trace
 from behavegate.evidence.traces.spans import Span
 from behavegate.evidence.traces.tool_spans import ToolReading, read_output, read_tool
 from behavegate.frozen import replace
-from behavegate.limits import TRACE_MAX_CALLS
+from behavegate.limits import TRACE_MAX_CALLS, TRACE_MAX_TEXT
 
 _LATE = float("inf")
 _UNEXPLAINED_GROUPS = 1_000_000  # group numbers for overlapping calls no model step requested
@@ -86,7 +86,10 @@ def normalize(trace: TraceSpans, attribute: str) -> Trace | None:
         calls_gap=_calls_gap(tools, readings, calls),
         steps=steps,
         agents=_agents(trace, kinds),
-        final_answer=answer,
+        final_answer=answer if answer is None or len(answer) <= TRACE_MAX_TEXT else answer[:TRACE_MAX_TEXT],
+        answer_gap=None
+        if answer is None or len(answer) <= TRACE_MAX_TEXT
+        else (f"the final answer has {len(answer):,} characters, more than the {TRACE_MAX_TEXT:,} behavegate judges"),
         answer_from=source,
         finish_reason=reason,
         total_tokens=_total_tokens(trace, kinds, readings),
@@ -144,9 +147,9 @@ def _calls(
             arguments = history.get(call_id)
         start = tool.start_ns if tool.start_ns is not None else _LATE
         key = (start, origin[0], origin[1]) if origin else (start, _LATE, len(ordered))
-        # Calls the model asked for in one turn share its step; a call no step explains
-        # (content capture off) belongs to the turn before it.
-        group = origin[0] if origin else _preceding_step(tool, models)
+        # Calls the model asked for in one turn share its step. A call no step explains
+        # (content capture off) is grouped only with calls it ran at the same time as.
+        group = origin[0] if origin else None
         ordered.append(
             (key, TraceCall(found.name, call_id, arguments, found.result, found.error, True, group, tool.start_ns), tool)
         )
@@ -178,15 +181,6 @@ def _by_name(
     same = [i for i in candidates if found.arguments is not None and requested[i][2].arguments == found.arguments]
     chosen = same or candidates
     return chosen[0] if chosen else None
-
-
-def _preceding_step(tool: Span, models: Sequence[Span]) -> int | None:
-    """The last model step that began before the tool: the turn that asked for it."""
-    found = None
-    for index, model in enumerate(models):
-        if model.start_ns is not None and tool.start_ns is not None and model.start_ns <= tool.start_ns:
-            found = index
-    return found
 
 
 def _group_overlapping(calls: list[tuple[TraceCall, Span | None]]) -> tuple[TraceCall, ...]:
@@ -252,7 +246,10 @@ def _final_answer(
                 candidates.append(((depths.get(span.span_id, 0), *_when(span)), output, source))
     if candidates:
         _, output, source = min(candidates, key=lambda item: item[0])
-        return output, source, None
+        # The run's last word on how it ended: the last model step's finish reason.
+        final = max(range(len(readings)), key=lambda i: (models[i].end_ns or -1, i), default=None)
+        reason = readings[final].finish_reasons[-1] if final is not None and readings[final].finish_reasons else None
+        return output, source, reason
     ended = sorted(
         (i for i, r in enumerate(readings) if r.text is not None),
         key=lambda i: (models[i].end_ns if models[i].end_ns is not None else -1, i),

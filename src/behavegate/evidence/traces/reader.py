@@ -337,7 +337,10 @@ def read_document(stream: IO[bytes], keep: Keep, problems: _Problems) -> Iterato
                     else:
                         text.value()
         if text.peek():
-            raise _Malformed("text after the OTLP JSON document (is it JSON Lines? name it with --trace-format)", text.line())
+            raise _Malformed(
+                "text after the OTLP JSON document: if the file holds one document per line, it is JSON Lines (--trace-format otlp-jsonl, or leave the flag out)",
+                text.line(),
+            )
     except _Malformed as bad:
         problems.add(str(bad), bad.line)
 

@@ -69,6 +69,7 @@ class Trace:
     steps: tuple[ModelStep, ...]
     agents: tuple[AgentSpan, ...]
     final_answer: str | None
+    answer_gap: str | None  # why the answer cannot be judged although there is one (too long)
     answer_from: str | None  # agent | workflow | root | model
     finish_reason: str | None  # of the step that gave the answer
     total_tokens: int | None

@@ -35,7 +35,11 @@ def read_tool(span: Span) -> ToolReading:
             arguments = _traceloop_arguments(a["traceloop.entity.input"])
     result = first(a, "gen_ai.tool.call.result", "gen_ai.tool.result", "output.value", "traceloop.entity.output")
     return ToolReading(
-        name, call_id if isinstance(call_id, str) and call_id else None, arguments, text_of(result), error_of(span)
+        name,
+        call_id if isinstance(call_id, str) and call_id else None,
+        arguments,
+        text_of(result, TRACE_MAX_TEXT),
+        error_of(span),
     )
 
 
@@ -70,11 +74,11 @@ def read_output(span: Span) -> str | None:
     if "gen_ai.output.messages" in a:
         found = read_messages(parse_json(a["gen_ai.output.messages"]), output=True)
         if found.texts:
-            return "".join(found.texts)[:TRACE_MAX_TEXT]
+            return "".join(found.texts)
     for key in ("output.value", "traceloop.entity.output"):
         if key in a:
             return text_of(a[key])
     if isinstance(a.get("gen_ai.completion"), str):
         found = completion(a["gen_ai.completion"])
-        return "".join(found.texts)[:TRACE_MAX_TEXT] if found.texts else None
+        return "".join(found.texts) if found.texts else None
     return None
