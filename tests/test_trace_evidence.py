@@ -431,3 +431,37 @@ def test_text_no_report_can_hold_is_shown_replaced_and_nan_arguments_are_not_obs
     assert observation["tool_calls"] == [{"name": "lookup_order", "arguments": None}]
     assert verdicts(report)["tools.required[0]"][0] == "incomplete"
     assert code == 2
+
+
+def test_a_model_output_cut_by_a_length_limit_is_not_a_recorded_output(tmp_path: Path) -> None:
+    trace = agent_trace(tool_spans=False)
+    for span in trace:  # the SDK's attribute length limit cut the JSON of the step that asked for the tool
+        for a in span["attributes"]:
+            if a["key"] == "gen_ai.output.messages" and "tool_call" in a["value"]["stringValue"]:
+                a["value"]["stringValue"] = a["value"]["stringValue"][:40]
+    code, report = judge(tmp_path, "tools: {forbidden: [delete_account], max_calls: 0}", trace)
+    assert {status for status, _ in verdicts(report).values()} == {"incomplete"}
+    assert code == 2
+
+
+def test_an_answer_longer_than_behavegate_judges_is_incomplete_not_judged_cut(tmp_path: Path) -> None:
+    code, report = judge(tmp_path, 'response: {excludes: ["SECRET"]}', agent_trace(answer="x" * 200_001 + "SECRET"))
+    status, message = verdicts(report)["response.excludes[0]"]
+    assert (status, code) == ("incomplete", 2)
+    assert "200,001" in message or "characters" in message
+
+
+def test_arguments_valid_is_incomplete_when_the_trace_did_not_record_arguments(tmp_path: Path) -> None:
+    _code, report = judge(tmp_path, "tools: {arguments_valid: true}", agent_trace(content=False))
+    assert verdicts(report)["tools.arguments_valid"] == (
+        "incomplete",
+        "arguments of the 'lookup_order' call were not recorded in the trace",
+    )
+
+
+def test_refusal_and_sources_say_traces_do_not_record_them(tmp_path: Path) -> None:
+    _, report = judge(tmp_path, "refusal: false\nsources: {required: [policy]}", agent_trace())
+    assert {message for _, message in verdicts(report).values()} == {
+        "explicit refusal evidence was not observed: OpenTelemetry traces do not record it",
+        "explicit source evidence was not observed: OpenTelemetry traces do not record it",
+    }

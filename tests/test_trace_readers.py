@@ -7,6 +7,7 @@ import gzip
 import io
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -322,3 +323,15 @@ def test_paths_stay_inside_the_project_and_never_follow_links(tmp_path: Path) ->
     with pytest.raises(InputError, match="symlink"):
         trace_paths(["link.jsonl"], inside)
     assert [p.path.name for p in trace_paths(["."], inside)] == ["real.jsonl"]  # the link in the folder is not followed
+
+
+def test_a_named_format_that_reads_no_span_is_an_error_not_an_empty_run(tmp_path: Path) -> None:
+    assert "no spans read as console" in _error(FIXTURES / "otlp_genai_latest.json", fmt="console")[0]
+
+
+def test_a_compressed_file_the_reader_cannot_open_is_listed_when_found_in_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "old.jsonl.zst").write_bytes(b"(\xb5/\xfd" + b"\x00" * 20)
+    shutil.copy(FIXTURES / "console_exporter.log", tmp_path)
+    found = read_traces(trace_paths(["."], tmp_path), attribute="behavegate.scenario.id")
+    assert [(Path(path).name, "zstd" in why) for path, why in found.skipped] == [("old.jsonl.zst", True)]
+    assert len(found.traces) == 1
