@@ -32,7 +32,7 @@ DEVIATIONS = {
 AS_EXTENSION: dict[str, dict[str, object]] = {
     "contract-version-2": {"exit_code": 0, "status": "pass", "contract_version": 2},
     # The contract is valid here, so the flag is the first problem (same exit code).
-    "cli-order-contract-before-flags": {"exit_code": 2, "error": "--max-scenarios must be between 1 and 1000"},
+    "cli-order-contract-before-flags": {"exit_code": 2, "error": "--max-scenarios must be between 1 and 100000"},
 }
 CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "expected.json").exists()) if CASES.exists() else []
 

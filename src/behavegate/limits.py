@@ -16,19 +16,26 @@ MAX_CONCURRENCY = 64
 
 # --- contracts and observation files (skylos's caps) ----------------------------------
 MAX_CONTRACT_BYTES = 256 * 1024
-MAX_INCLUDE_BYTES = 256 * 1024
 MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
 INPUT_MAX_DEPTH = 32  # nesting of a contract or observation document
 INPUT_MAX_VALUES = 20_000  # keys, values and list indexes counted as skylos counts them
 INPUT_MAX_TEXT = 100_000  # characters in one string
 MAX_TOOLS = 1_000  # agent.tools
 MAX_ASSERTIONS = 250  # per version-1 contract
-MAX_ASSERTIONS_V2 = 5_000
-MAX_ATTEMPTS_SCENARIOS = 10_000  # entries of a version-2 observation file (attempts)
 OBSERVATION_MAX_TOOL_CALLS = 250
 OBSERVATION_MAX_SOURCES = 1_000
 MAX_RUNS = 100  # version 2: runs per scenario
 MAX_TURNS = 20  # version 2: requests in one multi-turn attempt
+
+# --- version 2: sized for real suites (version 1 keeps skylos's caps above, exactly) -------------
+# docs/limits.md states this table to users; tests/test_limits.py holds the two equal.
+V2_MAX_INPUT_BYTES = 64 * 1024 * 1024  # a contract, an included file, an observation file
+V2_INPUT_MAX_VALUES = 10_000_000  # keys, values and list indexes of one such file
+V2_MAX_SCENARIOS = 100_000  # scenarios of a contract (includes included); --max-scenarios' ceiling
+V2_MAX_ASSERTIONS = 250_000  # assertions of a contract; --max-assertions raises it
+MAX_ASSERTIONS_CEILING = 10_000_000  # the most --max-assertions may allow
+V2_MAX_OBSERVATION_ENTRIES = 2_000_000  # entries (attempts) of a version-2 observation file
+V2_MAX_REPORT_BYTES = 1024 * 1024 * 1024  # the JSON report of a version-2 run
 
 # --- one endpoint response ---------------------------------------------------------------
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
@@ -65,7 +72,7 @@ ARGUMENT_REGEX_BUDGET_MS = 250
 MAX_REPORT_BYTES = 5_000_000  # the JSON report (skylos's cap)
 REPORT_MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
 REPORT_RESERVE_BYTES = 16 * 1024  # room, at the size check, for what is added after it
-MAX_RUN_DECISIONS = 5_000  # assertions a run directory may record (the version-2 assertion cap)
+MAX_RUN_DECISIONS = 100_000_000  # assertion checks a run directory may record (every attempt's)
 
 # --- what CI shows ---------------------------------------------------------------------------
 SUMMARY_MAX_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)

@@ -52,8 +52,11 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
     test.add_argument("--max-scenarios", type=int, default=None, metavar="N",
-                      help=f"most scenarios a run may select, 1-{limits.MAX_RUN_SCENARIOS} (default: {limits.DEFAULT_MAX_SCENARIOS} "
-                      f"for a version-1 contract; version 2: every scenario it names)")  # fmt: skip
+                      help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
+                      f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})")  # fmt: skip
+    test.add_argument("--max-assertions", type=int, default=None, metavar="N",
+                      help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
+                      f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250")  # fmt: skip
     test.add_argument("--max-seconds", type=float, default=limits.DEFAULT_MAX_SECONDS, metavar="S",
                       help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
     test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",

@@ -14,6 +14,7 @@ from behavegate.limits import (
     MAX_OUTPUT_TOKENS,
     MAX_RUN_SCENARIOS,
     MAX_RUN_SECONDS,
+    V2_MAX_SCENARIOS,
 )
 from behavegate.model import Contract, Gates, ObservationSet
 
@@ -54,13 +55,13 @@ def scenario_selection(values: list[str] | None) -> tuple[str, ...] | None:
     return selected
 
 
-def validate(options: RunOptions, *, offline: bool) -> None:
+def validate(options: RunOptions, *, offline: bool, version: int = 1) -> None:
     endpoint = options.endpoint
     if endpoint is not None and (not endpoint.strip() or endpoint != endpoint.strip()):
         raise UsageError("--endpoint must be a non-empty URL without surrounding whitespace")
     if offline and (endpoint is not None or options.auth_env or options.allow_remote or options.allow_contract_endpoint):
         raise UsageError("--observations cannot be combined with live endpoint options")
-    _integer_between(options.max_scenarios, 1, MAX_RUN_SCENARIOS, "--max-scenarios")
+    _integer_between(options.max_scenarios, 1, V2_MAX_SCENARIOS if version >= 2 else MAX_RUN_SCENARIOS, "--max-scenarios")
     seconds: Any = options.max_seconds
     if isinstance(seconds, bool) or not isinstance(seconds, int | float):
         raise UsageError("--max-seconds must be a number")
@@ -93,7 +94,7 @@ def default_max_scenarios(version: int) -> int:
     """The cap when --max-scenarios is not given. Version 1: skylos's 25. Version 2:
     every scenario the contract names (its author chose them, includes included),
     up to the contract's own scenario cap; --max-scenarios still narrows it."""
-    return DEFAULT_MAX_SCENARIOS if version < 2 else MAX_RUN_SCENARIOS
+    return DEFAULT_MAX_SCENARIOS if version < 2 else V2_MAX_SCENARIOS
 
 
 def select(contract: Contract, options: RunOptions, observations: ObservationSet | None) -> Contract:

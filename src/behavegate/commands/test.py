@@ -17,7 +17,7 @@ from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs, place_flag
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunIncomplete, UsageError
 from behavegate.github.console import Console
-from behavegate.limits import MAX_CONCURRENCY
+from behavegate.limits import MAX_ASSERTIONS_CEILING, MAX_CONCURRENCY
 from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 
@@ -74,7 +74,11 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
     from behavegate.files import runner_dirs
 
     clock = Clock()
-    contract = load_contract(contract_path, root)
+    if args.max_assertions is not None and not 1 <= args.max_assertions <= MAX_ASSERTIONS_CEILING:
+        raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
+    contract = load_contract(contract_path, root, max_assertions=args.max_assertions)
+    if args.max_assertions is not None and contract.version < 2:
+        raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     if args.traces:
         from behavegate.commands.trace_run import check_flags
 
@@ -99,7 +103,7 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
     )
-    validate(options, offline=observations is not None or bool(args.traces))
+    validate(options, offline=observations is not None or bool(args.traces), version=contract.version)
     validate_v2(options, contract)
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")

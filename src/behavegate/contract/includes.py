@@ -13,7 +13,7 @@ from behavegate.contract import rules as f
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import InputError
 from behavegate.files import read_project_text
-from behavegate.limits import MAX_INCLUDE_BYTES
+from behavegate.limits import V2_INPUT_MAX_VALUES, V2_MAX_INPUT_BYTES
 
 
 def builtin_names() -> list[str]:
@@ -29,14 +29,14 @@ def read_include(name: str, contract_dir: Path, root: Path) -> tuple[list[Any], 
         text = (resources.files("behavegate.contract") / "payloads" / f"{library}.yml").read_text(encoding="utf-8")
     else:
         try:
-            _, text = read_project_text(contract_dir / name, root, "Included file", MAX_INCLUDE_BYTES)
+            _, text = read_project_text(contract_dir / name, root, "Included file", V2_MAX_INPUT_BYTES)
         except InputError as error:
             raise f.Bad(str(error)) from None
     try:
-        raw, lines = load_yaml(text, "Included file")
+        raw, lines = load_yaml(text, "Included file", V2_INPUT_MAX_VALUES)
     except YamlRefused as refused:
         raise f.Bad(refused.problem.text) from None
-    f.check_shape(raw, "Included file")
+    f.check_shape(raw, "Included file", V2_INPUT_MAX_VALUES)
     if not isinstance(raw, dict) or not isinstance(raw.get("scenarios"), list):
         raise f.Bad("an included file must be a mapping with a scenarios list")
     extra = sorted(str(k) for k in raw if k not in {"version", "scenarios", "description"})

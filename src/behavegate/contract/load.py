@@ -7,6 +7,7 @@ reports; unlike skylos we keep going and report every problem with its line.
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +17,20 @@ from behavegate.contract.assertion_keys import assertion_count, requests_any
 from behavegate.contract.expect import ExpectFields
 from behavegate.contract.v2 import V2_KEYS
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
-from behavegate.errors import ContractError, Problem
+from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
 from behavegate.frozen import replace
-from behavegate.limits import MAX_ASSERTIONS, MAX_ASSERTIONS_V2, MAX_CONTRACT_BYTES, MAX_RUN_SCENARIOS, MAX_TOOLS
+from behavegate.limits import (
+    INPUT_MAX_VALUES,
+    MAX_ASSERTIONS,
+    MAX_CONTRACT_BYTES,
+    MAX_RUN_SCENARIOS,
+    MAX_TOOLS,
+    V2_INPUT_MAX_VALUES,
+    V2_MAX_ASSERTIONS,
+    V2_MAX_INPUT_BYTES,
+    V2_MAX_SCENARIOS,
+)
 from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
@@ -30,19 +41,34 @@ TOOL_KEYS = ("name", "description", "parameters")
 SCENARIO_KEYS = ("id", "prompt", "system_prompt", "available_tools", "expect")
 
 
-def load_contract(path: str | Path, root: Path) -> Contract:
-    resolved, source = read_project_text(path, root, "Contract", MAX_CONTRACT_BYTES)
-    return parse_contract_text(source, resolved, root)
+_DECLARES_V2 = re.compile(r"""(?m)^(?:version[ \t]*:[ \t]*(?:2|"2"|'2')[ \t]*(?:#.*)?|queries[ \t]*:.*)$""")
 
 
-def parse_contract_text(source: str, path: Path, root: Path) -> Contract:
+def declares_version_2(source: str) -> bool:
+    """A version-2 contract (or golden-query file), told from its text before it is parsed,
+    so that version 1 keeps skylos's size limits and version 2 gets a suite's."""
+    return _DECLARES_V2.search(source) is not None
+
+
+def load_contract(path: str | Path, root: Path, *, max_assertions: int | None = None) -> Contract:
     try:
-        raw, lines = load_yaml(source)
+        resolved, source = read_project_text(path, root, "Contract", V2_MAX_INPUT_BYTES)
+    except InputError:  # unreadable: say so in skylos's words (its cap named), whatever the version
+        resolved, source = read_project_text(path, root, "Contract", MAX_CONTRACT_BYTES)
+    if not declares_version_2(source) and len(source.encode("utf-8")) > MAX_CONTRACT_BYTES - 1024:
+        resolved, source = read_project_text(path, root, "Contract", MAX_CONTRACT_BYTES)  # skylos's cap and words
+    return parse_contract_text(source, resolved, root, max_assertions=max_assertions)
+
+
+def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: int | None = None) -> Contract:
+    max_values = V2_INPUT_MAX_VALUES if declares_version_2(source) else INPUT_MAX_VALUES
+    try:
+        raw, lines = load_yaml(source, max_values=max_values)
     except YamlRefused as refused:
         raise ContractError([refused.problem]) from None
     try:
         if not lines.within_limits:
-            f.check_shape(raw, "Contract")
+            f.check_shape(raw, "Contract", max_values)
     except f.Bad as bad:
         raise ContractError([bad.problem]) from None
     if not isinstance(raw, dict):
@@ -50,12 +76,13 @@ def parse_contract_text(source: str, path: Path, root: Path) -> Contract:
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     if golden.is_golden(raw):
         raw = golden.to_contract(raw, lines)
-    return _Reader(lines).contract(raw, path=path, root=root, digest=digest)
+    return _Reader(lines, max_assertions).contract(raw, path=path, root=root, digest=digest)
 
 
 class _Reader(ExpectFields):
-    def __init__(self, lines: LineMap) -> None:
+    def __init__(self, lines: LineMap, max_assertions: int | None = None) -> None:
         self.lines = lines
+        self.max_assertions = max_assertions
         self.c = f.Collector()
         self.v2 = False
         self.run_defaults: dict[str, Any] = {}
@@ -109,8 +136,8 @@ class _Reader(ExpectFields):
             line = lines.of_key(raw, "scenarios")
             if not scenarios_raw:
                 c.add("scenarios must contain at least one scenario", "scenarios", line)
-            elif len(scenarios_raw) > MAX_RUN_SCENARIOS:
-                c.add(f"scenarios cannot exceed {MAX_RUN_SCENARIOS} entries", "scenarios", line)
+            elif len(scenarios_raw) > (cap := V2_MAX_SCENARIOS if self.v2 else MAX_RUN_SCENARIOS):
+                c.add(f"scenarios cannot exceed {cap} entries", "scenarios", line)
             else:
                 for index, item in enumerate(scenarios_raw):
                     scenario = self.scenario(item, index, agent, lines.of_item(scenarios_raw, index))
@@ -118,10 +145,15 @@ class _Reader(ExpectFields):
                         scenarios.append(scenario)
                 if self.v2 and "include" in raw:
                     scenarios.extend(self.includes(raw, agent, path, root))
+                    if len(scenarios) > cap:
+                        c.add(
+                            f"scenarios with their includes cannot exceed {cap} entries", "include", lines.of_key(raw, "include")
+                        )
                 self.no_duplicates(tuple(s.id for s in scenarios), "scenario id", "scenarios", line)
-        cap = MAX_ASSERTIONS_V2 if self.v2 else MAX_ASSERTIONS
+        cap = (self.max_assertions or V2_MAX_ASSERTIONS) if self.v2 else MAX_ASSERTIONS
         if sum(assertion_count(s.expect) for s in scenarios) > cap:
-            c.add(f"contract assertions cannot exceed {cap}", "scenarios", lines.of_key(raw, "scenarios"))
+            fix = "; raise it with --max-assertions" if self.v2 else ""
+            c.add(f"contract assertions cannot exceed {cap}{fix}", "scenarios", lines.of_key(raw, "scenarios"))
         if c.problems:
             raise ContractError(c.problems)
         assert version is not None and agent is not None

@@ -50,8 +50,9 @@ class Collector:
         return len(self.problems) == mark
 
 
-def check_shape(value: Any, label: str) -> None:
-    """Depth, value count and string length limits, walked as skylos walks them."""
+def check_shape(value: Any, label: str, max_values: int = INPUT_MAX_VALUES) -> None:
+    """Depth, value count and string length limits, walked as skylos walks them
+    (``max_values``: skylos's cap, or version 2's for files of a version-2 run)."""
     count = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
@@ -59,8 +60,8 @@ def check_shape(value: Any, label: str) -> None:
         if depth > INPUT_MAX_DEPTH:
             raise Bad(f"{label} nesting exceeds {INPUT_MAX_DEPTH}")
         count += 1
-        if count > INPUT_MAX_VALUES:
-            raise Bad(f"{label} exceeds {INPUT_MAX_VALUES} values")
+        if count > max_values:
+            raise Bad(f"{label} exceeds {max_values} values")
         if isinstance(item, str):
             if len(item) > INPUT_MAX_TEXT:
                 raise Bad(f"{label} contains an oversized string")

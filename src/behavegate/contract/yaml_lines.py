@@ -76,7 +76,7 @@ class _TooDeep(Exception):
     pass
 
 
-def load_yaml(source: str, label: str = "Contract") -> tuple[Any, LineMap]:
+def load_yaml(source: str, label: str = "Contract", max_values: int = INPUT_MAX_VALUES) -> tuple[Any, LineMap]:
     """Parse ``source``; return the value and its line map, or raise YamlRefused.
 
     The fast parser handles every ordinary document. Documents with a syntax
@@ -85,16 +85,16 @@ def load_yaml(source: str, label: str = "Contract") -> tuple[Any, LineMap]:
     documents that is Python's own recursion limit).
     """
     try:
-        return _load_with(_FAST_LOADER, source, label, check_aliases=True)
+        return _load_with(_FAST_LOADER, source, label, check_aliases=True, max_values=max_values)
     except (yaml.YAMLError, _TooDeep, RecursionError):
         pass
     try:
-        return _load_with(_PurePythonLoader, source, label, check_aliases=False)
+        return _load_with(_PurePythonLoader, source, label, check_aliases=False, max_values=max_values)
     except (yaml.YAMLError, RecursionError) as exc:
         raise YamlRefused(Problem(f"Invalid contract YAML: {exc}")) from None
 
 
-def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliases: bool) -> tuple[Any, LineMap]:
+def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliases: bool, max_values: int) -> tuple[Any, LineMap]:
     loader = loader_class(source)
     try:
         node = loader.get_single_node()
@@ -107,7 +107,7 @@ def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliase
                 raise YamlRefused(Problem("Contract contains a YAML alias"))
             if depth > INPUT_MAX_DEPTH:
                 raise _TooDeep()
-            within = values <= INPUT_MAX_VALUES and longest <= INPUT_MAX_TEXT
+            within = values <= max_values and longest <= INPUT_MAX_TEXT
         value, lines = _Builder(loader).build(node)
         lines.within_limits = within
         return value, lines

@@ -16,11 +16,14 @@ from behavegate.contract import rules as f
 from behavegate.errors import ObservationError, Problem
 from behavegate.files import read_project_text
 from behavegate.limits import (
-    MAX_ATTEMPTS_SCENARIOS,
+    INPUT_MAX_VALUES,
     MAX_OBSERVATION_BYTES,
     MAX_RUN_SCENARIOS,
     OBSERVATION_MAX_SOURCES,
     OBSERVATION_MAX_TOOL_CALLS,
+    V2_INPUT_MAX_VALUES,
+    V2_MAX_INPUT_BYTES,
+    V2_MAX_OBSERVATION_ENTRIES,
 )
 from behavegate.model import Observation, ObservationSet, ToolCall
 from behavegate.text import scrub, surrogate_paths
@@ -59,7 +62,8 @@ V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
 def load_observations(path: str | Path, root: Path, *, attempts: bool = False, bases: tuple[Path, ...] = ()) -> ObservationSet:
     """``attempts`` (version-2 contracts): several observations of one scenario are
     attempts, and observation files may be version 2 (latency, usage, steps, tool errors)."""
-    resolved, source = read_project_text(path, root, "Observation file", MAX_OBSERVATION_BYTES, bases)
+    cap = V2_MAX_INPUT_BYTES if attempts else MAX_OBSERVATION_BYTES  # version 2: a suite's; version 1: skylos's
+    resolved, source = read_project_text(path, root, "Observation file", cap, bases)
     return parse_observation_text(source, resolved, attempts=attempts)
 
 
@@ -71,7 +75,7 @@ def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ObservationError([Problem(f"Invalid observation JSON: {exc}")]) from None
     try:
-        f.check_shape(raw, "Observation file")
+        f.check_shape(raw, "Observation file", V2_INPUT_MAX_VALUES if attempts else INPUT_MAX_VALUES)
     except f.Bad as bad:
         raise ObservationError([bad.problem]) from None
     if not isinstance(raw, dict):
@@ -101,8 +105,8 @@ def read_observations(raw: dict[str, Any], *, attempts: bool = False, unicode_ch
     items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)
     observations: list[Observation] = []
     if items is not None:
-        if len(items) > (MAX_ATTEMPTS_SCENARIOS if attempts else MAX_RUN_SCENARIOS):
-            c.add(f"scenarios cannot exceed {MAX_ATTEMPTS_SCENARIOS if attempts else MAX_RUN_SCENARIOS} entries", "scenarios")
+        if len(items) > (entries := V2_MAX_OBSERVATION_ENTRIES if attempts else MAX_RUN_SCENARIOS):
+            c.add(f"scenarios cannot exceed {entries} entries", "scenarios")
         else:
             for index, item in enumerate(items):
                 observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked)

@@ -234,10 +234,10 @@ def _report_status(report: str, workdir: Path, env: Mapping[str, str]) -> str:
     (a planted link is never read); "error" when it is unusable."""
     from behavegate.errors import BehavegateError
     from behavegate.files import place_output, read_placed
-    from behavegate.limits import MAX_REPORT_BYTES
+    from behavegate.limits import V2_MAX_REPORT_BYTES
 
     try:
-        text = read_placed(place_output(report, workdir, "report", env, workdir), MAX_REPORT_BYTES)
+        text = read_placed(place_output(report, workdir, "report", env, workdir), V2_MAX_REPORT_BYTES)
         parsed = json.loads(text) if text is not None else {"error": "unreadable"}
     except (BehavegateError, ValueError, RecursionError):
         return "error"

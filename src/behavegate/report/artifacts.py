@@ -20,10 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.frozen import frozen
-from behavegate.limits import MAX_REPORT_BYTES, MAX_RUN_DECISIONS, MAX_RUN_SCENARIOS
+from behavegate.limits import MAX_RUN_DECISIONS, V2_MAX_REPORT_BYTES, V2_MAX_SCENARIOS
 from behavegate.model import Observation, Timing
 from behavegate.report.layout import EVENTS, RESULTS, RUNS_DIR, STATE, SUMMARY
 from behavegate.report.result import Report
+
+# A run directory may hold a version-2 suite: its ceilings are version 2's (a version-1
+# run is far within them; each file is checked against what its run declares).
+MAX_RUN_SCENARIOS, MAX_REPORT_BYTES = V2_MAX_SCENARIOS, V2_MAX_REPORT_BYTES
 
 # Size limits of a run directory, shared by the writer and ``replay``: derived
 # from the counts the run declares in summary.json, clamped to the contract's

@@ -43,5 +43,5 @@ def build_report(
         timings=timings,
     )
     # The size limit (skylos's, on its own keys) is checked now, not in some later view.
-    enforce_size({key: value for key, value in report.to_json().items() if key != "behavegate"})
+    enforce_size({key: value for key, value in report.to_json().items() if key != "behavegate"}, version=contract.version)
     return report

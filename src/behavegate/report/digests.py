@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from behavegate.errors import RunIncomplete
-from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESERVE_BYTES
+from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESERVE_BYTES, V2_MAX_REPORT_BYTES
 from behavegate.model import Contract, Evaluation, Observation, RunFacts, Verdict
 
 EVIDENCE_KEYS = (
@@ -160,6 +160,12 @@ def _indent_bytes(value: Any) -> int:
     return total
 
 
-def enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES) -> None:
-    if not fits(report, MAX_REPORT_BYTES - reserve):
-        raise RunIncomplete(f"agent behavior evidence exceeds {MAX_REPORT_BYTES} bytes")
+def report_cap(version: int) -> int:
+    """The JSON report's size limit: skylos's for version 1, a suite's for version 2."""
+    return V2_MAX_REPORT_BYTES if version >= 2 else MAX_REPORT_BYTES
+
+
+def enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES, version: int = 1) -> None:
+    cap = report_cap(version)
+    if not fits(report, cap - reserve):
+        raise RunIncomplete(f"agent behavior evidence exceeds {cap} bytes")

@@ -1,0 +1,82 @@
+"""Version 1 keeps skylos's caps exactly; version 2 is sized for real suites; the
+docs' table states the code's numbers."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from behavegate import limits
+from behavegate.cli import main
+from behavegate.contract.load import declares_version_2, load_contract
+from behavegate.errors import ContractError, InputError
+
+DOC = (Path(__file__).resolve().parents[1] / "docs" / "limits.md").read_text(encoding="utf-8")
+
+
+def _row(label: str) -> tuple[str, str]:
+    match = re.search(rf"^\| {re.escape(label)} \| (.*?) \| (.*?) \|$", DOC, re.M)
+    assert match, f"docs/limits.md lost its row {label!r}"
+    return match.group(1), match.group(2)
+
+
+def test_the_docs_table_states_the_codes_limits() -> None:
+    n = "{:,}".format
+    assert _row("contract file (and each included file)") == (
+        f"{n(limits.MAX_CONTRACT_BYTES)} bytes",
+        f"{n(limits.V2_MAX_INPUT_BYTES)} bytes",
+    )
+    assert _row("observation file") == (f"{n(limits.MAX_OBSERVATION_BYTES)} bytes", f"{n(limits.V2_MAX_INPUT_BYTES)} bytes")
+    assert _row("values in one contract or observation file") == (n(limits.INPUT_MAX_VALUES), n(limits.V2_INPUT_MAX_VALUES))
+    assert _row("scenarios in a contract (includes included)") == (n(limits.MAX_RUN_SCENARIOS), n(limits.V2_MAX_SCENARIOS))
+    assert _row("assertions in a contract") == (
+        n(limits.MAX_ASSERTIONS),
+        f"{n(limits.V2_MAX_ASSERTIONS)} (`--max-assertions` up to {n(limits.MAX_ASSERTIONS_CEILING)})",
+    )
+    assert _row("entries of an observation file")[1] == n(limits.V2_MAX_OBSERVATION_ENTRIES)
+    assert _row("the JSON report") == (f"{n(limits.MAX_REPORT_BYTES)} bytes", f"{n(limits.V2_MAX_REPORT_BYTES)} bytes")
+
+
+def _contract(version: int, scenarios: int, pad: int = 0) -> str:
+    head = f"version: {version}\nagent: {{}}\nscenarios:\n"
+    body = "".join(f"  - id: s{i}\n    prompt: p{i}\n    expect: {{response: {{contains: [x]}}}}\n" for i in range(scenarios))
+    return head + body + f"# {'x' * pad}\n"
+
+
+def test_a_version_2_suite_past_version_1s_caps_loads(tmp_path: Path) -> None:
+    (tmp_path / "c.yml").write_text(_contract(2, 3_000, pad=300_000))
+    contract = load_contract(tmp_path / "c.yml", tmp_path)
+    assert len(contract.scenarios) == 3_000
+
+
+def test_version_1_keeps_skylos_caps_and_words(tmp_path: Path) -> None:
+    (tmp_path / "big.yml").write_text(_contract(1, 2, pad=300_000))
+    with pytest.raises(InputError, match="no larger than 262144 bytes"):
+        load_contract(tmp_path / "big.yml", tmp_path)
+    (tmp_path / "many.yml").write_text(_contract(1, 1_001))
+    with pytest.raises(ContractError, match="scenarios cannot exceed 1000 entries"):
+        load_contract(tmp_path / "many.yml", tmp_path)
+
+
+def test_max_assertions_raises_the_version_2_cap_and_only_that(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(_contract(2, 10))
+    with pytest.raises(ContractError, match="contract assertions cannot exceed 5; raise it with --max-assertions"):
+        load_contract(tmp_path / "c.yml", tmp_path, max_assertions=5)
+    assert len(load_contract(tmp_path / "c.yml", tmp_path, max_assertions=10).scenarios) == 10
+    (tmp_path / "v1.yml").write_text(_contract(1, 2))
+    assert main(["test", "v1.yml", "--max-assertions", "500", "--observations", "o.json"]) == 2
+    assert "--max-assertions needs a version 2 contract" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "v2"),
+    [("version: 2\n", True), ("version: '2'\n", True), ("queries:\n  - query: q\n", True), ("version: 1\n", False),
+     ("agent:\n  version: 2\n", False), ("# version: 2\n", False)],
+)  # fmt: skip
+def test_the_version_is_told_from_the_text_before_parsing(text: str, v2: bool) -> None:
+    assert declares_version_2(text) is v2
