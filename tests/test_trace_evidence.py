@@ -410,27 +410,27 @@ def test_the_action_passes_trace_inputs_to_the_cli() -> None:
     assert "--endpoint" not in argv  # traces are offline evidence: live inputs are not passed
 
 
-def test_text_no_report_can_hold_is_shown_replaced_and_nan_arguments_are_not_observed(tmp_path: Path) -> None:
-    trace = agent_trace(answer="Refunded \ud800 order")
+def test_nan_arguments_are_not_observed(tmp_path: Path) -> None:
+    trace = agent_trace()
     tool = next(span for span in trace if span["name"].startswith("execute_tool"))
     tool["attributes"] = [a for a in tool["attributes"] if a["key"] != "gen_ai.tool.call.arguments"]
     tool["attributes"].append({"key": "gen_ai.tool.call.arguments", "value": {"stringValue": '{"order_id": NaN}'}})
-    for span in trace:  # the model's requested call carries no arguments either
+    for span in trace:  # the model's requested call carries unusable arguments too
         for a in span["attributes"]:
             if a["key"] == "gen_ai.output.messages" and "tool_call" in a["value"]["stringValue"]:
                 a["value"]["stringValue"] = a["value"]["stringValue"].replace(
                     '"arguments": {"order_id": "7"}', '"arguments": "{\\"x\\": Infinity}"'
                 )
-    code, report = judge(
-        tmp_path,
-        'response: {contains: ["Refunded"]}\ntools: {required: [{name: lookup_order, arguments: {order_id: "7"}}]}',
-        trace,
-    )
-    observation = report["scenarios"][0]["observation"]
-    assert observation["response"] == "Refunded \ufffd order"
-    assert observation["tool_calls"] == [{"name": "lookup_order", "arguments": None}]
+    code, report = judge(tmp_path, 'tools: {required: [{name: lookup_order, arguments: {order_id: "7"}}]}', trace)
+    assert report["scenarios"][0]["observation"]["tool_calls"] == [{"name": "lookup_order", "arguments": None}]
     assert verdicts(report)["tools.required[0]"][0] == "incomplete"
     assert code == 2
+
+
+def test_text_no_report_can_hold_is_an_error_naming_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, report = judge(tmp_path, 'response: {contains: ["Refunded"]}', agent_trace(answer="Refunded \ud800 order"))
+    assert code == 2
+    assert "traces.jsonl" in capsys.readouterr().err and "unpaired surrogate" in json.dumps(report)
 
 
 def test_a_model_output_cut_by_a_length_limit_is_not_a_recorded_output(tmp_path: Path) -> None:

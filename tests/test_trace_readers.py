@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behavegate.errors import BehavegateError, InputError, TraceError
-from behavegate.evidence.traces import reader
+from behavegate.evidence.traces import reader, text_formats
 from behavegate.evidence.traces.load import TracePath, TraceSet, read_traces, trace_paths
 from behavegate.evidence.traces.spans import Keep
 from behavegate.frozen import replace
@@ -184,7 +184,7 @@ class Trickle(io.RawIOBase):
 
 
 def _spans(read_function: Any, data: bytes, size: int, monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    monkeypatch.setattr(reader, "TRACE_READ_CHUNK", size)
+    monkeypatch.setattr(text_formats, "TRACE_READ_CHUNK", size)
     problems = reader.new_problems("file")
     found = list(read_function(io.BufferedReader(Trickle(data, size), buffer_size=size), Keep(), problems))
     problems.raise_found()
@@ -195,8 +195,8 @@ def _spans(read_function: Any, data: bytes, size: int, monkeypatch: pytest.Monke
 def test_a_document_cut_into_any_chunks_reads_the_same(size: int) -> None:
     data = (FIXTURES / "otlp_genai_latest_pretty.json").read_bytes()
     with pytest.MonkeyPatch.context() as monkeypatch:
-        whole = _spans(reader.read_document, data, len(data) + 1, monkeypatch)
-        assert _spans(reader.read_document, data, size, monkeypatch) == whole
+        whole = _spans(text_formats.read_document, data, len(data) + 1, monkeypatch)
+        assert _spans(text_formats.read_document, data, size, monkeypatch) == whole
     assert len(whole) == 4
 
 
@@ -204,8 +204,8 @@ def test_a_document_cut_into_any_chunks_reads_the_same(size: int) -> None:
 def test_console_output_cut_into_any_chunks_reads_the_same(size: int) -> None:
     data = (FIXTURES / "console_exporter.log").read_bytes()
     with pytest.MonkeyPatch.context() as monkeypatch:
-        whole = _spans(reader.read_console, data, len(data) + 1, monkeypatch)
-        assert _spans(reader.read_console, data, size, monkeypatch) == whole
+        whole = _spans(text_formats.read_console, data, len(data) + 1, monkeypatch)
+        assert _spans(text_formats.read_console, data, size, monkeypatch) == whole
     assert len(whole) == 4
 
 
@@ -216,14 +216,14 @@ def test_the_document_reader_never_holds_more_than_a_chunk_and_one_span(monkeypa
     ]
     data = otlp_line(*spans).encode()
     held: list[int] = []
-    original = reader._Text.fill
+    original = text_formats._Text.fill
 
     def fill(self: Any, at_least: int = 0) -> None:
         original(self, at_least)
         held.append(len(self.buf))
 
-    monkeypatch.setattr(reader._Text, "fill", fill)
-    assert len(_spans(reader.read_document, data, 512, monkeypatch)) == 400
+    monkeypatch.setattr(text_formats._Text, "fill", fill)
+    assert len(_spans(text_formats.read_document, data, 512, monkeypatch)) == 400
     assert max(held) < 512 + 2 * len(json.dumps(spans[0])) < len(data) / 20
 
 

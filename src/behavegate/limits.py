@@ -85,9 +85,11 @@ JUNIT_MAX_OUTPUT = 64_000
 # --- trace files (evidence/traces) ------------------------------------------------------------
 TRACE_READ_CHUNK = 1024 * 1024  # bytes read at a time: memory is this plus the value being decoded
 TRACE_MAX_OBJECT_BYTES = 64 * 1024 * 1024  # one JSON line, console object or span
+TRACE_MAX_CONTAINERS = 2_000_000  # JSON objects and arrays in one of them (~60 bytes each once decoded)
 TRACE_MAX_PROBLEMS = 20  # problems collected from one file before reading stops
 TRACE_MAX_FILES = 10_000  # files under a --traces directory
 TRACE_MAX_SPANS = 5_000_000  # GenAI spans held while traces are assembled (all files of a run)
-TRACE_MAX_TRACES = 1_000_000  # traces a run may hold
+TRACE_MAX_TRACES = 1_000_000  # traces with GenAI content a run may hold
+TRACE_MAX_LINKS = 20_000_000  # spans without GenAI content, held as parent links (~150 bytes each)
 TRACE_MAX_CALLS = 10_000  # tool calls of one trace; beyond, its tool evidence is incomplete
 TRACE_MAX_TEXT = 200_000  # characters kept of one answer, argument or result text

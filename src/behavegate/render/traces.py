@@ -61,7 +61,7 @@ def render_json(found: TraceSet) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def _call_line(index: int, trace: Trace) -> str:
+def _call_line(index: int, trace: Trace, groups: dict[int, list[int]]) -> str:
     call = trace.calls[index]
     arguments = (
         "(arguments not recorded)" if call.arguments is None else json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)
@@ -74,9 +74,10 @@ def _call_line(index: int, trace: Trace) -> str:
         parts.append("- requested, not executed")
     if call.error:
         parts.append(f"- FAILED: {one_line(call.error, 120)}")
-    together = [g for g in trace.parallel_groups if index in g]
-    if together:
-        parts.append(f"(parallel with {', '.join(str(i + 1) for i in together[0] if i != index)})")
+    others = [i + 1 for i in groups.get(index, ()) if i != index]
+    if others:
+        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
+        parts.append(f"(parallel with {', '.join(map(str, others[:5]))}{more})")
     return " ".join(parts)
 
 
@@ -87,8 +88,8 @@ def _n(count: int, noun: str) -> str:
 def render_table(found: TraceSet) -> str:
     lines = []
     for f in found.files:
-        lines.append(f"{f.path}: {f.format}, {f.spans} spans, sha256 {f.digest[:16]}")
-    lines.extend(f"{path}: skipped: {one_line(why, 300)}" for path, why in found.skipped)
+        lines.append(f"{one_line(f.path, 300)}: {f.format}, {f.spans} spans, sha256 {f.digest[:16]}")
+    lines.extend(f"{one_line(path, 300)}: skipped: {one_line(why, 300)}" for path, why in found.skipped)
     lines.append(f"{_n(len(found.traces), 'GenAI trace')}; {_n(found.ignored, 'trace')} without GenAI content ignored")
     if found.duplicates:
         lines.append(f"{_n(found.duplicates, 'span')} read twice and counted once")
@@ -106,12 +107,13 @@ def render_table(found: TraceSet) -> str:
             lines.append("  tool calls: none")
         else:
             lines.append("  tool calls:")
-            lines.extend(f"  {_call_line(i, trace)}" for i in range(len(trace.calls)))
+            groups = {member: group for group in trace.parallel_groups for member in group}
+            lines.extend(f"  {_call_line(i, trace, groups)}" for i in range(len(trace.calls)))
         answer = "(none recorded)" if trace.final_answer is None else f'"{one_line(trace.final_answer, 300)}"'
         source = f" (from the {trace.answer_from} span)" if trace.answer_from in ("agent", "workflow", "root") else ""
         lines.append(f"  final answer{source}: {answer}")
         if trace.finish_reason:
-            lines.append(f"  finish reason: {trace.finish_reason}")
+            lines.append(f"  finish reason: {one_line(trace.finish_reason, 80)}")
         binding = [
             *(f"scenario attribute {one_line(v, 80)!r}" for v in trace.scenario_values),
             *(f"conversation {one_line(v, 80)!r}" for v in trace.conversation_ids),

@@ -24,7 +24,7 @@ from behavegate.evidence.traces.record import Trace
 from behavegate.evidence.traces.spans import Keep, Span
 from behavegate.files import base_of, reject_symlinks, resolve_inside
 from behavegate.frozen import frozen
-from behavegate.limits import TRACE_MAX_FILES, TRACE_MAX_SPANS, TRACE_MAX_TRACES, TRACE_READ_CHUNK
+from behavegate.limits import TRACE_MAX_FILES, TRACE_MAX_LINKS, TRACE_MAX_SPANS, TRACE_MAX_TRACES, TRACE_READ_CHUNK
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log", ".txt", ".gz", ".zst")  # .zst: listed as skipped
 _SNIFF = 64 * 1024
@@ -137,12 +137,13 @@ def read_traces(
             if item.named:  # a file named on purpose must be read; one in a folder may be anything
                 raise TraceError([Problem(str(why), shown(item.path))]) from None
             skipped.append((shown(item.path), str(why)))
-    normalized = [
-        normalize(TraceSpans(trace_id, file, order, spans, links), attribute)
-        for trace_id, (spans, links, order, file) in assembly.traces.items()
-    ]
+    normalized = []
+    for spans in assembly.traces_read():
+        check_time()  # judging what was read counts against the run's budget too
+        normalized.append(normalize(spans, attribute))
     found = tuple(trace for trace in normalized if trace is not None)
-    return TraceSet(tuple(files), found, len(normalized) - len(found), assembly.duplicates, tuple(skipped))
+    ignored = len(normalized) - len(found) + len({key.rpartition("/")[0] for key in assembly.parents} - set(assembly.traces))
+    return TraceSet(tuple(files), found, ignored, assembly.duplicates, tuple(skipped))
 
 
 class _NotTraces(Exception):
@@ -150,29 +151,60 @@ class _NotTraces(Exception):
 
 
 class _Assembly:
-    """Spans grouped by trace as they are read: GenAI spans whole, every span as a link."""
+    """Spans grouped by trace as they are read. A span with GenAI content is kept whole
+    under its trace; any other span only as a parent link in one flat map (no container
+    per trace), since most of them belong to traces that will turn out to hold no GenAI
+    content and be dropped: memory follows the GenAI spans, not the file."""
 
     def __init__(self) -> None:
-        self.traces: dict[str, tuple[list[Span], dict[str, Link], int, str]] = {}
+        self.traces: dict[str, tuple[dict[str, Span], int, str]] = {}  # trace id -> (spans, order, file)
+        self.parents: dict[str, str | None] = {}  # "trace id/span id" -> parent span id
         self.kept = 0
         self.duplicates = 0
 
     def add(self, span: Span, where: str) -> None:
+        key = f"{span.trace_id}/{span.span_id}"
         entry = self.traces.get(span.trace_id)
-        if entry is None:
-            if len(self.traces) >= TRACE_MAX_TRACES:
-                raise TraceError([Problem(f"more than {TRACE_MAX_TRACES} traces in one run", where)])
-            entry = self.traces[span.trace_id] = ([], {}, len(self.traces), where)
-        spans, links, _, _ = entry
-        if span.span_id in links:
-            self.duplicates += 1
-            return
-        links[span.span_id] = Link(span.parent_id, span.start_ns, span.end_ns)
         if span.attributes or span.events:
-            spans.append(span)
+            if entry is None:
+                if len(self.traces) >= TRACE_MAX_TRACES:
+                    raise TraceError([Problem(f"more than {TRACE_MAX_TRACES} GenAI traces in one run", where)])
+                entry = self.traces[span.trace_id] = ({}, len(self.traces), where)
+            if span.span_id in entry[0] or key in self.parents:
+                self._repeated(span.span_id in entry[0] and entry[0][span.span_id] == span, span, where)
+                return
+            entry[0][span.span_id] = span
             self.kept += 1
             if self.kept > TRACE_MAX_SPANS:
                 raise TraceError([Problem(f"more than {TRACE_MAX_SPANS} GenAI spans in one run", where)])
+            return
+        if key in self.parents or (entry is not None and span.span_id in entry[0]):
+            self._repeated(key in self.parents and self.parents[key] == span.parent_id, span, where)
+            return
+        if len(self.parents) >= TRACE_MAX_LINKS:
+            raise TraceError([Problem(f"more than {TRACE_MAX_LINKS} spans without GenAI content in one run", where)])
+        self.parents[key] = span.parent_id
+
+    def _repeated(self, same: bool, span: Span, where: str) -> None:
+        # A retried export repeats a span; one that differs would make the verdict
+        # depend on which copy came first, so it is refused.
+        if not same:
+            raise TraceError(
+                [Problem(f"span {span.span_id} of trace {span.trace_id} appears twice with different content", where)]
+            )
+        self.duplicates += 1
+
+    def traces_read(self) -> Iterator[TraceSpans]:
+        """Each trace with GenAI content, its spans linked to every span of its trace."""
+        links: dict[str, dict[str, Link]] = {trace_id: {} for trace_id in self.traces}
+        for key, parent in self.parents.items():
+            trace_id, _, span_id = key.rpartition("/")
+            if trace_id in links:
+                links[trace_id][span_id] = Link(parent, None, None)
+        for trace_id, (spans, order, file) in self.traces.items():
+            linked = links.pop(trace_id)
+            linked.update((span.span_id, Link(span.parent_id, span.start_ns, span.end_ns)) for span in spans.values())
+            yield TraceSpans(trace_id, file, order, list(spans.values()), linked)
 
 
 def _read_file(
@@ -193,6 +225,10 @@ def _read_file(
         except (OSError, EOFError) as exc:
             raise TraceError([Problem(f"cannot read the trace file: {exc}", where)]) from None
         found = fmt or reader.sniff(text_head)
+        # Console output may begin with more log lines than the sniffed head holds: text
+        # that is nothing else is read as console output, and is a trace file if spans come.
+        guessed = found is None and b"\x00" not in text_head[:4096] and _utf8(text_head)
+        found = "console" if guessed else found
         read = reader.reader_for(found, text_head) if found else None
         if found is None or read is None:
             raise _NotTraces(_unknown_format(text_head))
@@ -204,6 +240,8 @@ def _read_file(
                 assembly.add(span, where)
         except (OSError, EOFError) as exc:  # a truncated gzip member, a read error
             problems.add(f"cannot read the trace file: {exc}", None)
+        if guessed and not count:
+            raise _NotTraces(_unknown_format(text_head))
         if fmt and not count and text_head.strip():
             problems.add(f"no spans read as {fmt}: is it in another format? Leave out --trace-format to have it told", None)
         problems.raise_found()

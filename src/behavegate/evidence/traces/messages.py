@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from behavegate.evidence.chat import EndpointError, check_shape
 from behavegate.evidence.traces.spans import Span
-from behavegate.text import scrub
+from behavegate.text import surrogate_paths
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
 AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
@@ -84,19 +84,29 @@ def finish_reason(value: str) -> str:
 # --- small decoders ---------------------------------------------------------------------------
 
 
+SURROGATE_PROBLEM = "text with an unpaired surrogate (a \\ud800-\\udfff escape) cannot be judged or reported"
+
+
+class UnreadableText(Exception):
+    """Text in a span that no report can hold (observation files refuse it as well)."""
+
+
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
 def parse_json(value: Any) -> Any:
     """A JSON string's value (NaN and Infinity refused); anything else as it is; None when the
-    string is not JSON. Lone surrogates from escapes are shown as U+FFFD."""
+    string is not JSON; UnreadableText when it decodes to text with an unpaired surrogate."""
     if not isinstance(value, str):
         return value
     try:
-        return scrub(json.loads(value, parse_constant=_no_constant))
+        parsed = json.loads(value, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return None
+    if "\\u" in value and surrogate_paths(parsed, ""):
+        raise UnreadableText(SURROGATE_PROBLEM)
+    return parsed
 
 
 def arguments_of(value: Any) -> Mapping[str, Any] | None:
@@ -130,8 +140,8 @@ def _int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
+        return value if value >= 0 else None  # a negative count is no count
+    if isinstance(value, float) and value.is_integer() and value >= 0:
         return int(value)
     if isinstance(value, str) and value.strip().isdigit():
         return int(value)
@@ -179,7 +189,8 @@ def _openai_calls(calls: Any) -> list[Requested]:
             continue
         function: Mapping[str, Any] = call["function"] if isinstance(call.get("function"), Mapping) else call
         name = function.get("name")
-        if isinstance(name, str) and name:
+        if isinstance(name, str) and name.strip():
+            name = name.strip()
             call_id = call.get("id")
             found.append(Requested(call_id if isinstance(call_id, str) else None, name, arguments_of(function.get("arguments"))))
     return found
@@ -221,7 +232,9 @@ def read_messages(messages: Any, *, output: bool) -> _Messages:
                     call_id = part.get("id")
                     calls.append(
                         Requested(
-                            call_id if isinstance(call_id, str) else None, part["name"], arguments_of(part.get("arguments"))
+                            call_id if isinstance(call_id, str) else None,
+                            part["name"].strip(),
+                            arguments_of(part.get("arguments")),
                         )
                     )
             continue

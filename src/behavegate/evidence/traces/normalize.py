@@ -17,12 +17,16 @@ Rules (docs/traces.md states them for users):
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from behavegate.errors import Problem, TraceError
 from behavegate.evidence.traces.messages import (
     ModelReading,
     Requested,
+    UnreadableText,
     classify,
     parse_json,
     read_messages,
@@ -35,6 +39,7 @@ from behavegate.frozen import replace
 from behavegate.limits import TRACE_MAX_CALLS, TRACE_MAX_TEXT
 
 _LATE = float("inf")
+TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the live adapter's rule (evidence/chat.py)
 _UNEXPLAINED_GROUPS = 1_000_000  # group numbers for overlapping calls no model step requested
 CONVERSATION = "gen_ai.conversation.id"
 NO_TOOL_EVIDENCE = (
@@ -69,6 +74,13 @@ def _when(span: Span) -> tuple[float, float, str]:
 
 def normalize(trace: TraceSpans, attribute: str) -> Trace | None:
     """The trace as evidence, or None when it has no GenAI content."""
+    try:
+        return _normalize(trace, attribute)
+    except UnreadableText as bad:
+        raise TraceError([Problem(f"trace {trace.trace_id}: {bad}", trace.file)]) from None
+
+
+def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
     kinds = {span.span_id: classify(span) for span in trace.spans}
     if not any(kind in ("model", "tool", "agent") for kind in kinds.values()):
         return None
@@ -125,17 +137,21 @@ def _calls(
     requested: list[tuple[int, int, Requested]] = [
         (step, position, call) for step, reading in enumerate(readings) for position, call in enumerate(reading.requested)
     ]
-    by_id = {call.call_id: index for index, (_, _, call) in enumerate(requested) if call.call_id}
+    by_id: dict[str, list[int]] = {}
+    for index, (_, _, call) in enumerate(requested):
+        if call.call_id:
+            by_id.setdefault(call.call_id, []).append(index)
+    names = _RequestIndex(requested, models)
     history = {key: value for reading in readings for key, value in reading.history.items()}
-    claimed: set[int] = set()
+    claimed = names.claimed
     ordered: list[tuple[tuple[float, float, float], TraceCall, Span | None]] = []
     for tool in tools:
         found = read_tool(tool)
-        match = by_id.get(found.call_id) if found.call_id else None
-        if match is None and found.call_id is None:
-            match = _by_name(found, tool, requested, models, claimed)
-        if match is not None and match in claimed:
-            match = None  # a second span for the same call id: executed twice, both kept
+        if found.call_id:  # ids may be reused by later turns: the latest request of that name before the tool
+            same = [i for i in by_id.get(found.call_id, ()) if requested[i][2].name == found.name and names.before(i, tool)]
+            match = next((i for i in reversed(same) if i not in claimed), None)
+        else:
+            match = names.first(found, tool)
         origin = requested[match] if match is not None else None
         if match is not None:
             claimed.add(match)
@@ -164,23 +180,45 @@ def _calls(
     return _group_overlapping([(call, span) for _, call, span in ordered])
 
 
-def _by_name(
-    found: ToolReading, tool: Span, requested: Sequence[tuple[int, int, Requested]], models: Sequence[Span], claimed: set[int]
-) -> int | None:
-    """An unclaimed requested call of that name, from a model step that began before the tool:
-    the first with the same arguments, else the first."""
-    candidates = []
-    for index, (step, _, call) in enumerate(requested):
-        began = models[step].start_ns
-        if (
-            index not in claimed
-            and call.name == found.name
-            and (began is None or tool.start_ns is None or began <= tool.start_ns)
-        ):
-            candidates.append(index)
-    same = [i for i in candidates if found.arguments is not None and requested[i][2].arguments == found.arguments]
-    chosen = same or candidates
-    return chosen[0] if chosen else None
+class _RequestIndex:
+    """Requested calls by name (and by name and arguments), in request order, for matching
+    tool spans that carry no call id: each lookup skips what was claimed, so matching a
+    trace's calls is linear, not quadratic."""
+
+    def __init__(self, requested: Sequence[tuple[int, int, Requested]], models: Sequence[Span]) -> None:
+        self.requested, self.models = requested, models
+        self.claimed: set[int] = set()
+        self.lists: dict[Any, list[int]] = {}
+        self.heads: dict[Any, int] = {}
+        for index, (_, _, call) in enumerate(requested):
+            self.lists.setdefault(call.name, []).append(index)
+            if call.arguments is not None:
+                self.lists.setdefault((call.name, _key(call.arguments)), []).append(index)
+
+    def before(self, index: int, tool: Span) -> bool:
+        began = self.models[self.requested[index][0]].start_ns
+        return began is None or tool.start_ns is None or began <= tool.start_ns
+
+    def _head(self, key: Any) -> int | None:
+        found, position = self.lists.get(key, []), self.heads.get(key, 0)
+        while position < len(found) and found[position] in self.claimed:
+            position += 1
+        self.heads[key] = position
+        return found[position] if position < len(found) else None
+
+    def first(self, found: ToolReading, tool: Span) -> int | None:
+        """The first unclaimed request of the name from a step begun before the tool: with the
+        same arguments if there is one. (Steps are in start order, so only the head can be.)"""
+        keys = ([(found.name, _key(found.arguments))] if found.arguments is not None else []) + [found.name]
+        for key in keys:
+            head = self._head(key)
+            if head is not None and self.before(head, tool):
+                return head
+        return None
+
+
+def _key(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(arguments, sort_keys=True, default=str)
 
 
 def _group_overlapping(calls: list[tuple[TraceCall, Span | None]]) -> tuple[TraceCall, ...]:
@@ -205,6 +243,9 @@ def _group_overlapping(calls: list[tuple[TraceCall, Span | None]]) -> tuple[Trac
 def _calls_gap(tools: Sequence[Span], readings: Sequence[ModelReading], calls: Sequence[TraceCall]) -> str | None:
     if len(calls) > TRACE_MAX_CALLS:
         return f"the trace has {len(calls)} tool calls, more than the {TRACE_MAX_CALLS} behavegate judges"
+    odd = next((i for i, call in enumerate(calls) if not TOOL_NAME.fullmatch(call.name)), None)
+    if odd is not None:  # as the live adapter: a name no contract can list is no evidence of which tool ran
+        return f"tool call {odd} has a name behavegate cannot judge ({calls[odd].name!r}): tool names are 1-64 letters, digits, '_' or '-'"
     if tools:
         return None
     if readings and all(r.captured for r in readings):
@@ -217,33 +258,44 @@ def _calls_gap(tools: Sequence[Span], readings: Sequence[ModelReading], calls: S
 # --- the answer, usage, nesting, binding values ---------------------------------------------------
 
 
-def _depths(trace: TraceSpans) -> dict[str, int]:
-    """Each span's number of ancestors present in the trace (cycles cut)."""
-    depths: dict[str, int] = {}
-    for span_id in trace.links:
-        seen = {span_id}
-        depth, parent = 0, trace.links[span_id].parent
-        while parent is not None and parent in trace.links and parent not in seen:
-            seen.add(parent)
-            depth += 1
-            parent = trace.links[parent].parent
-        depths[span_id] = depth
-    return depths
+def _ancestors(links: Mapping[str, Link], counted: set[str] | None = None) -> dict[str, int]:
+    """Each span's number of ancestors in the trace (only those in ``counted``, when given),
+    in time linear in the spans: each parent chain is walked once (cycles cut)."""
+    memo: dict[str, int] = {}
+    for start in links:
+        path: list[str] = []
+        on_path: set[str] = set()
+        node: str | None = start
+        while node is not None and node in links and node not in memo and node not in on_path:
+            path.append(node)
+            on_path.add(node)
+            node = links[node].parent
+        depth = memo[node] + (counted is None or node in counted) if node is not None and node in memo else 0
+        for span_id in reversed(path):
+            memo[span_id] = depth
+            depth += counted is None or span_id in counted
+    return memo
 
 
 def _final_answer(
     trace: TraceSpans, kinds: Mapping[str, str | None], models: Sequence[Span], readings: Sequence[ModelReading]
 ) -> tuple[str | None, str | None, str | None]:
-    depths = _depths(trace)
+    depths = _ancestors(trace.links)
+    outer = [
+        span
+        for span in trace.spans
+        if kinds[span.span_id] in ("agent", "workflow")
+        or (trace.links[span.span_id].parent not in trace.links and isinstance(span.attributes.get("gen_ai.completion"), str))
+    ]
+    # Only the outermost spans speak for the run: a sub-agent's output is not the answer.
+    top = min((depths.get(span.span_id, 0) for span in outer), default=0)
     candidates = []
-    for span in trace.spans:
-        kind = kinds[span.span_id]
-        is_root = trace.links[span.span_id].parent not in trace.links
-        if kind in ("agent", "workflow") or (is_root and isinstance(span.attributes.get("gen_ai.completion"), str)):
-            output = read_output(span)
-            if output is not None:
-                source = kind if kind in ("agent", "workflow") else "root"
-                candidates.append(((depths.get(span.span_id, 0), *_when(span)), output, source))
+    for span in outer:
+        output = read_output(span) if depths.get(span.span_id, 0) == top else None
+        if output is not None:
+            kind = kinds[span.span_id]
+            source = kind if kind in ("agent", "workflow") else "root"
+            candidates.append(((top, *_when(span)), output, source))
     if candidates:
         _, output, source = min(candidates, key=lambda item: item[0])
         # The run's last word on how it ended: the last model step's finish reason.
@@ -283,16 +335,11 @@ def _duration_ms(links: Mapping[str, Link]) -> float | None:
 
 def _agents(trace: TraceSpans, kinds: Mapping[str, str | None]) -> tuple[AgentSpan, ...]:
     agents = sorted((s for s in trace.spans if kinds[s.span_id] == "agent"), key=_when)
-    ids = {a.span_id for a in agents}
+    depths = _ancestors(trace.links, {a.span_id for a in agents})
     found = []
     for span in agents:
-        depth, parent, seen = 0, trace.links[span.span_id].parent, {span.span_id}
-        while parent is not None and parent in trace.links and parent not in seen:
-            seen.add(parent)
-            depth += parent in ids
-            parent = trace.links[parent].parent
         name = span.attributes.get("gen_ai.agent.name") or span.attributes.get("traceloop.entity.name")
-        found.append(AgentSpan(name if isinstance(name, str) and name else span.name, depth, span.span_id))
+        found.append(AgentSpan(name if isinstance(name, str) and name else span.name, depths[span.span_id], span.span_id))
     return tuple(found)
 
 

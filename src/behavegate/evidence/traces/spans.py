@@ -254,6 +254,12 @@ def _console_id(value: Any, size: int, what: str) -> str | None:
     return otlp_id(text.rjust(size * 2, "0") if _HEX.fullmatch(text) else text, size, what)[0]
 
 
+def console_shaped(value: Any) -> bool:
+    """A console-exporter span object (a JSON log line with a ``context`` key is not)."""
+    context = value.get("context") if isinstance(value, dict) else None
+    return isinstance(context, dict) and "trace_id" in context and "span_id" in context
+
+
 def console_span(raw: Mapping[str, Any], keep: Keep) -> Span:
     """One object printed by the Python SDK's ``ConsoleSpanExporter``."""
     context = raw.get("context")

@@ -22,8 +22,9 @@ class ToolReading(NamedTuple):
 def read_tool(span: Span) -> ToolReading:
     a = span.attributes
     name = first(a, "gen_ai.tool.name", "tool.name", "traceloop.entity.name")
-    if not isinstance(name, str) or not name:
+    if not isinstance(name, str) or not name.strip():
         name = span.name.removeprefix("execute_tool ").removesuffix(".tool").strip() or span.name
+    name = name.strip()  # as the live adapter reads names; what is left must still be a tool name
     call_id = first(a, "gen_ai.tool.call.id", "tool.id", "tool_call.id")
     arguments: Mapping[str, Any] | None = None
     for key in ("gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value"):
