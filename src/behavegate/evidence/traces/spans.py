@@ -33,6 +33,8 @@ KEPT_PREFIXES = (
     "behavegate.",
 )
 KEPT_EVENTS = ("gen_ai.", "exception")
+# Kept families' attributes nothing reads, and often the largest (the system prompt, repeated every step).
+UNREAD = frozenset({"gen_ai.system_instructions", "gen_ai.tool.definitions", "llm.invocation_parameters"})
 _HEX = re.compile(r"[0-9a-fA-F]+")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -73,7 +75,7 @@ class Keep:
         self.everything = everything
 
     def __call__(self, key: str) -> bool:
-        return self.everything or key.startswith(KEPT_PREFIXES) or key in self.extra
+        return self.everything or key in self.extra or (key.startswith(KEPT_PREFIXES) and key not in UNREAD)
 
 
 _EVERYTHING = Keep(everything=True)
