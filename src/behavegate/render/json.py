@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
+from behavegate import indented_json
 from behavegate.report.result import Report
 
 
 def render(report: Report) -> str:
-    return json.dumps(report.to_json(), indent=2, sort_keys=True)
+    return indented_json.dumps(report.to_json(), sort_keys=True)

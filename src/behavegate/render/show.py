@@ -13,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from behavegate import indented_json
 from behavegate.text import one_line, visible
 
 DEFAULT_MAX_CHARS = 2000
@@ -57,7 +58,7 @@ def view(report: Mapping[str, Any], run_dir: str, scenario_ids: list[str]) -> di
 
 
 def render_json(document: Mapping[str, Any]) -> str:
-    return json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False)
+    return indented_json.dumps(document, sort_keys=True, ensure_ascii=False)
 
 
 def render_table(document: Mapping[str, Any], max_chars: int = DEFAULT_MAX_CHARS) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from behavegate import indented_json
 from behavegate.evidence.traces.load import TraceSet
 from behavegate.evidence.traces.record import ModelStep, Trace
 from behavegate.text import one_line
@@ -58,7 +59,7 @@ def render_json(found: TraceSet) -> str:
         "duplicate_spans": found.duplicates,
         "skipped_files": [{"path": path, "reason": why} for path, why in found.skipped],
     }
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    return indented_json.dumps(data, ensure_ascii=False)
 
 
 def _call_line(index: int, trace: Trace, groups: dict[int, list[int]]) -> str:

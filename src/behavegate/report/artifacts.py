@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from behavegate import indented_json
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RUN_DECISIONS, V2_MAX_REPORT_BYTES, V2_MAX_SCENARIOS
 from behavegate.model import Observation, Timing
@@ -38,7 +39,7 @@ DECISION_BYTES = 1024  # a decision's keys and ids; its texts are copies of the 
 
 
 def render_json(value: Any) -> str:
-    return json.dumps(value, indent=2, sort_keys=True) + "\n"
+    return indented_json.dumps(value, sort_keys=True) + "\n"
 
 
 def render_event(value: Any) -> str:

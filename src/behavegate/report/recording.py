@@ -4,9 +4,9 @@ recorded is what every other view showed: redacted, attempt by attempt."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from behavegate import indented_json
 from behavegate.report.result import Report
 
 
@@ -32,7 +32,7 @@ def observation_file(report: Report) -> str:
             if not v2:
                 _fit_version_1(item)
             scenarios.append(item)
-    return json.dumps({"version": 2 if v2 else 1, "scenarios": scenarios}, indent=2, sort_keys=True)
+    return indented_json.dumps({"version": 2 if v2 else 1, "scenarios": scenarios}, sort_keys=True)
 
 
 def _fit_version_1(item: dict[str, Any]) -> None:
