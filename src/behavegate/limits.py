@@ -66,6 +66,10 @@ MAX_REPORT_BYTES = 5_000_000  # the JSON report (skylos's cap)
 REPORT_MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
 REPORT_RESERVE_BYTES = 16 * 1024  # room, at the size check, for what is added after it
 MAX_RUN_DECISIONS = 5_000  # assertions a run directory may record (the version-2 assertion cap)
+# --baseline: a JSON report, skylos's keys (at most MAX_REPORT_BYTES) plus our `behavegate` block
+MAX_BASELINE_BYTES = MAX_REPORT_BYTES + 2_000_000
+BASELINE_MAX_LISTED = 500  # findings of one kind listed in the JSON report (the rest counted)
+BASELINE_MAX_PROBLEMS = 20  # problems reported from one invalid baseline report
 
 # --- what CI shows ---------------------------------------------------------------------------
 SUMMARY_MAX_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)
