@@ -27,7 +27,7 @@ from behavegate.model import (
     Timing,
     Verdict,
 )
-from behavegate.report.comparison import Comparison
+from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.digests import count_statuses, evidence_digest, harness_block, selected_digest
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
@@ -176,6 +176,15 @@ class Report:
             return Location(self.contract_path, line)
         folder = posixpath.dirname(self.contract_path)
         return Location(posixpath.normpath(posixpath.join(folder, scenario.file)), line)
+
+    def finding_location(self, finding: Finding) -> Location:
+        """Where a baseline finding points: its assertion's line, its scenario's, or
+        the contract file (a removed scenario, a suite gate)."""
+        scenarios = {s.id: s for s in (*(r.scenario for r in self.results), *(self.skipped or ()))}
+        scenario = scenarios.get(finding.scenario)
+        if scenario is None:
+            return Location(self.contract_path, None)
+        return self.location(scenario, finding.assertion)
 
     @property
     def run_dir(self) -> str | None:
