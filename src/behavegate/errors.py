@@ -134,6 +134,7 @@ class BaselineError(ValidationError):
     def __init__(self, problems: list[Problem], source: str) -> None:
         super().__init__(problems)
         self.source = source
+        self.message = self.details()[0]  # the JSON `error` names the file too
 
     def details(self) -> list[str]:
         return [f"baseline report {self.source}: {p.located() if p.path else p.text}" for p in self.problems]

@@ -131,7 +131,7 @@ def _baseline(report: Report, found: dict[str, list[tuple[tuple[int, int, int], 
             message += f" — {verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}"
             merged.add((finding.scenario, finding.assertion))
         if report.gates_on_regressions:
-            decides = finding.gating and finding.kind != "unresolved"
+            decides = finding.gating and finding.kind in REGRESSIONS
         else:
             decides = bool(verdicts) and verdicts[0].status == "fail" and result is not None and report.counted(result) == "fail"
         level = "error" if decides else "warning"

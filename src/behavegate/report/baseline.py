@@ -159,19 +159,27 @@ def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Compari
         prior, suite = _suite(baseline.run), _suite(now)
         if prior.judged:
             tests.append(_Test("", None, prior, suite))
-    threshold, counted = tarone_threshold([test.least() for test in tests], alpha)
+    # A check that failed in exactly the attempts its scenario failed is the same comparison: counted once.
+    distinct = {(test.scenario, test.before, test.after): test for test in tests}
+    threshold, counted = tarone_threshold([test.least() for test in distinct.values()], alpha)
     for test in tests:
         _judge(test, threshold, found, gating=not (absorbed and test.scenario))
+    order = {scenario.id: index for index, scenario in enumerate((*now.scenarios, *baseline.run.scenarios))}
+
+    def ordered(findings: list[Finding]) -> tuple[Finding, ...]:
+        """Suite findings first, then in contract order, each scenario before its assertions."""
+        return tuple(sorted(findings, key=lambda f: (order.get(f.scenario, -1), f.assertion is not None)))
+
     return Comparison(
         source=baseline.source,
         contract_note=_contract_note(baseline, report),
         alpha=alpha,
         threshold=threshold,
         tests=counted,
-        regressions=tuple(found.regressions),
-        unresolved=tuple(found.unresolved),
-        improvements=tuple(found.improvements),
-        changes=tuple(found.changes),
+        regressions=ordered(found.regressions),
+        unresolved=ordered(found.unresolved),
+        improvements=ordered(found.improvements),
+        changes=ordered(found.changes),
         compared=compared,
         still_failing=still_failing,
     )
@@ -228,16 +236,15 @@ def _single(scenario: str, key: str, before: Counts | None, after: Counts, found
 def _judge(test: _Test, threshold: float, found: _Findings, *, gating: bool) -> None:
     best, worst = test.p_values()
     b, a = test.before, test.after
-    what = "pass rate" if test.assertion is None else "passed"
-    change = f"{what} {b.text()} in the baseline, {a.text()} now"
+    change = f"{'' if test.assertion is None else 'passed '}{b.text()} in the baseline, {a.text()} now"
     scenario_level = test.assertion is None
     if best <= threshold:
         kind = "pass_rate_drop" if scenario_level else "newly_failing"
-        message = f"{change}: a significant drop (one-sided Fisher p={best:.2g} <= {threshold:.2g})"
+        message = f"{change}, a significant drop (one-sided Fisher exact p={best:.2g} <= {threshold:.2g})"
         found.regressions.append(Finding(kind, test.scenario, test.assertion, message, b, a, best, gating))
     elif worst <= threshold:
         message = (
-            f"{change}: a significant drop if the {a.incomplete} incomplete attempt(s) failed (p={worst:.2g}), "
+            f"{change}, a significant drop if the {a.incomplete} incomplete attempt(s) failed (p={worst:.2g}), "
             f"not if they passed (p={best:.2g}); a regression cannot be ruled out"
         )
         found.unresolved.append(Finding("unresolved", test.scenario, test.assertion, message, b, a, worst, gating))
@@ -245,10 +252,10 @@ def _judge(test: _Test, threshold: float, found: _Findings, *, gating: bool) -> 
         rise = rise_p_value(b.passed, b.judged, a.passed, a.runs)
         if rise <= threshold:
             kind = "pass_rate_rise" if scenario_level else "fixed"
-            message = f"{change}: a significant rise (p={rise:.2g})"
+            message = f"{change}, a significant rise (p={rise:.2g} <= {threshold:.2g})"
             found.improvements.append(Finding(kind, test.scenario, test.assertion, message, b, a, rise))
         elif scenario_level and a.judged and a.passed * b.judged < b.passed * a.judged:
-            message = f"{change}: within sampling error (p={worst:.2g} > {threshold:.2g}), not a regression"
+            message = f"pass rate {change} (p={worst:.2g} > {threshold:.2g}): not a regression"
             found.changes.append(Finding("within_noise", test.scenario, None, message, b, a, worst))
 
 
