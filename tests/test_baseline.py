@@ -221,7 +221,7 @@ def test_tarone_counts_only_comparisons_that_could_be_significant() -> None:
     assert tarone_threshold([0.0001, 0.0002, 0.5]) == (0.025, 2)
 
 
-@pytest.mark.parametrize("rate", [0.5, 0.8, 0.9])
+@pytest.mark.parametrize("rate", [0.5, 0.9])
 def test_noise_alone_fails_a_run_of_three_repeated_scenarios_at_most_alpha_of_the_time(rate: float) -> None:
     """Exact, over every outcome of 3 scenarios × 8 attempts before and after at the same
     true pass rate: the chance that any one is called a significant drop."""
@@ -229,12 +229,21 @@ def test_noise_alone_fails_a_run_of_three_repeated_scenarios_at_most_alpha_of_th
     def chance(passed: int) -> float:
         return comb(8, passed) * rate**passed * (1 - rate) ** (8 - passed)
 
-    tables = [(b, a, chance(b) * chance(a)) for b in range(9) for a in range(9)]
+    tables = [
+        (least_drop_p_value(b, 8, a, 8), drop_p_value(b, 8, a, 8), chance(b) * chance(a)) for b in range(9) for a in range(9)
+    ]
+    tables = [table for table in tables if table[0] <= 0.05]  # the others never count, and never alarm
+    quiet = 1 - sum(table[2] for table in tables)  # chance that a scenario's table is one of those
     false_alarms = 0.0
-    for combo in itertools.product(tables, repeat=3):
-        threshold, _ = tarone_threshold([least_drop_p_value(b, 8, a, 8) for b, a, _ in combo])
-        if any(drop_p_value(b, 8, a, 8) <= threshold for b, a, _ in combo):
-            false_alarms += combo[0][2] * combo[1][2] * combo[2][2]
+    for size in range(1, 4):  # how many of the 3 scenarios have a table that could alarm
+        ways = comb(3, size) * quiet ** (3 - size)
+        for combo in itertools.product(tables, repeat=size):
+            threshold, _ = tarone_threshold([least for least, _, _ in combo])
+            if any(p <= threshold for _, p, _ in combo):
+                chance_of = ways
+                for _, _, probability in combo:
+                    chance_of *= probability
+                false_alarms += chance_of
     assert false_alarms <= 0.05
 
 
