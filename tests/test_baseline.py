@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import Golden
 from helpers import EXAMPLE, report
 from hypothesis import given
 from hypothesis import strategies as st
@@ -387,3 +388,48 @@ def test_fail_on_fail_lets_an_incomplete_run_pass(tmp_path: Path, monkeypatch: p
     run = ["test", "contract.yml", "--observations", "obs.json", "--no-artifacts"]
     assert main(run) == 2
     assert main([*run, "--fail-on", "fail"]) == 0
+
+
+# --- every view leads with the comparison (golden files) -----------------------------------
+
+RETIRED = """\
+  - id: retired
+    runs: 1
+    min_pass_rate: 1
+    prompt: Old question.
+    expect:
+      response: {contains: [old]}
+"""
+
+
+def showcase() -> Report:
+    """A pull request against main with one of each: a significant drop, a drop within
+    sampling error with a changed tool sequence, a fix and a removed scenario."""
+    main_evidence = evidence(greets=8, looks_up=7, policy=False)
+    main_evidence["scenarios"].append({"id": "retired", "response": "old", "finish_reason": "stop",
+                                       "response_complete": True, "tool_calls_complete": True, "tool_calls": []})  # fmt: skip
+    return gated(main_evidence, evidence(greets=2, looks_up=3, policy=True), contract=CONTRACT + RETIRED, pr_contract=CONTRACT)
+
+
+@pytest.mark.parametrize("view", ["table", "summary", "junit", "annotations", "json"])
+def test_every_view_leads_with_the_regressions(view: str, golden: Golden) -> None:
+    from behavegate.render import annotations, junit, summary, table
+
+    run = showcase()
+    if view == "json":
+        text = json.dumps(run.to_json()["behavegate"]["baseline"], indent=2, sort_keys=True)
+    else:
+        text = {"table": table, "summary": summary, "junit": junit, "annotations": annotations}[view].render(run)
+        first = {
+            "table": "REGRESSION",
+            "summary": "Regressions against the baseline",
+            "junit": "regression: ",
+            "annotations": "regression",
+        }
+        assert text.index(first[view]) < min(text.index(s) for s in ("looks-up", "greets") if s in text) + 200
+    if view == "junit":
+        from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
+
+        schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
+        assert schema.validate(etree.fromstring(text.encode())), schema.error_log
+    golden.check(f"baseline-{view}.txt", text if text.endswith("\n") else text + "\n")
