@@ -433,3 +433,40 @@ def test_every_view_leads_with_the_regressions(view: str, golden: Golden) -> Non
         schema = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
         assert schema.validate(etree.fromstring(text.encode())), schema.error_log
     golden.check(f"baseline-{view}.txt", text if text.endswith("\n") else text + "\n")
+
+
+# --- the Action -------------------------------------------------------------------------------
+
+
+def test_the_action_passes_baseline_and_fail_on_regression_to_the_cli() -> None:
+    from behavegate.github.action import ActionInputError, Inputs, build_argv
+
+    argv = build_argv(Inputs({"INPUT_BASELINE": "main/behavegate-report.json", "INPUT_FAIL-ON": "regression"}), {})
+    assert argv[argv.index("--baseline") + 1] == "main/behavegate-report.json"
+    assert argv[argv.index("--fail-on") + 1] == "regression"
+    assert "--fail-on" not in build_argv(Inputs({"INPUT_BASELINE": "b.json", "INPUT_FAIL-ON": "fail"}), {})
+    with pytest.raises(ActionInputError, match="fail-on: regression needs a baseline"):
+        build_argv(Inputs({"INPUT_FAIL-ON": "regression"}), {})
+
+
+def test_the_action_gates_a_pull_request_on_regressions_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from behavegate.github import action
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONTRACT)
+    (tmp_path / "main-obs.json").write_text(json.dumps(evidence(greets=7, policy=False)))
+    assert main(["test", "contract.yml", "--observations", "main-obs.json", "--report", "baseline/behavegate-report.json"]) == 1
+    (tmp_path / "noise.json").write_text(json.dumps(evidence(greets=6, policy=False)))  # the policy failure is pre-existing
+    (tmp_path / "drop.json").write_text(json.dumps(evidence(greets=1, policy=False)))
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "INPUT_CONTRACT": "contract.yml",
+        "INPUT_BASELINE": "baseline/behavegate-report.json",
+        "INPUT_FAIL-ON": "regression",
+    }
+    assert action.main({**environ, "INPUT_OBSERVATIONS": "noise.json"}) == 0
+    assert "status=fail\n" in (tmp_path / "output.txt").read_text() and "regressions=0\n" in (tmp_path / "output.txt").read_text()
+    assert action.main({**environ, "INPUT_OBSERVATIONS": "drop.json"}) == 1
+    assert "regressions=2\n" in (tmp_path / "output.txt").read_text()
+    assert action.main({**environ, "INPUT_OBSERVATIONS": "noise.json", "INPUT_BASELINE": ""}) == 2  # needs a baseline
