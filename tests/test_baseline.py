@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from math import comb
 from pathlib import Path
 from typing import Any
@@ -470,3 +471,47 @@ def test_the_action_gates_a_pull_request_on_regressions_only(tmp_path: Path, mon
     assert action.main({**environ, "INPUT_OBSERVATIONS": "drop.json"}) == 1
     assert "regressions=2\n" in (tmp_path / "output.txt").read_text()
     assert action.main({**environ, "INPUT_OBSERVATIONS": "noise.json", "INPUT_BASELINE": ""}) == 2  # needs a baseline
+
+
+# --- an untrusted baseline --------------------------------------------------------------------
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 200) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=6), JSON_VALUES)
+def test_any_change_to_a_baseline_is_read_or_refused_never_a_crash(path: list[int], value: Any) -> None:
+    root: Any = valid()
+    holder: Any = None
+    key: Any = None
+    data = root
+    for step in path:  # walk to some value of the report, then replace it
+        if not isinstance(data, dict | list) or not data:
+            break
+        holder, key = data, (sorted(data)[step % len(data)] if isinstance(data, dict) else step % len(data))
+        data = holder[key]
+    holder[key] = value
+    try:
+        parse_baseline(json.dumps(root), "b.json")
+    except BaselineError as error:
+        assert error.details() and all(line.startswith("baseline report b.json: ") for line in error.details())
+
+
+def test_a_hostile_tool_name_in_the_baseline_stays_inert() -> None:
+    data = valid()
+    for attempt_ in data["scenarios"][1]["attempts"]:
+        attempt_["observation"]["tool_calls"] = [{"name": "`</sub><img src=x>\n::error::owned|"}]
+    current = report(CONTRACT, evidence())
+    run = current.gated(compare(parse_baseline(json.dumps(data), "b.json"), current), "regression")
+    from behavegate.render import annotations, summary, table
+
+    change = next(f for f in run.baseline.changes if f.kind == "tool_sequence")  # type: ignore[union-attr]
+    assert "\n" not in change.message
+    text = summary.render(run)
+    line = next(row for row in text.splitlines() if "tool sequence changed" in row)
+    assert "<img" in line and len(re.findall(r"(?<!\\)\|", line)) == 6  # in a code span, the pipe escaped: 5 cells
+    assert "\n::error::owned" not in table.render(run) + annotations.render(run)
