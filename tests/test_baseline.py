@@ -515,3 +515,32 @@ def test_a_hostile_tool_name_in_the_baseline_stays_inert() -> None:
     line = next(row for row in text.splitlines() if "tool sequence changed" in row)
     assert "<img" in line and len(re.findall(r"(?<!\\)\|", line)) == 6  # in a code span, the pipe escaped: 5 cells
     assert "\n::error::owned" not in table.render(run) + annotations.render(run)
+
+
+def test_the_readme_workflow_passes_actionlint_against_our_action_yml(tmp_path: Path) -> None:
+    """The README's main-versus-pull-request workflow, linted as a workflow: expressions,
+    the inputs of actions/download-artifact and of this repository's action.yml."""
+    import re
+    import shutil
+    import subprocess
+    import sys
+
+    actionlint = shutil.which("actionlint", path=str(Path(sys.executable).parent)) or shutil.which("actionlint")
+    if actionlint is None:
+        pytest.skip("actionlint is not installed")
+    root = Path(__file__).resolve().parents[1]
+    block = re.search(r"<!-- baseline-workflow -->\n```yaml\n(.*?)```", (root / "README.md").read_text(), re.S)
+    assert block, "README.md lost its baseline workflow"
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()  # a repository root, where `uses: ./` finds action.yml
+    shutil.copy(root / "action.yml", tmp_path / "action.yml")
+    shutil.copy(root / "Dockerfile", tmp_path / "Dockerfile")
+    workflow = tmp_path / ".github" / "workflows" / "agent-behavior.yml"
+    workflow.write_text(block.group(1).replace("<owner>/behavegate@v1", "./"))
+    linted = subprocess.run([actionlint, "-no-color", str(workflow)], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    workflow.write_text(block.group(1).replace("<owner>/behavegate@v1", "./").replace("baseline: ", "baselin: "))
+    misspelled = subprocess.run(
+        [actionlint, "-no-color", str(workflow)], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert 'input "baselin" is not defined' in misspelled.stdout  # our action.yml was read
