@@ -49,10 +49,12 @@ def gate_line(report: Report) -> str | None:
 def source_line(comparison: Comparison) -> str:
     source = comparison.source
     when = f", run {source.run_id}" if source.run_id else ""
-    tests = (
-        f"pass rates: one-sided Fisher exact, family-wise alpha {comparison.alpha:g} "
-        f"(p <= {comparison.threshold:.2g} over {plural(comparison.tests, 'comparison')} that could reach it)"
+    reach = (
+        f"p <= {comparison.threshold:.2g} over {plural(comparison.tests, 'comparison')} that could reach it"
+        if comparison.tests
+        else "no comparison could reach it"
     )
+    tests = f"pass rates: one-sided Fisher exact, family-wise alpha {comparison.alpha:g} ({reach})"
     return (
         f"Baseline {one_line(source.path, 300)} (status {source.status}{when}; {comparison.contract_note}): "
         f"{plural(comparison.compared, 'scenario')} compared, {comparison.still_failing} failing in both; {tests}"

@@ -180,7 +180,10 @@ class Report:
     def finding_location(self, finding: Finding) -> Location:
         """Where a baseline finding points: its assertion's line, its scenario's, or
         the contract file (a removed scenario, a suite gate)."""
-        scenarios = {s.id: s for s in (*(r.scenario for r in self.results), *(self.skipped or ()))}
+        scenarios: dict[str, Scenario] | None = self.__dict__.get("_scenarios")
+        if scenarios is None:  # computed once per Report: a view asks for every finding
+            scenarios = {s.id: s for s in (*(r.scenario for r in self.results), *(self.skipped or ()))}
+            object.__setattr__(self, "_scenarios", scenarios)
         scenario = scenarios.get(finding.scenario)
         if scenario is None:
             return Location(self.contract_path, None)
