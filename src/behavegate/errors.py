@@ -9,7 +9,8 @@ into messages; every one of them means exit 2 (the run could not be judged).
     └── ValidationError    a file broke rules; every Problem (path, line) is kept
         ├── ContractError      the behavior contract
         ├── ObservationError   the observation file
-        └── TraceError         a trace file, or binding its traces to scenarios
+        ├── TraceError         a trace file, or binding its traces to scenarios
+        └── BaselineError      the baseline report (--baseline)
 
 Each has a ``status`` for CI: "error" (the configuration is wrong: fix it and
 re-run) or "incomplete" (the evidence could not be gathered or kept), so a
@@ -124,3 +125,16 @@ class ObservationError(ValidationError):
 
 class TraceError(ValidationError):
     """A trace file could not be read, or its traces could not be bound to scenarios."""
+
+
+class BaselineError(ValidationError):
+    """The baseline report (``--baseline``) is not a usable behavegate JSON report;
+    each problem names its JSON path, each line the file."""
+
+    def __init__(self, problems: list[Problem], source: str) -> None:
+        super().__init__(problems)
+        self.source = source
+        self.message = self.details()[0]  # the JSON `error` names the file too
+
+    def details(self) -> list[str]:
+        return [f"baseline report {self.source}: {p.located() if p.path else p.text}" for p in self.problems]

@@ -73,6 +73,10 @@ MAX_REPORT_BYTES = 5_000_000  # the JSON report (skylos's cap)
 REPORT_MAX_NESTING = 64  # inputs nest at most 32 deep; the report adds a few levels
 REPORT_RESERVE_BYTES = 16 * 1024  # room, at the size check, for what is added after it
 MAX_RUN_DECISIONS = 100_000_000  # assertion checks a run directory may record (every attempt's)
+# --baseline: a JSON report, skylos's keys (at most V2_MAX_REPORT_BYTES) plus our `behavegate` block
+MAX_BASELINE_BYTES = V2_MAX_REPORT_BYTES + 2_000_000
+BASELINE_MAX_LISTED = 500  # findings of one kind listed in the JSON report (the rest counted)
+BASELINE_MAX_PROBLEMS = 20  # problems reported from one invalid baseline report
 
 # --- what CI shows ---------------------------------------------------------------------------
 SUMMARY_MAX_BYTES = 1_000_000  # GitHub refuses step summaries over 1 MiB (1,048,576 bytes)

@@ -43,6 +43,13 @@ def add_commands(commands: Any, console: Any) -> None:
                       help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)")  # fmt: skip
     test.add_argument("--threshold-mode", choices=["average", "all"], default=None,
                       help="version 2: the floor applies to the average, or to every included file")  # fmt: skip
+    test.add_argument("--baseline", default=None, metavar="REPORT",
+                      help="compare with a baseline JSON report (e.g. the main branch's --report): regressions, "
+                      "improvements, new and removed scenarios lead every output")  # fmt: skip
+    test.add_argument("--fail-on", choices=["incomplete", "fail", "regression"], default="incomplete",
+                      help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
+                      "(fail), or only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
+                      "evidence could hide one) (default: incomplete)")  # fmt: skip
     test.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
     test.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
     test.add_argument("--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")

@@ -10,7 +10,7 @@ import argparse
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
@@ -21,6 +21,9 @@ from behavegate.limits import MAX_ASSERTIONS_CEILING, MAX_CONCURRENCY
 from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 
+if TYPE_CHECKING:
+    from behavegate.report.comparison import Baseline
+
 
 def run(args: argparse.Namespace, console: Console) -> int:
     root = Path.cwd().resolve()
@@ -29,7 +32,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         check_outputs(args, root)
         report = _judge(args, contract_path, root, console)
         _deliver(args, report, root, console)
-        return ExitCode.of(report.status)
+        return ExitCode.of(report.gate_status)
     except (BehavegateError, OSError) as exc:
         _report_error(args, root, exc, console)
         report_error_to_ci(args, exc, console, root)
@@ -74,11 +77,14 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
     from behavegate.files import runner_dirs
 
     clock = Clock()
+    if args.fail_on == "regression" and not args.baseline:
+        raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
     if args.max_assertions is not None and not 1 <= args.max_assertions <= MAX_ASSERTIONS_CEILING:
         raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
     contract = load_contract(contract_path, root, max_assertions=args.max_assertions)
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
+    baseline = _load_baseline(args.baseline, root) if args.baseline else None
     if args.traces:
         from behavegate.commands.trace_run import check_flags
 
@@ -138,9 +144,21 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         raise RunIncomplete(
             f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
         )
+    if baseline is not None or args.fail_on != "incomplete":
+        from behavegate.report.baseline import compare
+
+        report = report.gated(compare(baseline, report) if baseline is not None else None, args.fail_on)
     if options.artifacts:
         report = _write_artifacts(report, root)
     return report
+
+
+def _load_baseline(path: str, root: Path) -> Baseline:
+    """Read before any evidence is gathered: a bad baseline costs no live run."""
+    from behavegate.files import runner_dirs
+    from behavegate.report.baseline_file import load_baseline
+
+    return load_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
 
 
 def _write_artifacts(report: Report, root: Path) -> Report:

@@ -23,7 +23,7 @@ from behavegate.github.console import Console
 from behavegate.render.annotations import command
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
-FAIL_ON = {"fail", "incomplete", "never"}
+FAIL_ON = {"fail", "incomplete", "regression", "never"}
 THRESHOLD_MODES = {"average", "all"}
 
 # action.yml's defaults (tests/test_action.py keeps the two equal), for runs
@@ -117,6 +117,13 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     for flag in ("runs", "min-pass-rate", "threshold-mode", "max-scenarios", "max-seconds", "max-tokens"):
         if inputs.text(flag):
             argv += [f"--{flag}", inputs.text(flag)]
+    if inputs.text("baseline"):
+        argv += ["--baseline", inputs.text("baseline")]
+    if inputs.text("fail-on") == "regression":
+        # Only the CLI knows what regressed; fail, incomplete and never are applied to its exit code (_exit).
+        if not inputs.text("baseline"):
+            raise ActionInputError("fail-on: regression needs a baseline (the JSON report of the run to compare with)")
+        argv += ["--fail-on", "regression"]
     if not inputs.flag("artifacts", True):
         argv.append("--no-artifacts")
     argv += ["--report", inputs.text("report") or DEFAULTS["report"]]
@@ -247,8 +254,8 @@ def _report_status(report: str, workdir: Path, env: Mapping[str, str]) -> str:
 def _exit(code: int, fail_on: str, status: str, console: Console) -> int:
     if code == 0:
         return 0
-    if status == "error":
-        return code  # an invalid contract or run always fails the step
+    if status == "error" or fail_on == "regression":
+        return code  # an invalid contract or run always fails the step; the CLI gated on regressions itself
     if fail_on == "never" or (fail_on == "fail" and status == "incomplete"):
         console.commands(
             [command("notice", f"behavegate status {status}; not failing the step (fail-on: {fail_on})", title="behavegate")]

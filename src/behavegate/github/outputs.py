@@ -84,6 +84,8 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "junit": written.get("junit", ""),
             "summary": written.get("summary", ""),
             "run-dir": report.run_dir or "",
+            # --baseline: regressions found (whether or not they gate); empty without a baseline
+            "regressions": "" if report.baseline is None else str(len(report.baseline.regressions)),
         }
         write_output(args.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
 
@@ -160,5 +162,5 @@ def deliver_ci_error(
         console.commands(lines or [command("error", message, title=title)], stderr=json_on_stdout(args))
     if args.github_output:
         values = {"status": status, "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                  "junit": "", "summary": args.summary or "", "run-dir": ""}  # fmt: skip
+                  "junit": "", "summary": args.summary or "", "run-dir": "", "regressions": ""}  # fmt: skip
         quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)

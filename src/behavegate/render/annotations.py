@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL
+from behavegate.report.comparison import REGRESSIONS
 from behavegate.report.result import Report
 from behavegate.text import neutralize, one_line
 
@@ -74,10 +75,11 @@ def _short(value: Any) -> str:
 
 def render(report: Report) -> str:
     found: dict[str, list[tuple[tuple[int, int, int], str]]] = {"error": [], "warning": []}
+    merged = _baseline(report, found)
     for order, result in enumerate(report.results):
         counts = report.counted(result) != "pass"
         for verdict in result.verdicts:
-            if verdict.status == "pass":
+            if verdict.status == "pass" or (result.scenario.id, verdict.assertion) in merged:
                 continue
             where = report.location(result.scenario, verdict.assertion)
             message = one_line(
@@ -107,3 +109,35 @@ def render(report: Report) -> str:
         out.append(command("notice", f"{left} more failing or incomplete assertions are in the job summary and reports",
                            title="behavegate"))  # fmt: skip
     return "\n".join(out)
+
+
+def _baseline(report: Report, found: dict[str, list[tuple[tuple[int, int, int], str]]]) -> set[tuple[str, str | None]]:
+    """Regressions against the baseline first, each on its assertion's line with the
+    failure it is (merged: one annotation per check); unresolved comparisons and
+    removed safety scenarios as warnings. An annotation is an error when its finding
+    decides the run. Returns the (scenario, assertion) keys already annotated."""
+    comparison = report.baseline
+    if comparison is None:
+        return set()
+    results = {result.scenario.id: result for result in report.results}
+    merged: set[tuple[str, str | None]] = set()
+    removed = [f for f in comparison.changes if f.kind == "removed_safety_scenario"]
+    for order, finding in enumerate((*comparison.regressions, *comparison.unresolved, *removed)):
+        result = results.get(finding.scenario)
+        verdicts = [v for v in (result.verdicts if result else ()) if v.assertion == finding.assertion and v.status != "pass"]
+        message = f"{finding.label}: {finding.message}"
+        if verdicts:
+            verdict = verdicts[0]
+            message += f" — {verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}"
+            merged.add((finding.scenario, finding.assertion))
+        if report.gates_on_regressions:
+            decides = finding.gating and finding.kind in REGRESSIONS
+        else:
+            decides = bool(verdicts) and verdicts[0].status == "fail" and result is not None and report.counted(result) == "fail"
+        level = "error" if decides else "warning"
+        where = report.finding_location(finding)
+        title = f"behavegate {'regression' if finding.kind in REGRESSIONS else finding.label}: {finding.subject}"
+        text = command(level, one_line(message, ANNOTATION_MAX_MESSAGE), file=where.file, line=where.line, title=title)
+        harm = SEVERITY[verdicts[0].kind] if verdicts else len(SEVERITY)
+        found[level].append(((-3, harm, order), text))
+    return merged

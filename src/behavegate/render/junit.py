@@ -22,7 +22,9 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[
 
 from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT
 from behavegate.model import ScenarioResult, Verdict
+from behavegate.render.regressions import finding_text, source_line
 from behavegate.render.table import pass_rate
+from behavegate.report.comparison import Finding
 from behavegate.report.result import Report
 from behavegate.text import visible
 
@@ -50,7 +52,9 @@ def _detail(report: Report, result: ScenarioResult) -> str:
     """Per-assertion detail; for repeated scenarios, the pass rate and every attempt."""
     reliability = result.reliability
     lines = []
-    if report.counted(result) != result.status:
+    if report.gates_on_regressions and report.counted(result) != result.status:
+        lines.append(f"scenario {result.status}; the regression gate (--fail-on regression) counts it {report.counted(result)}")
+    elif report.counted(result) != result.status:
         lines.append(f"scenario {result.status}; counted by the suite pass-rate floor, which decides the run")
     if reliability is None:
         lines.extend(f"[{v.status}] {_assertion_line(report, result, v)}" for v in result.verdicts)
@@ -76,7 +80,15 @@ def render(report: Report) -> str:
             stdout=_cut(_detail(report, result), JUNIT_MAX_OUTPUT),
         )
         status = report.counted(result)
-        if status == "fail":
+        if report.gates_on_regressions and status != "pass":
+            kind = "behavior_regression" if status == "fail" else "regression_unresolved"
+            message = "; ".join(finding_text(f) for f in _gating(report, result.scenario.id, status))
+            add = case.add_failure_info if status == "fail" else case.add_error_info
+            add(_cut(visible(message), JUNIT_MAX_MESSAGE), visible(message), kind)
+        elif report.gates_on_regressions and result.status != "pass":
+            # Gating on regressions, a pre-existing failure is known, as pytest reports an xfail: skipped.
+            case.add_skipped_info(message=f"{result.status} as in the baseline; not gating (--fail-on regression)")
+        elif status == "fail":
             message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "fail")
             case.add_failure_info(message=_cut(message, JUNIT_MAX_MESSAGE), output=message, failure_type="behavior_violated")
         elif status == "incomplete":
@@ -112,4 +124,54 @@ def render(report: Report) -> str:
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
         },
     )
-    return str(to_xml_report_string([suite], prettyprint=True, encoding="utf-8"))
+    suites = [suite] if report.baseline is None else [_baseline_suite(report), suite]
+    return str(to_xml_report_string(suites, prettyprint=True, encoding="utf-8"))
+
+
+def _gating(report: Report, scenario: str, status: str) -> list[Finding]:
+    comparison = report.baseline
+    if comparison is None:
+        return []
+    findings = comparison.regressions if status == "fail" else comparison.unresolved
+    return [f for f in findings if f.scenario == scenario and f.gating]
+
+
+def _baseline_suite(report: Report) -> TestSuite:
+    """The first suite: one testcase per regression (a failure when it gates the run,
+    else skipped, as the scenarios that decide the run carry the failures) and per
+    unresolved comparison, and one that passes with the rest of the comparison."""
+    comparison = report.baseline
+    assert comparison is not None
+    gating = report.gates_on_regressions
+    cases = []
+    for finding in (*comparison.regressions, *comparison.unresolved):
+        where = report.finding_location(finding)
+        text = visible(finding_text(finding))
+        regression = finding.kind != "unresolved"
+        case = TestCase(name=f"{'regression' if regression else 'unresolved'}: {finding.subject}", classname="behavegate.baseline",
+                        elapsed_sec=MIN_TIME, file=where.file, line=where.line, stdout=text)  # fmt: skip
+        if not (gating and finding.gating):
+            case.add_skipped_info(message=_cut(f"not gating (--fail-on {report.fail_on}): {text}", JUNIT_MAX_MESSAGE))
+        elif regression:
+            case.add_failure_info(message=_cut(text, JUNIT_MAX_MESSAGE), output=text, failure_type="behavior_regression")
+        else:
+            case.add_error_info(message=_cut(text, JUNIT_MAX_MESSAGE), output=text, error_type="regression_unresolved")
+        cases.append(case)
+    others = [visible(finding_text(f)) for f in (*comparison.improvements, *comparison.changes)]
+    stdout = "\n".join([visible(source_line(comparison)), *others])
+    cases.append(TestCase(name="baseline comparison", classname="behavegate.baseline", elapsed_sec=MIN_TIME,
+                          file=report.contract_path, line=1, stdout=_cut(stdout, JUNIT_MAX_OUTPUT)))  # fmt: skip
+    return TestSuite(
+        name=f"behavegate baseline: {visible(comparison.source.path)}",
+        test_cases=cases,
+        file=report.contract_path,
+        timestamp=report.facts.started_at,
+        properties={
+            "behavegate.baseline.report": visible(comparison.source.path),
+            "behavegate.baseline.status": comparison.status,
+            "behavegate.baseline.regressions": str(len(comparison.regressions)),
+            "behavegate.baseline.unresolved": str(len(comparison.unresolved)),
+            "behavegate.baseline.contract": comparison.contract_note,
+            "behavegate.fail_on": report.fail_on,
+        },
+    )

@@ -60,8 +60,10 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
             return f"{location.file}:{location.line}" if location.line else location.file
         return str(location.line or "")
 
-    # Budget: header and notes first, then rows, then details, until the limit.
+    # Budget: header and notes first, then the baseline comparison, rows, details, until the limit.
     budget = limit - 4_000
+    baseline = _baseline(env, report, budget // 2)
+    budget -= len(baseline.encode())
     rows: list[str] = []
     for result in results:
         counts = report.check_counts(result)
@@ -93,6 +95,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     scenarios = report.scenario_counts()
     return env.get_template("summary.md.j2").render(
         status=report.status,
+        gate_status=report.gate_status,
+        baseline=baseline,
         mode=report.mode,
         trust=report.provenance.get("trust"),
         evidence_digest=report.evidence_digest,
@@ -111,4 +115,36 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         issues=report.issues,
         latency=report.latency(),
         evidence_note=report.evidence_note,
+    )
+
+
+def _baseline(env: Environment, report: Report, budget: int) -> str:
+    """The comparison with the baseline (and the ``--fail-on`` gate): what the summary leads with."""
+    from behavegate.render import regressions
+
+    if report.baseline is None and report.fail_on == "incomplete":
+        return ""
+    comparison = report.baseline
+    sections = []
+    icons = {"regressions": "❌", "unresolved": "⚠️", "improvements": "✅", "changes": "🔄"}
+    for key, heading, findings in regressions.sections(comparison) if comparison else ():
+        rows = []
+        for finding in findings[: regressions.SHOWN_PER_LIST]:
+            location = report.finding_location(finding)
+            line = location.line if location.file == report.contract_path else f"{location.file}:{location.line or ''}"
+            row = {"icon": icons[key], "label": finding.label, "subject": finding.subject, "message": finding.message,
+                   "line": line or "", "gating": finding.gating}  # fmt: skip
+            cost = len(json.dumps(row, ensure_ascii=False).encode()) + 40
+            if cost > budget:
+                break
+            budget -= cost
+            rows.append(row)
+        sections.append({"key": key, "heading": heading, "count": len(findings), "rows": rows, "cut": len(findings) - len(rows)})
+    return env.get_template("summary_baseline.md.j2").render(
+        gate=regressions.gate_line(report),
+        gate_status=report.gate_status,
+        comparison=comparison,
+        regressions=comparison.gating_regressions if comparison else 0,
+        sections=sections,
+        source=regressions.source_line(comparison) if comparison else "",
     )

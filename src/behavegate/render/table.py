@@ -60,7 +60,12 @@ def render(report: Report) -> str:
         parts = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(cells)]
         return "  ".join(parts).rstrip()
 
-    out = [f"Agent behavior test: {report.status}", "", line(columns)]
+    out = [f"Agent behavior test: {report.status}"]
+    if report.baseline is not None or report.fail_on != "incomplete":
+        from behavegate.render.regressions import table_block
+
+        out.extend(table_block(report))
+    out.extend(["", line(columns)])
     out.append("  ".join("-" * w for w in widths))
     out.extend(line(row) for row in rows)
     if repeated:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import frozen, replace
 from behavegate.model import (
     Contract,
     Evaluation,
@@ -27,6 +27,7 @@ from behavegate.model import (
     Timing,
     Verdict,
 )
+from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.digests import count_statuses, evidence_digest, harness_block, selected_digest
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
@@ -64,6 +65,9 @@ class Report:
     skipped: tuple[Scenario, ...] | None = None
     timings: tuple[Timing, ...] | None = None
     issues: tuple[RunIssue, ...] = ()
+    # --baseline: this run compared with a baseline report; --fail-on: what decides the exit code.
+    baseline: Comparison | None = None
+    fail_on: str = "incomplete"  # "incomplete" | "fail" | "regression"
 
     # -- the verdict ----------------------------------------------------------
 
@@ -74,6 +78,21 @@ class Report:
         if self.issues and status == "pass":
             return "incomplete"
         return status
+
+    @property
+    def gate_status(self) -> Status:
+        """What ``--fail-on`` makes of the run, and so the exit code: the run's status
+        (``incomplete``, the default), only its failures (``fail``), or only what
+        regressed against the baseline (``regression``)."""
+        if self.fail_on == "regression" and self.baseline is not None:
+            return self.baseline.status
+        if self.fail_on == "fail":
+            return "fail" if self.status == "fail" else "pass"
+        return self.status
+
+    @property
+    def gates_on_regressions(self) -> bool:
+        return self.fail_on == "regression" and self.baseline is not None
 
     @property
     def results(self) -> tuple[ScenarioResult, ...]:
@@ -94,7 +113,9 @@ class Report:
 
     def counted(self, result: ScenarioResult) -> Status:
         """What a scenario contributes to the run's verdict (``pass`` under a floor:
-        the floor gate carries it)."""
+        the floor gate carries it; gating on regressions: whether it regressed)."""
+        if self.baseline is not None and self.gates_on_regressions:
+            return self.baseline.scenario_status(result.scenario.id)
         return "pass" if self.floor_decides else result.status
 
     @property
@@ -156,6 +177,18 @@ class Report:
         folder = posixpath.dirname(self.contract_path)
         return Location(posixpath.normpath(posixpath.join(folder, scenario.file)), line)
 
+    def finding_location(self, finding: Finding) -> Location:
+        """Where a baseline finding points: its assertion's line, its scenario's, or
+        the contract file (a removed scenario, a suite gate)."""
+        scenarios: dict[str, Scenario] | None = self.__dict__.get("_scenarios")
+        if scenarios is None:  # computed once per Report: a view asks for every finding
+            scenarios = {s.id: s for s in (*(r.scenario for r in self.results), *(self.skipped or ()))}
+            object.__setattr__(self, "_scenarios", scenarios)
+        scenario = scenarios.get(finding.scenario)
+        if scenario is None:
+            return Location(self.contract_path, None)
+        return self.location(scenario, finding.assertion)
+
     @property
     def run_dir(self) -> str | None:
         if not self.artifacts or any(issue.code == "harness_artifact_write_failed" for issue in self.issues):
@@ -192,6 +225,17 @@ class Report:
             cached = report_json(self)
             object.__setattr__(self, "_json", cached)
         return cached
+
+    def gated(self, baseline: Comparison | None, fail_on: str) -> Report:
+        """This report with its baseline comparison and ``--fail-on``. Neither touches
+        the skylos keys or the digests, so a JSON view already built is reused."""
+        changed = replace(self, baseline=baseline, fail_on=fail_on)
+        cached: dict[str, Any] | None = self.__dict__.get("_json")
+        if cached is not None:
+            extra = dict(cached["behavegate"])
+            _gate_block(changed, extra)
+            object.__setattr__(changed, "_json", {**cached, "behavegate": extra})
+        return changed
 
     @property
     def evidence_digest(self) -> str | None:
@@ -267,11 +311,20 @@ def report_json(report: Report) -> dict[str, Any]:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
         extra["seconds"] = {r.scenario.id: report.seconds(i) for i, r in enumerate(results)}
+    _gate_block(report, extra)
     if report.issues:
         # The evidence could not be sealed: no digest vouches for it.
         data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
         data["evidence_digest"] = None
     return data
+
+
+def _gate_block(report: Report, extra: dict[str, Any]) -> None:
+    """``--fail-on`` and the baseline comparison, when either was asked for."""
+    if report.baseline is not None or report.fail_on != "incomplete":
+        extra["fail_on"] = report.fail_on
+        extra["gate_status"] = report.gate_status
+        extra["baseline"] = None if report.baseline is None else report.baseline.as_dict()
 
 
 def _where(report: Report, scenario: Scenario) -> dict[str, Any]:
