@@ -9,7 +9,8 @@ into messages; every one of them means exit 2 (the run could not be judged).
     └── ValidationError    a file broke rules; every Problem (path, line) is kept
         ├── ContractError      the behavior contract
         ├── ObservationError   the observation file
-        └── TraceError         a trace file, or binding its traces to scenarios
+        ├── TraceError         a trace file, or binding its traces to scenarios
+        └── ShardError         a shard report, or shard reports that do not belong together
 
 Each has a ``status`` for CI: "error" (the configuration is wrong: fix it and
 re-run) or "incomplete" (the evidence could not be gathered or kept), so a
@@ -124,3 +125,7 @@ class ObservationError(ValidationError):
 
 class TraceError(ValidationError):
     """A trace file could not be read, or its traces could not be bound to scenarios."""
+
+
+class ShardError(ValidationError):
+    """A shard report is invalid, or the shard reports given to merge are not one run's."""

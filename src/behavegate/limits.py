@@ -30,6 +30,11 @@ OBSERVATION_MAX_SOURCES = 1_000
 MAX_RUNS = 100  # version 2: runs per scenario
 MAX_TURNS = 20  # version 2: requests in one multi-turn attempt
 
+# --- sharding (--shard K/N, behavegate merge) -------------------------------------------
+MAX_SHARDS = 256  # N of --shard K/N: a GitHub Actions matrix runs at most 256 jobs
+SHARD_REPORT_MAX_BYTES = 2 * 5_000_000  # one shard report: the report cap, plus its behavegate block
+SHARD_REQUEST_COST = 10  # a pair's expected cost: this per request it may send (max_turns), plus one per assertion
+
 # --- one endpoint response ---------------------------------------------------------------
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 RESPONSE_MAX_DEPTH = 64

@@ -14,8 +14,10 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen
 from behavegate.model import (
+    Attempt,
     Contract,
     Evaluation,
     GateResult,
@@ -64,6 +66,7 @@ class Report:
     skipped: tuple[Scenario, ...] | None = None
     timings: tuple[Timing, ...] | None = None
     issues: tuple[RunIssue, ...] = ()
+    shard: ShardBlock | None = None  # set on a shard's report (--shard K/N): not the run's verdict
 
     # -- the verdict ----------------------------------------------------------
 
@@ -99,7 +102,14 @@ class Report:
 
     @property
     def evidence_note(self) -> str | None:
-        """What trace evidence held that no scenario used (the JSON report lists it whole)."""
+        """What trace evidence held that no scenario used (the JSON report lists it whole);
+        which shard reports a merged run was made of."""
+        if self.provenance.get("kind") == "merged_shards":
+            used = sum(1 for shard in self.provenance["shards"] if shard["used"])
+            count = self.provenance["count"]
+            return f"Merged from the reports of {used} of {count} shard{'s' if count != 1 else ''}" + (
+                f"; missing: shard {', '.join(str(k) for k in self.provenance['missing'])}" if self.provenance["missing"] else ""
+            )
         if self.provenance.get("kind") != "trace_file":
             return None
         counts, unbound = self.provenance["traces"], self.provenance["unbound_traces"]
@@ -198,6 +208,17 @@ class Report:
         digest = self.to_json()["evidence_digest"]
         return None if digest is None else str(digest)
 
+    @property
+    def owned_attempts(self) -> list[Attempt]:
+        """A shard's own attempts (the others are other shards'); every attempt otherwise."""
+        owned = None if self.shard is None else set(self.shard.pairs)
+        return [
+            attempt
+            for result in self.results
+            for attempt in (result.attempts or (Attempt(0, result.status, result.verdicts, result.observation),))
+            if owned is None or (result.scenario.id, attempt.index) in owned
+        ]
+
 
 # --- the skylos-shaped JSON view ------------------------------------------------------
 
@@ -267,6 +288,8 @@ def report_json(report: Report) -> dict[str, Any]:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
         extra["seconds"] = {r.scenario.id: report.seconds(i) for i, r in enumerate(results)}
+    if report.shard is not None:
+        extra["shard"] = report.shard.as_dict()
     if report.issues:
         # The evidence could not be sealed: no digest vouches for it.
         data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
