@@ -18,7 +18,7 @@ import hashlib
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate import __version__
 from behavegate import frozen as records
@@ -31,6 +31,9 @@ from behavegate.limits import MAX_SHARDS, SHARD_REPORT_MAX_BYTES
 from behavegate.model import Contract, Evaluation, GateResult, ScenarioResult, Timing
 from behavegate.report.result import Report
 from behavegate.report.shard_reports import ShardReport
+
+if TYPE_CHECKING:
+    from behavegate.evidence.shard import Partition
 
 MAX_FILES = 2 * MAX_SHARDS  # a shard given twice is reported, not refused
 
@@ -78,9 +81,9 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     for report in ran:
         if report.pairs != parts.shards[report.index - 1]:
             raise ShardError([Problem(f"shard report {report.path}: its pairs are not shard {report.index}'s", report.path)])
-    used, gate = _coverage(reports, first.count)
-    judged = _judged(selected, used, parts.planned)
-    attempts = {sid: [None if j is None else j.observation for j in tries] for sid, tries in judged.items()}
+    used, gate, why = _coverage(reports, first.count)
+    judged = _judged(selected, used, parts, why)
+    attempts = {sid: [result.observation for result in tries] for sid, tries in judged.items()}
     observed = {sid: found[0] for sid, tries in attempts.items() if (found := [o for o in tries if o is not None])}
     evaluation = evaluate(
         selected, observed, attempts=attempts if selected.version >= 2 else None, runs=options.runs,
@@ -185,19 +188,21 @@ def _one_run(reports: list[ShardReport], ran: list[ShardReport]) -> ShardReport:
     return first
 
 
-def _coverage(reports: list[ShardReport], count: int) -> tuple[list[ShardReport], GateResult | None]:
-    """The reports whose attempts are used (one per shard index), and the ``shards``
-    gate when some shard's attempts are missing."""
+def _coverage(reports: list[ShardReport], count: int) -> tuple[list[ShardReport], GateResult | None, dict[int, str]]:
+    """The reports whose attempts are used (one per shard index), the ``shards``
+    gate when some shard's attempts are missing, and why each such shard's are."""
     by_index: dict[int, list[ShardReport]] = {}
     for report in reports:
         by_index.setdefault(report.index, []).append(report)
     used, problems = [], []
     missing, failed, twice = [], [], []
+    why: dict[int, str] = {}
     for index in range(1, count + 1):
         given = by_index.get(index, [])
         ran = [r for r in given if r.failed is None]
         if len(given) > 1:
             twice.append(index)
+            why[index] = f"was given {len(given)} times"
             problems.append(
                 f"shard {index} was given {len(given)} times ({', '.join(r.path for r in given)}): its attempts are not used"
             )
@@ -205,37 +210,53 @@ def _coverage(reports: list[ShardReport], count: int) -> tuple[list[ShardReport]
             used.append(ran[0])
         elif given:
             failed.append(index)
+            why[index] = "could not run"
             problems.append(f"shard {index} could not run ({given[0].path}: {given[0].failed})")
         else:
             missing.append(index)
+            why[index] = "has no report"
             problems.append(f"shard {index} of {count} has no report")
     if not problems:
-        return used, None
+        return used, None, why
     message = f"attempts are missing, so the run cannot pass: {'; '.join(problems)}"
     observed = {"missing": missing, "could_not_run": failed, "given_twice": twice}
-    return used, GateResult("shards", "incomplete", message, {"shards": count}, observed)
+    return used, GateResult("shards", "incomplete", message, {"shards": count}, observed), why
 
 
-def _judged(contract: Contract, used: list[ShardReport], planned: Mapping[str, int]) -> dict[str, list[ScenarioResult | None]]:
-    """Every attempt the used shards judged, at its index; None where no shard did.
-    Each must have the assertions the contract asks of its scenario."""
+def _judged(
+    contract: Contract, used: list[ShardReport], parts: Partition, why: Mapping[int, str]
+) -> dict[str, list[ScenarioResult]]:
+    """Every attempt at its index: as the shard that owns it judged it (with the
+    assertions the contract asks of its scenario), or, when that shard's attempts
+    are not used, unobserved with the reason."""
     from behavegate.judge.assertions import REGISTRY
+    from behavegate.judge.evaluate import evaluate_scenario
 
     scenarios = {s.id: s for s in contract.scenarios}
-    judged: dict[str, list[ScenarioResult | None]] = {sid: [None] * count for sid, count in planned.items()}
-    asked: dict[str, list[tuple[str, str]]] = {}
-    for report in used:
-        for (sid, attempt), found in report.attempts.items():
-            scenario = scenarios[sid]
-            if sid not in asked:
-                asked[sid] = [(a, entry.kind) for entry in REGISTRY for a, _ in entry.requested(scenario.expect)]
-            if [(v.assertion, v.kind) for v in found.verdicts] != asked[sid]:
+    found = {pair: (report, judged) for report in used for pair, judged in report.attempts.items()}
+    owner = parts.owner()
+    results: dict[str, list[ScenarioResult]] = {}
+    for sid, planned in parts.planned.items():
+        scenario = scenarios[sid]
+        asked = [(a, entry.kind) for entry in REGISTRY for a, _ in entry.requested(scenario.expect)]
+        tries = results[sid] = []
+        for attempt in range(planned):
+            if (sid, attempt) not in found:
+                index = owner[(sid, attempt)]
+                unseen = evaluate_scenario(scenario, None, contract.agent, contract.version)
+                note = f" (shard {index} of {parts.count} {why[index]})"
+                tries.append(
+                    records.replace(unseen, verdicts=tuple(records.replace(v, message=v.message + note) for v in unseen.verdicts))
+                )
+                continue
+            report, judged = found[(sid, attempt)]
+            if [(v.assertion, v.kind) for v in judged.verdicts] != asked:
                 raise ShardError([Problem(
                     f"shard report {report.path}: scenario {sid!r} attempt {attempt + 1} judged other assertions than "
                     "the contract asks for: the contract or its includes changed since the shard ran", report.path
                 )])  # fmt: skip
-            judged[sid][attempt] = ScenarioResult(scenario, found.status, found.verdicts, found.observation)
-    return judged
+            tries.append(ScenarioResult(scenario, judged.status, judged.verdicts, judged.observation))
+    return results
 
 
 def _with_gate(evaluation: Evaluation, gate: GateResult) -> Evaluation:
