@@ -340,3 +340,44 @@ def test_the_merged_table_says_which_shards_it_is_made_of(
     capsys.readouterr()
     assert main(["merge", paths[0], paths[2], "--no-artifacts"]) == 2
     golden.check("merged-missing-shard-table.txt", capsys.readouterr().out)
+
+
+# --- the Action: shard jobs, then one merge job ------------------------------------------------
+
+
+def test_the_action_runs_shards_then_merges_them_in_a_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from behavegate.github import action
+
+    (tmp_path / "agent").mkdir()
+    (tmp_path / "agent" / "contract.yml").write_text(CONTRACT)
+    (tmp_path / "agent" / "obs.json").write_text(json.dumps(OBSERVATIONS))
+    monkeypatch.chdir(tmp_path)
+    base = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_WORKING-DIRECTORY": "agent", "INPUT_MIN-PASS-RATE": "0.1"}
+    for index in (1, 2, 3):
+        output = tmp_path / f"output-{index}.txt"
+        step = {**base, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / f"summary-{index}.md"),
+                "INPUT_CONTRACT": "contract.yml", "INPUT_OBSERVATIONS": "obs.json", "INPUT_SHARD": f"{index}/3",
+                "INPUT_REPORT": f"shards/shard-{index}.json"}  # fmt: skip
+        for name, value in step.items():  # the runner sets them in the process's environment
+            monkeypatch.setenv(name, value)
+        assert action.main(step) == 0
+        assert "status=shard\n" in output.read_text() and f"report=agent/shards/shard-{index}.json\n" in output.read_text()
+        assert not (tmp_path / "agent" / "behavegate-junit.xml").exists()
+        assert not (tmp_path / f"summary-{index}.md").exists(), "a shard job writes no job summary"
+    monkeypatch.chdir(tmp_path)
+    output = tmp_path / "output-merge.txt"
+    merge = {**base, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary-merge.md"),
+             "INPUT_MERGE": "shards"}  # fmt: skip
+    del merge["INPUT_MIN-PASS-RATE"]
+    for name in ("INPUT_CONTRACT", "INPUT_OBSERVATIONS", "INPUT_SHARD", "INPUT_REPORT", "INPUT_MIN-PASS-RATE"):
+        monkeypatch.delenv(name)
+    for name, value in merge.items():
+        monkeypatch.setenv(name, value)
+    assert action.main(merge) == 0
+    assert "status=pass\n" in output.read_text()
+    assert "behavegate: pass" in (tmp_path / "summary-merge.md").read_text()
+    assert (tmp_path / "agent" / "behavegate-junit.xml").exists()
+    with pytest.raises(action.ActionInputError, match="merge combines shard reports; observations belong to the shard jobs"):
+        action.build_argv(action.Inputs({"INPUT_MERGE": "shards", "INPUT_OBSERVATIONS": "obs.json"}), {})
