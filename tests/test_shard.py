@@ -5,6 +5,9 @@ failed or doubled shard gives incomplete; reports of different runs are errors."
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -244,17 +247,23 @@ def test_a_shard_that_could_not_run_is_named(project: Path, capsys: pytest.Captu
     assert "shard 2 could not run (shards/shard-2.json: Observation file must be" in report["gates"][-1]["message"]
 
 
-def test_version_1_shards_merge_to_the_unsharded_report(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("contract", "evidence"),
+    [("contract.yml", ["--observations", "observations-regressed.json"]),  # version 1
+     ("contract-v2.yml", ["--traces", "traces/regressed.jsonl"])],  # recorded traces
+)  # fmt: skip
+def test_version_1_and_trace_shards_merge_to_the_unsharded_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], contract: str, evidence: list[str]
 ) -> None:
-    for name in ("contract.yml", "observations-regressed.json"):
-        (tmp_path / name).write_text((EXAMPLE / name).read_text())
-    monkeypatch.chdir(tmp_path)
+    shutil.copytree(EXAMPLE, tmp_path / "example")
+    monkeypatch.chdir(tmp_path / "example")
     capsys.readouterr()
-    assert main(["test", "contract.yml", "--observations", "observations-regressed.json", "--format", "json"]) == 1
+    code = main(["test", contract, *evidence, "--format", "json"])
     whole = json.loads(capsys.readouterr().out)
-    code, report = merged(capsys, *shards(2, evidence="observations-regressed.json"))
-    assert code == 1 and comparable(report) == comparable(whole)
+    for index in (1, 2):
+        assert main(["test", contract, *evidence, "--shard", f"{index}/2", "--report", f"s/{index}.json"]) == 0
+    assert merged(capsys, "s")[0] == code
+    assert comparable(merged(capsys, "s")[1]) == comparable(whole)
 
 
 # --- reports that are not one run's ----------------------------------------------------------
@@ -381,3 +390,26 @@ def test_the_action_runs_shards_then_merges_them_in_a_working_directory(
     assert (tmp_path / "agent" / "behavegate-junit.xml").exists()
     with pytest.raises(action.ActionInputError, match="merge combines shard reports; observations belong to the shard jobs"):
         action.build_argv(action.Inputs({"INPUT_MERGE": "shards", "INPUT_OBSERVATIONS": "obs.json"}), {})
+
+
+def test_the_documented_workflow_is_complete_and_valid(tmp_path: Path) -> None:
+    """docs/sharding.md's workflow: N shard jobs uploading, one merge job that always runs."""
+    import yaml
+
+    docs = Path(__file__).resolve().parents[1] / "docs" / "sharding.md"
+    text = docs.read_text().split("## GitHub Actions")[1].split("```yaml\n")[1].split("```")[0]
+    workflow = yaml.safe_load(text)
+    shard, merge = workflow["jobs"]["shard"], workflow["jobs"]["behavior"]
+    assert shard["strategy"]["fail-fast"] is False
+    uses = [step.get("uses", "") for step in shard["steps"]]
+    assert "actions/upload-artifact@v6" in uses
+    assert merge["needs"] == "shard" and merge["if"] == "always()"
+    download = next(step for step in merge["steps"] if step.get("uses") == "actions/download-artifact@v7")
+    assert download["with"]["merge-multiple"] is True and download["with"]["pattern"] == "behavegate-shard-*"
+    assert next(step for step in merge["steps"] if "merge" in step.get("with", {}))["with"]["merge"] == "shards"
+    actionlint = Path(sys.executable).parent / "actionlint"
+    if actionlint.exists():
+        path = tmp_path / "sharded.yml"
+        path.write_text(text.replace("<owner>/behavegate", "acme/behavegate"))
+        lint = subprocess.run([str(actionlint), str(path)], capture_output=True, text=True, check=False)
+        assert lint.returncode == 0, lint.stdout + lint.stderr
