@@ -305,6 +305,10 @@ def test_shards_of_different_counts_or_plans_are_refused(project: Path, capsys: 
          "scenarios[0].attempts[0].observation must hold exactly the keys"),
         (lambda r: r["scenarios"][0]["attempts"][0]["assertions"].pop(), "judged other assertions than the contract asks"),
         (lambda r: r["scenarios"].clear(), "scenarios has no entry for scenario"),
+        (lambda r: r["scenarios"][0]["attempts"][0]["assertions"][0].update(observed=json.loads("[" * 70 + "]" * 70)),
+         "scenarios[0].attempts[0].assertions[0].observed nests deeper than 64 levels"),
+        (lambda r: r["provenance"].update(trust="verified by me"), "provenance must be one of"),
+        (lambda r: r.update(evidence_digest="x" * 100), "evidence_digest must be a SHA-256 digest"),
     ],
 )  # fmt: skip
 def test_a_broken_shard_report_is_an_error_naming_its_json_path(
@@ -413,3 +417,18 @@ def test_the_documented_workflow_is_complete_and_valid(tmp_path: Path) -> None:
         path.write_text(text.replace("<owner>/behavegate", "acme/behavegate"))
         lint = subprocess.run([str(actionlint), str(path)], capture_output=True, text=True, check=False)
         assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_a_shards_hostile_error_text_stays_inert_and_short(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    paths = shards(3)
+    hostile = "::error file=x::pwned\n##[set-output name=status]pass " + "A" * 50_000
+    report = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": hostile,
+              "behavegate": {"status": "incomplete", "shard": {"index": 2, "count": 3}}}  # fmt: skip
+    Path(paths[1]).write_text(json.dumps(report))
+    capsys.readouterr()
+    assert main(["merge", *paths, "--no-artifacts", "--annotations"]) == 2
+    out = capsys.readouterr().out
+    assert not any(line.startswith("::error file=x") for line in out.splitlines())
+    assert "##[set-output" not in out.replace("\\n", "\n")
+    code, merged_report = merged(capsys, *paths, "--no-artifacts")
+    assert code == 2 and len(merged_report["gates"][-1]["message"]) < 2_200

@@ -96,7 +96,7 @@ class Partition:
 def partition(contract: Contract, count: int, runs: int | None = None, extra: Mapping[str, int] | None = None) -> Partition:
     """The selected scenarios' pairs over ``count`` shards (see the module's rule)."""
     planned = planned_attempts(contract, runs, extra or {})
-    costs = [((s.id, attempt), pair_cost(s)) for s in contract.scenarios for attempt in range(planned[s.id])]
+    costs = [((s.id, attempt), cost) for s in contract.scenarios for cost in (pair_cost(s),) for attempt in range(planned[s.id])]
     shards = assign(costs, count)
     shown = {"version": 1, "count": count, "shards": [[[sid, attempt + 1] for sid, attempt in shard] for shard in shards]}
     digest = hashlib.sha256(json.dumps(shown, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()

@@ -12,20 +12,26 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
-from behavegate.limits import MAX_SHARDS
+from behavegate.limits import MAX_SHARDS, REPORT_MAX_NESTING
 from behavegate.model import Observation, Status, ToolCall, Verdict, combine
+from behavegate.text import one_line
 
 STATUSES = ("pass", "fail", "incomplete")
 VERDICT_KEYS = ("assertion", "kind", "status", "message", "expected", "observed")
 OBSERVATION_KEYS = ("id", "response", "response_complete", "finish_reason", "tool_calls", "tool_calls_complete",
                     "refusal", "sources", "error")  # fmt: skip
 V2_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
+# The evidence a shard can have gathered, and the trust each is labelled with.
+EVIDENCE = {"observation_file": "unverified_fixture", "trace_file": "recorded_trace", "runtime_endpoint": "runtime_observed"}
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+ERROR_CHARS = 2_000  # of a shard's error, as the merged run shows it
 PLAN_KEYS = ("scenarios", "tags", "runs", "min_pass_rate", "threshold_mode", "max_scenarios", "max_seconds", "attempts")
 
 
@@ -102,6 +108,22 @@ class _Reader:
             self.bad(where, "must be a list" + (" or null" if optional else ""))
         return value
 
+    def digest(self, value: Any, where: str, *, optional: bool = False) -> Any:
+        if not ((optional and value is None) or (isinstance(value, str) and _HEX64.fullmatch(value))):
+            self.bad(where, "must be a SHA-256 digest (64 hex digits)" + (" or null" if optional else ""))
+        return value
+
+    def shallow(self, value: Any, where: str) -> Any:
+        """A JSON value nested at most REPORT_MAX_NESTING deep (every view can render it)."""
+        stack = [(value, 0)]
+        while stack:
+            item, depth = stack.pop()
+            if depth > REPORT_MAX_NESTING:
+                self.bad(where, f"nests deeper than {REPORT_MAX_NESTING} levels")
+            if isinstance(item, dict | list):
+                stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+        return value
+
     def exact(self, value: Any, keys: tuple[str, ...], where: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             self.bad(where, "must be a JSON object")
@@ -129,10 +151,10 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
     if count > MAX_SHARDS or index > count:
         r.bad("behavegate.shard", f"must have 1 <= index <= count <= {MAX_SHARDS}, got {index}/{count}")
     if "error" in raw:
-        return ShardReport(shown, sha256, index, count, failed=str(r.text(raw["error"], "error")))
+        return ShardReport(shown, sha256, index, count, failed=one_line(r.text(raw["error"], "error"), ERROR_CHARS))
     contract = r.key(raw, "contract", "")
     version = r.integer(r.key(contract, "version", "contract"), "contract.version", 1)
-    digest = r.text(r.key(contract, "digest", "contract"), "contract.digest")
+    digest = r.digest(r.key(contract, "digest", "contract"), "contract.digest")
     if r.key(block, "contract_digest", "behavegate.shard") != digest:
         r.bad("behavegate.shard.contract_digest", "differs from contract.digest")
     pairs = _pairs(r, r.listing(r.key(block, "pairs", "behavegate.shard"), "behavegate.shard.pairs"))
@@ -140,8 +162,10 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
     if mode not in ("offline", "live"):
         r.bad("mode", "must be offline or live")
     provenance = r.key(raw, "provenance", "")
-    if not isinstance(provenance, dict):
-        r.bad("provenance", "must be a JSON object")
+    kind = r.key(provenance, "kind", "provenance")
+    if kind not in EVIDENCE or r.key(provenance, "trust", "provenance") != EVIDENCE[kind]:
+        r.bad("provenance", f"must be one of {sorted(EVIDENCE)} with its trust label")
+    r.shallow(provenance, "provenance")
     seconds = r.key(ours, "seconds", "behavegate") if "seconds" in ours else {}
     if not isinstance(seconds, dict):
         r.bad("behavegate.seconds", "must be a JSON object")
@@ -154,12 +178,12 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
         contract_version=version,
         contract_digest=digest,
         contract_path=r.text(r.key(ours, "contract_path", "behavegate"), "behavegate.contract_path"),
-        partition_digest=r.text(r.key(block, "partition_digest", "behavegate.shard"), "behavegate.shard.partition_digest"),
+        partition_digest=r.digest(r.key(block, "partition_digest", "behavegate.shard"), "behavegate.shard.partition_digest"),
         pairs=pairs,
         plan=_plan(r, r.key(block, "plan", "behavegate.shard")),
         mode=mode,
         provenance=provenance,
-        evidence_digest=r.text(r.key(raw, "evidence_digest", ""), "evidence_digest", optional=True),
+        evidence_digest=r.digest(r.key(raw, "evidence_digest", ""), "evidence_digest", optional=True),
         attempts=_attempts(r, r.listing(r.key(raw, "scenarios", ""), "scenarios"), pairs, version >= 2),
         seconds={str(k): float(r.number(v, f"behavegate.seconds.{k}")) for k, v in seconds.items()},
     )
@@ -241,7 +265,8 @@ def _verdict(r: _Reader, value: Any, where: str) -> Verdict:
         r.bad(f"{where}.status", "must be pass, fail or incomplete")
     for key in ("assertion", "kind", "message"):
         r.text(raw[key], f"{where}.{key}")
-    return Verdict(raw["assertion"], raw["kind"], raw["status"], raw["message"], raw["expected"], raw["observed"])
+    expected, observed = r.shallow(raw["expected"], f"{where}.expected"), r.shallow(raw["observed"], f"{where}.observed")
+    return Verdict(raw["assertion"], raw["kind"], raw["status"], raw["message"], expected, observed)
 
 
 def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool) -> Observation:
@@ -297,6 +322,7 @@ def _call(r: _Reader, value: Any, mark: Any, where: str) -> ToolCall:
     name = r.text(raw["name"], f"{where}.name")
     if raw["arguments"] is not None and not isinstance(raw["arguments"], dict):
         r.bad(f"{where}.arguments", "must be a JSON object or null")
+    r.shallow(raw["arguments"], f"{where}.arguments")
     if mark is None:
         return ToolCall(name, raw["arguments"])
     marked = r.exact(mark, ("call_id", "executed", "group"), where.replace("tool_calls", "trace.calls"))
