@@ -126,17 +126,17 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         from behavegate.commands.shard_run import plan_shard
 
         shard = plan_shard(args.shard, selected, options, observations)
-    judged, only = (shard.contract, shard.owned) if shard else (selected, None)
+    scope, only = (shard.contract, shard.owned) if shard else (selected, None)
     if observations is None:
         from behavegate.commands.live_run import run_live
 
-        report = run_live(args, judged, options, clock, root, console, display=shown, skipped=skipped, only=only)
+        report = run_live(args, scope, options, clock, root, console, display=shown, skipped=skipped, only=only)
     else:
         facts = clock.facts(options.max_scenarios, options.max_seconds)
         # Offline evidence was gathered before the run: each scenario spans the run's judging.
-        timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(judged.scenarios)
+        timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(scope.scenarios)
         report = run_offline(
-            judged, observations, options, facts, display_path=shown, skipped=skipped, timings=timings,
+            scope, observations, options, facts, display_path=shown, skipped=skipped, timings=timings,
             provenance=provenance, only=only,
         )  # fmt: skip
     if shard:

@@ -21,16 +21,15 @@ def render(report: Report) -> str:
     shard = report.shard
     assert shard is not None, "render.shard renders a shard's report"
     by_id = {result.scenario.id: result for result in report.results}
-    owned = report.owned_attempts
-    counts = Counter(attempt.status for attempt in owned)
+    tries = {(sid, attempt): _attempt(by_id[sid], attempt) for sid, attempt in shard.pairs}
+    counts = Counter(status for status, _ in tries.values())
     scenarios = len({sid for sid, _ in shard.pairs})
     out = [
-        f"Shard {shard.index}/{shard.count}: {len(owned)} attempt{'s' if len(owned) != 1 else ''} of {scenarios} "
+        f"Shard {shard.index}/{shard.count}: {len(tries)} attempt{'s' if len(tries) != 1 else ''} of {scenarios} "
         f"scenario{'s' if scenarios != 1 else ''} judged: {counts['pass']} pass, {counts['fail']} fail, "
         f"{counts['incomplete']} incomplete.",
         f"This is not the run's verdict: `behavegate merge` of all {shard.count} shard reports gives it.",
     ]
-    tries = {(sid, attempt): _attempt(by_id[sid], attempt) for sid, attempt in shard.pairs}
     troubled = [(pair, status, verdicts) for pair, (status, verdicts) in tries.items() if status != "pass"]
     for (sid, attempt), status, verdicts in troubled[:SHOWN]:
         first = next((v for v in verdicts if v.status == status), None)

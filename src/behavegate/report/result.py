@@ -17,7 +17,6 @@ from typing import Any
 from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen
 from behavegate.model import (
-    Attempt,
     Contract,
     Evaluation,
     GateResult,
@@ -207,17 +206,6 @@ class Report:
     def evidence_digest(self) -> str | None:
         digest = self.to_json()["evidence_digest"]
         return None if digest is None else str(digest)
-
-    @property
-    def owned_attempts(self) -> list[Attempt]:
-        """A shard's own attempts (the others are other shards'); every attempt otherwise."""
-        owned = None if self.shard is None else set(self.shard.pairs)
-        return [
-            attempt
-            for result in self.results
-            for attempt in (result.attempts or (Attempt(0, result.status, result.verdicts, result.observation),))
-            if owned is None or (result.scenario.id, attempt.index) in owned
-        ]
 
 
 # --- the skylos-shaped JSON view ------------------------------------------------------
