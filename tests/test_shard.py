@@ -206,9 +206,7 @@ def test_the_merged_run_dir_replays_and_every_view_renders(project: Path, capsys
     assert main(["show", run_dir, "gamma"]) == 0
 
 
-def test_a_passing_suite_with_a_missing_shard_is_incomplete_never_pass(
-    project: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_passing_suite_with_a_missing_shard_is_incomplete_never_pass(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # A floor every present attempt clears: without the missing shard's attempts it would pass.
     paths = shards(3, "--min-pass-rate", "0.1")
     code, whole = merged(capsys, *paths)
@@ -358,9 +356,7 @@ def test_the_merged_table_says_which_shards_it_is_made_of(
 # --- the Action: shard jobs, then one merge job ------------------------------------------------
 
 
-def test_the_action_runs_shards_then_merges_them_in_a_working_directory(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_action_runs_shards_then_merges_them_in_a_working_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from behavegate.github import action
 
     (tmp_path / "agent").mkdir()
