@@ -155,7 +155,7 @@ def test_the_partition_is_pinned_so_every_machine_computes_the_same() -> None:
     )
 
 
-@pytest.mark.parametrize("text", ["", "3", "0/3", "4/3", "1/0", "a/b", "1/257", "-1/3", "1/3/4"])
+@pytest.mark.parametrize("text", ["", "3", "0/3", "4/3", "1/0", "a/b", "1/257", "-1/3", "1/3/4", "²/3", "1/３"])
 def test_shard_must_be_k_of_n(text: str) -> None:
     with pytest.raises(UsageError, match="--shard"):
         parse_shard(text)

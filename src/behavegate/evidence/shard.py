@@ -38,7 +38,7 @@ NOT_THE_VERDICT = (
 def parse_shard(text: str) -> tuple[int, int]:
     """``K/N`` (1 ≤ K ≤ N ≤ MAX_SHARDS) as (K, N)."""
     index, slash, count = text.strip().partition("/")
-    if not slash or not index.isdigit() or not count.isdigit():
+    if not (slash and f"{index}{count}".isascii() and index.isdigit() and count.isdigit()):
         raise UsageError(f"--shard must be K/N, e.g. 2/3 (shard 2 of 3), got {text!r}")
     k, n = int(index), int(count)
     if not 1 <= n <= MAX_SHARDS:
