@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except ParserExit as exit_:
         return exit_.code
-    commands = {name: f"behavegate.commands.{name}" for name in ("test", "init", "replay", "show", "traces")} | {
+    commands = {name: f"behavegate.commands.{name}" for name in ("test", "merge", "init", "replay", "show", "traces")} | {
         "list": "behavegate.commands.listing"
     }
     if args.command not in commands:
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             console.err(f"behavegate: internal error: {type(exc).__name__}: {exc}")
             console.err("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it")
-            if args.command == "test":
+            if args.command in ("test", "merge"):
                 from behavegate.commands.test import report_error_to_ci
 
                 with contextlib.suppress(Exception):  # the error is reported above; nothing more can be done

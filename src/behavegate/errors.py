@@ -10,7 +10,8 @@ into messages; every one of them means exit 2 (the run could not be judged).
         ├── ContractError      the behavior contract
         ├── ObservationError   the observation file
         ├── TraceError         a trace file, or binding its traces to scenarios
-        └── BaselineError      the baseline report (--baseline)
+        ├── BaselineError      the baseline report (--baseline)
+        └── ShardError         a shard report, or shard reports that do not belong together
 
 Each has a ``status`` for CI: "error" (the configuration is wrong: fix it and
 re-run) or "incomplete" (the evidence could not be gathered or kept), so a
@@ -138,3 +139,7 @@ class BaselineError(ValidationError):
 
     def details(self) -> list[str]:
         return [f"baseline report {self.source}: {p.located() if p.path else p.text}" for p in self.problems]
+
+
+class ShardError(ValidationError):
+    """A shard report is invalid, or the shard reports given to merge are not one run's."""

@@ -37,6 +37,11 @@ MAX_ASSERTIONS_CEILING = 10_000_000  # the most --max-assertions may allow
 V2_MAX_OBSERVATION_ENTRIES = 2_000_000  # entries (attempts) of a version-2 observation file
 V2_MAX_REPORT_BYTES = 1024 * 1024 * 1024  # the JSON report of a version-2 run
 
+# --- sharding (--shard K/N, behavegate merge) -------------------------------------------
+MAX_SHARDS = 256  # N of --shard K/N: a GitHub Actions matrix runs at most 256 jobs
+SHARD_REPORT_MAX_BYTES = V2_MAX_REPORT_BYTES + 2_000_000  # one shard report: the report cap, plus its behavegate block
+SHARD_REQUEST_COST = 10  # a pair's expected cost: this per request it may send (max_turns), plus one per assertion
+
 # --- one endpoint response ---------------------------------------------------------------
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
 RESPONSE_MAX_DEPTH = 64

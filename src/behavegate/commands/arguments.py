@@ -33,6 +33,9 @@ def add_commands(commands: Any, console: Any) -> None:
                       help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
     test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
                       help="run only this scenario id (repeatable)")  # fmt: skip
+    test.add_argument("--shard", default=None, metavar="K/N",
+                      help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
+                      "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict")  # fmt: skip
     test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
     test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
@@ -50,12 +53,7 @@ def add_commands(commands: Any, console: Any) -> None:
                       help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
                       "(fail), or only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
                       "evidence could hide one) (default: incomplete)")  # fmt: skip
-    test.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
-    test.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
-    test.add_argument("--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
-    test.add_argument("--annotations", action="store_true",
-                      help="print GitHub annotations on the contract lines that failed (on stderr with --format json)")  # fmt: skip
-    test.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
+    _views(test)
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
     test.add_argument("--max-scenarios", type=int, default=None, metavar="N",
@@ -68,6 +66,19 @@ def add_commands(commands: Any, console: Any) -> None:
                       help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
     test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",
                       help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
+
+    merge = commands.add_parser("merge", console=console, help="combine shard reports into one run's verdict",
+                                  description="Combine the reports of `behavegate test --shard K/N` jobs into one run: every "
+        "verdict, pass rate, interval and gate computed as if it had been one run, every view rendered. Exit 0: every "
+        "assertion passed; 1: a behavior was violated; 2: a shard or an attempt is missing or duplicated (incomplete), or "
+        "the reports are invalid or not one run's.")  # fmt: skip
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports, or folders of them (their *.json files)")
+    merge.add_argument("--contract", default=None, metavar="FILE",
+                       help="the contract (default: the path the shard reports name, from the workspace or the project root)")  # fmt: skip
+    _format(merge)
+    merge.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
+    merge.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    _views(merge)
 
     replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched",
                                    description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
@@ -120,6 +131,17 @@ def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) ->
                              "or its first user message equal to the scenario prompt (default: attribute)")  # fmt: skip
     command.add_argument("--trace-attribute", default="behavegate.scenario.id", metavar="NAME",
                          help="the span or resource attribute holding the scenario id (default: behavegate.scenario.id)")  # fmt: skip
+
+
+def _views(command: argparse.ArgumentParser) -> None:
+    """The files and CI views of a judged run."""
+    command.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
+    command.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
+    command.add_argument("--summary", default=None, metavar="FILE",
+                         help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
+    command.add_argument("--annotations", action="store_true",
+                         help="print GitHub annotations on the contract lines that failed (on stderr with --format json)")  # fmt: skip
+    command.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
 
 
 def _format(command: argparse.ArgumentParser) -> None:

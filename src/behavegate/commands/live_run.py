@@ -30,7 +30,10 @@ def run_live(
     console: Console,
     display: str,
     skipped: tuple[Scenario, ...] = (),
+    only: frozenset[tuple[str, int]] | None = None,
 ) -> Report:
+    """``only``: just these (scenario id, attempt) pairs are sent (a shard's); the
+    others are left unobserved in this report."""
     from behavegate.commands.output_paths import place_flag
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
     from behavegate.files import write_file
@@ -57,7 +60,7 @@ def run_live(
         started=clock.monotonic,
     )
     judged: dict[tuple[str, int], ScenarioResult] = {}
-    progress = Progress(len(live.jobs(contract, options.runs)), console, clock.monotonic)
+    progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
 
     def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
         # Judged once, here: progress shows this verdict and the report reuses it.
@@ -66,18 +69,22 @@ def run_live(
         progress.attempt_done(job.scenario.id, result.status, timing.duration_ms / 1000)
 
     with console.capturing_library_output():  # httpx brought logging and threading in
-        results = live.observe(contract, settings, attempt_done, options.runs)
+        results = live.observe(contract, settings, attempt_done, options.runs, only)
     progress.finish()
-    attempts: dict[str, list[Observation]] = {}
-    prejudged: dict[str, list[ScenarioResult]] = {}
+    # Each attempt at its own index (a shard observes only some of them).
+    attempts: dict[str, list[Observation | None]] = {}
+    prejudged: dict[str, list[ScenarioResult | None]] = {}
     spans: dict[str, list[Timing]] = {}
     for job, observation, timing in results:
-        attempts.setdefault(job.scenario.id, []).append(observation)
-        prejudged.setdefault(job.scenario.id, []).append(judged[(job.scenario.id, job.attempt)])
-        spans.setdefault(job.scenario.id, []).append(timing)
+        key = job.scenario.id
+        for slots in (attempts.setdefault(key, []), prejudged.setdefault(key, [])):
+            slots.extend([None] * (job.attempt + 1 - len(slots)))
+        attempts[key][job.attempt] = observation
+        prejudged[key][job.attempt] = judged[(key, job.attempt)]
+        spans.setdefault(key, []).append(timing)
     evaluation = evaluate(
         contract,
-        {key: group[0] for key, group in attempts.items()},
+        {key: found[0] for key, group in attempts.items() if (found := [o for o in group if o is not None])},
         attempts=attempts,
         runs=options.runs,
         gates=options.gates(contract.gates),

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from behavegate import __version__
 from behavegate.commands.options import RunOptions
+from behavegate.evidence.shard import owned_attempts
 from behavegate.judge.evaluate import evaluate
-from behavegate.model import Contract, ObservationSet, RunFacts, Scenario, Timing
+from behavegate.model import Contract, Observation, ObservationSet, RunFacts, Scenario, Timing
 from behavegate.report.build import build_report
 from behavegate.report.result import Report
 
@@ -22,12 +24,17 @@ def run_offline(
     skipped: tuple[Scenario, ...] | None = None,
     timings: tuple[Timing, ...] | None = None,
     provenance: dict[str, Any] | None = None,
+    only: frozenset[tuple[str, int]] | None = None,
 ) -> Report:
-    """``provenance``: where the attempts came from when not from an observation file (traces)."""
+    """``provenance``: where the attempts came from when not from an observation file (traces).
+    ``only``: judge just these (scenario id, attempt) pairs (a shard's); the others are unobserved."""
+    attempts: Mapping[str, Sequence[Observation | None]] | None = None
+    if contract.version >= 2:
+        attempts = observations.attempts if only is None else owned_attempts(observations.attempts, only)
     evaluation = evaluate(
         contract,
         observations.observations,
-        attempts=observations.attempts if contract.version >= 2 else None,
+        attempts=attempts,
         runs=options.runs,
         gates=options.gates(contract.gates),
     )

@@ -31,10 +31,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
         contract_path, root = _locate_contract(args.contract, root)
         check_outputs(args, root)
         report = _judge(args, contract_path, root, console)
-        _deliver(args, report, root, console)
-        return ExitCode.of(report.gate_status)
+        deliver(args, report, root, console)
+        # A shard's attempts are part of the evidence: `behavegate merge` gives the verdict.
+        return ExitCode.PASS if report.shard is not None else ExitCode.of(report.gate_status)
     except (BehavegateError, OSError) as exc:
-        _report_error(args, root, exc, console)
+        report_error(args, root, exc, console)
         report_error_to_ci(args, exc, console, root)
         return ExitCode.INCOMPLETE
 
@@ -89,6 +90,10 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         from behavegate.commands.trace_run import check_flags
 
         check_flags(args)
+    if args.shard:
+        from behavegate.commands import shard_run
+
+        shard_run.check_flags(args)
     observations = (
         load_observations(args.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ))
         if args.observations
@@ -126,17 +131,26 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         observations, provenance = trace_observations(
             args, contract, selected, root, clock, options.max_seconds, lambda path: display_path(path, root)
         )
+    shard = None
+    if args.shard:
+        from behavegate.commands.shard_run import plan_shard
+
+        shard = plan_shard(args.shard, selected, options, observations)
+    scope, only = (shard.contract, shard.owned) if shard else (selected, None)
     if observations is None:
         from behavegate.commands.live_run import run_live
 
-        report = run_live(args, selected, options, clock, root, console, display=shown, skipped=skipped)
+        report = run_live(args, scope, options, clock, root, console, display=shown, skipped=skipped, only=only)
     else:
         facts = clock.facts(options.max_scenarios, options.max_seconds)
         # Offline evidence was gathered before the run: each scenario spans the run's judging.
-        timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(selected.scenarios)
+        timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(scope.scenarios)
         report = run_offline(
-            selected, observations, options, facts, display_path=shown, skipped=skipped, timings=timings, provenance=provenance
-        )
+            scope, observations, options, facts, display_path=shown, skipped=skipped, timings=timings,
+            provenance=provenance, only=only,
+        )  # fmt: skip
+    if shard:
+        report = records.replace(report, shard=shard.block)
     elapsed = clock.elapsed()
     # Version 2 live: attempts the budget cut are incomplete in the report (evidence/live.py),
     # the finished ones keep their verdicts. Version 1: skylos's error, nothing reported.
@@ -149,7 +163,7 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
 
         report = report.gated(compare(baseline, report) if baseline is not None else None, args.fail_on)
     if options.artifacts:
-        report = _write_artifacts(report, root)
+        report = write_artifacts(report, root)
     return report
 
 
@@ -161,7 +175,7 @@ def _load_baseline(path: str, root: Path) -> Baseline:
     return load_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
 
 
-def _write_artifacts(report: Report, root: Path) -> Report:
+def write_artifacts(report: Report, root: Path) -> Report:
     """Write the run directory; on failure the report says so (a pass becomes incomplete)."""
     from behavegate.report.artifacts import build_files, write_run
 
@@ -173,13 +187,15 @@ def _write_artifacts(report: Report, root: Path) -> Report:
     return report
 
 
-def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Console) -> None:
+def deliver(args: argparse.Namespace, report: Report, root: Path, console: Console) -> None:
     """The report on the console or in ``--output``, then the CI files asked for."""
     from behavegate.files import write_file
     from behavegate.github.outputs import deliver_ci
 
     if args.format == "json":
         from behavegate.render import json as renderer
+    elif report.shard is not None:
+        from behavegate.render import shard as renderer  # type: ignore[no-redef]
     else:
         from behavegate.render import table as renderer  # type: ignore[no-redef]
     output = renderer.render(report)
@@ -197,10 +213,13 @@ def _deliver(args: argparse.Namespace, report: Report, root: Path, console: Cons
     deliver_ci(args, report, written, console, root)
 
 
-def _error_payload(message: str, details: list[str], status: str) -> dict[str, Any]:
+def _error_payload(message: str, details: list[str], status: str, args: argparse.Namespace) -> dict[str, Any]:
     # skylos's shape (its "status" is "incomplete" for every error); ours beside it.
     payload: dict[str, Any] = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
     payload["behavegate"] = {"status": status}
+    shard = _shard_named(args)
+    if shard is not None:  # so a merge names the shard that could not run
+        payload["behavegate"]["shard"] = {"index": shard[0], "count": shard[1]}
     if len(details) > 1 or details[0] != message:
         payload["behavegate"]["problems"] = details
     return payload
@@ -222,7 +241,7 @@ def error_text(exc: BaseException) -> str:
     return "\n".join(lines)
 
 
-def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
+def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
     """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message."""
     from behavegate.files import write_file
 
@@ -230,7 +249,7 @@ def _report_error(args: argparse.Namespace, root: Path, exc: Exception, console:
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     text = error_text(exc)
     if args.format == "json":
-        payload = _error_payload(message, details, error_status(exc))
+        payload = _error_payload(message, details, error_status(exc), args)
         if args.output:
             try:
                 write_file(place_flag(args, "output", root), json.dumps(payload, indent=2, sort_keys=True) + "\n", "--output")
@@ -260,4 +279,13 @@ def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Consol
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     status = error_status(exc)
-    deliver_ci_error(args, _error_payload(message, details, status), where, problems, console, root)
+    deliver_ci_error(args, _error_payload(message, details, status, args), where, problems, console, root)
+
+
+def _shard_named(args: argparse.Namespace) -> tuple[int, int] | None:
+    from behavegate.evidence.shard import parse_shard
+
+    try:
+        return parse_shard(args.shard) if getattr(args, "shard", None) else None
+    except BehavegateError:
+        return None

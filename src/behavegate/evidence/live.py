@@ -12,6 +12,7 @@ import gc
 import json
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
@@ -216,15 +217,22 @@ class Job:
     attempt: int
 
 
-def jobs(contract: Contract, runs: int | None = None) -> list[Job]:
-    """Every attempt to make: one per scenario (version 1), ``runs`` per scenario (version 2)."""
+def jobs(contract: Contract, runs: int | None = None, only: AbstractSet[tuple[str, int]] | None = None) -> list[Job]:
+    """Every attempt to make: one per scenario (version 1), ``runs`` per scenario (version 2);
+    ``only``: just these (scenario id, attempt) pairs (a shard's)."""
     if contract.version < 2:
-        return [Job(s, 0) for s in contract.scenarios]
-    return [Job(s, attempt) for s in contract.scenarios for attempt in range(runs or s.runs)]
+        every = [Job(s, 0) for s in contract.scenarios]
+    else:
+        every = [Job(s, attempt) for s in contract.scenarios for attempt in range(runs or s.runs)]
+    return every if only is None else [job for job in every if (job.scenario.id, job.attempt) in only]
 
 
 async def observe_all(
-    contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
+    contract: Contract,
+    settings: LiveSettings,
+    on_done: OnDone | None = None,
+    runs: int | None = None,
+    only: AbstractSet[tuple[str, int]] | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
     """``concurrency`` workers, each with its own connection, take attempts in
     order; results come back in contract order whatever finishes first.
@@ -232,7 +240,7 @@ async def observe_all(
     ``on_done`` (the command judges each attempt as it completes: safety scans, regexes, schemas)
     runs on one thread of its own, never on the event loop: CPU work there would hold
     up every response in flight. One thread keeps the calls in completion order."""
-    todo = jobs(contract, runs)
+    todo = jobs(contract, runs, only)
     results: list[tuple[Job, Observation, Timing] | None] = [None] * len(todo)
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(len(todo)):
@@ -259,13 +267,17 @@ async def observe_all(
 
 
 def observe(
-    contract: Contract, settings: LiveSettings, on_done: OnDone | None = None, runs: int | None = None
+    contract: Contract,
+    settings: LiveSettings,
+    on_done: OnDone | None = None,
+    runs: int | None = None,
+    only: AbstractSet[tuple[str, int]] | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
     # Everything imported so far lives for the whole run: keep the collector from
     # rescanning it on every generation-2 pass while responses stream in.
     gc.freeze()
     try:
-        return asyncio.run(observe_all(contract, settings, on_done, runs))
+        return asyncio.run(observe_all(contract, settings, on_done, runs, only))
     finally:
         gc.unfreeze()
 

@@ -78,6 +78,8 @@ class Inputs:
 
 
 def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
+    if inputs.items("merge"):
+        return _merge_argv(inputs, environ)
     argv = ["test"]
     if inputs.text("contract"):
         argv.append(inputs.text("contract"))
@@ -114,7 +116,7 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     if threshold_mode and threshold_mode not in THRESHOLD_MODES:
         raise ActionInputError(f"threshold-mode must be one of {sorted(THRESHOLD_MODES)}, got {threshold_mode!r}")
     # Empty: the contract's own value (defaults.runs, gates.*) stands.
-    for flag in ("runs", "min-pass-rate", "threshold-mode", "max-scenarios", "max-seconds", "max-tokens"):
+    for flag in ("runs", "min-pass-rate", "threshold-mode", "max-scenarios", "max-seconds", "max-tokens", "shard"):
         if inputs.text(flag):
             argv += [f"--{flag}", inputs.text(flag)]
     if inputs.text("baseline"):
@@ -124,15 +126,30 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
         if not inputs.text("baseline"):
             raise ActionInputError("fail-on: regression needs a baseline (the JSON report of the run to compare with)")
         argv += ["--fail-on", "regression"]
-    if not inputs.flag("artifacts", True):
-        argv.append("--no-artifacts")
+    # A shard's report is part of the evidence: the merge job renders the verdict's views.
+    return argv + _views(inputs, environ, verdict=not inputs.text("shard"))
+
+
+def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
+    """``merge``: the shard reports' folders or files in, one run's verdict out."""
+    clashing = [name for name in ("observations", "traces", "endpoint", "shard", "scenario", "tag", "runs") if inputs.text(name)]
+    if clashing:
+        raise ActionInputError(f"merge combines shard reports; {', '.join(clashing)} belong to the shard jobs")
+    argv = ["merge", *inputs.items("merge")]
+    if inputs.text("contract"):
+        argv += ["--contract", inputs.text("contract")]
+    return argv + _views(inputs, environ, verdict=True)
+
+
+def _views(inputs: Inputs, environ: Mapping[str, str], *, verdict: bool) -> list[str]:
+    argv = [] if inputs.flag("artifacts", True) else ["--no-artifacts"]
     argv += ["--report", inputs.text("report") or DEFAULTS["report"]]
-    if inputs.text("junit"):
-        argv += ["--junit", inputs.text("junit")]
     summary = summary_target(inputs, environ)
-    if summary:
+    if verdict and inputs.text("junit"):
+        argv += ["--junit", inputs.text("junit")]
+    if verdict and summary:
         argv += ["--summary", summary]
-    if inputs.flag("annotations", True):
+    if verdict and inputs.flag("annotations", True):
         argv.append("--annotations")
     if environ.get("GITHUB_OUTPUT"):
         argv += ["--github-output", environ["GITHUB_OUTPUT"]]

@@ -66,19 +66,21 @@ def evaluate(
     contract: Contract,
     observations: Mapping[str, Observation],
     *,
-    attempts: Mapping[str, Sequence[Observation]] | None = None,
+    attempts: Mapping[str, Sequence[Observation | None]] | None = None,
     runs: int | None = None,
     gates: Gates | None = None,
-    judged: Mapping[str, Sequence[ScenarioResult]] | None = None,
+    judged: Mapping[str, Sequence[ScenarioResult | None]] | None = None,
 ) -> Evaluation:
     """Judge every scenario. Version 1: one observation each. Version 2: every
     attempt, aggregated per scenario, then the suite gates. ``judged`` holds
-    attempts already judged (by :func:`evaluate_scenario`, as they completed),
-    in attempt order: they are used as they are, not judged again."""
+    attempts already judged (by :func:`evaluate_scenario`, as they completed, or
+    by the shard that ran them), in attempt order: they are used as they are, not
+    judged again. None in either sequence: that attempt was not observed."""
     judged = judged or {}
     if contract.version < 2:
         results = tuple(
-            (judged.get(s.id) or [evaluate_scenario(s, observations.get(s.id), contract.agent)])[0] for s in contract.scenarios
+            (judged.get(s.id) or [None])[0] or evaluate_scenario(s, observations.get(s.id), contract.agent)
+            for s in contract.scenarios
         )
         return Evaluation(combine(r.status for r in results), results)
     tries = attempts if attempts is not None else {key: (value,) for key, value in observations.items()}
@@ -100,17 +102,18 @@ def run_status(scenarios: Sequence[str], gates: Sequence[tuple[str, str]]) -> St
 
 def evaluate_repeated(
     scenario: Scenario,
-    observations: Sequence[Observation],
+    observations: Sequence[Observation | None],
     agent: AgentTarget | None,
     runs: int | None = None,
-    judged: Sequence[ScenarioResult] = (),
+    judged: Sequence[ScenarioResult | None] = (),
     version: int = 2,
 ) -> ScenarioResult:
     planned = max(runs or scenario.runs, len(observations))
     tries = []
     for index in range(planned):
         observation = observations[index] if index < len(observations) else None
-        result = judged[index] if index < len(judged) else evaluate_scenario(scenario, observation, agent, version)
+        prior = judged[index] if index < len(judged) else None
+        result = prior or evaluate_scenario(scenario, observation, agent, version)
         tries.append(Attempt(index, result.status, result.verdicts, observation))
     statuses = [t.status for t in tries]
     status = aggregate.scenario_status(statuses, planned, scenario.min_pass_rate, scenario.gate)

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
 from behavegate.model import (
     Contract,
@@ -68,6 +69,7 @@ class Report:
     # --baseline: this run compared with a baseline report; --fail-on: what decides the exit code.
     baseline: Comparison | None = None
     fail_on: str = "incomplete"  # "incomplete" | "fail" | "regression"
+    shard: ShardBlock | None = None  # set on a shard's report (--shard K/N): not the run's verdict
 
     # -- the verdict ----------------------------------------------------------
 
@@ -120,7 +122,14 @@ class Report:
 
     @property
     def evidence_note(self) -> str | None:
-        """What trace evidence held that no scenario used (the JSON report lists it whole)."""
+        """What trace evidence held that no scenario used (the JSON report lists it whole);
+        which shard reports a merged run was made of."""
+        if self.provenance.get("kind") == "merged_shards":
+            used = sum(1 for shard in self.provenance["shards"] if shard["used"])
+            count = self.provenance["count"]
+            return f"Merged from the reports of {used} of {count} shard{'s' if count != 1 else ''}" + (
+                f"; missing: shard {', '.join(str(k) for k in self.provenance['missing'])}" if self.provenance["missing"] else ""
+            )
         if self.provenance.get("kind") != "trace_file":
             return None
         counts, unbound = self.provenance["traces"], self.provenance["unbound_traces"]
@@ -312,6 +321,8 @@ def report_json(report: Report) -> dict[str, Any]:
     if report.timings is not None:
         extra["seconds"] = {r.scenario.id: report.seconds(i) for i, r in enumerate(results)}
     _gate_block(report, extra)
+    if report.shard is not None:
+        extra["shard"] = report.shard.as_dict()
     if report.issues:
         # The evidence could not be sealed: no digest vouches for it.
         data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]

@@ -1,0 +1,90 @@
+"""``behavegate test --shard K/N``: run only shard K's (scenario, attempt) pairs of
+the stable partition (``evidence/shard.py``) and write a shard report.
+
+A shard report is the usual report of the attempts this shard judged, plus a
+``behavegate.shard`` block: which shard of how many, the contract and partition
+digests, its pairs, and the plan (the options the partition and the judging
+depend on) that ``behavegate merge`` needs to recompute the run as one. A shard
+exits 0 once its report is written, whatever it judged: its attempts are only
+part of the evidence, and the merge gives the verdict.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from behavegate.commands.options import RunOptions
+from behavegate.errors import UsageError
+from behavegate.evidence.shard import Pair, ShardBlock, parse_shard, partition
+from behavegate.frozen import frozen, replace
+from behavegate.model import Contract, ObservationSet
+
+# Views of the run's verdict: a shard has none to show, the merge renders them.
+MERGE_VIEWS = ("junit", "summary", "annotations")
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    parse_shard(args.shard)
+    asked = [f"--{name}" for name in MERGE_VIEWS if getattr(args, name)]
+    if asked:
+        raise UsageError(
+            f"--shard writes a shard report, not the run's verdict: {' and '.join(asked)} "
+            f"belong{'s' if len(asked) == 1 else ''} to `behavegate merge` of every shard report"
+        )
+
+
+@frozen
+class ShardRun:
+    contract: Contract  # the selected scenarios this shard has pairs of, contract order kept
+    owned: frozenset[Pair]
+    block: ShardBlock
+
+
+def plan_shard(text: str, selected: Contract, options: RunOptions, evidence: ObservationSet | None) -> ShardRun:
+    """Shard ``text`` (``K/N``) of the selected scenarios. Offline evidence holding more
+    attempts of a scenario than its runs adds them to the plan, as one run judges them."""
+    index, count = parse_shard(text)
+    extra: dict[str, int] = {}
+    if selected.version >= 2 and evidence is not None:
+        for scenario in selected.scenarios:
+            held = len(evidence.attempts.get(scenario.id, ()))
+            if held > (options.runs or scenario.runs):
+                extra[scenario.id] = held
+    parts = partition(selected, count, options.runs, extra)
+    pairs = parts.shards[index - 1]
+    mine = {sid for sid, _ in pairs}
+    narrowed = replace(selected, scenarios=tuple(s for s in selected.scenarios if s.id in mine))
+    block = ShardBlock(index, count, selected.digest, parts.digest, pairs, plan_of(options, extra))
+    return ShardRun(narrowed, frozenset(pairs), block)
+
+
+def plan_of(options: RunOptions, extra: Mapping[str, int]) -> dict[str, Any]:
+    """What a merge needs to select the same scenarios, partition them the same way
+    and judge them as one run: every shard of a run records the same plan."""
+    return {
+        "scenarios": None if options.scenarios is None else list(options.scenarios),
+        "tags": list(options.tags),
+        "runs": options.runs,
+        "min_pass_rate": options.min_pass_rate,
+        "threshold_mode": options.threshold_mode,
+        "max_scenarios": options.max_scenarios,
+        "max_seconds": options.max_seconds,
+        "attempts": dict(sorted(extra.items())),
+    }
+
+
+def options_of(plan: Mapping[str, Any]) -> tuple[RunOptions, dict[str, int]]:
+    """The run options (and extra attempts) a plan records; its shape was checked when read."""
+    scenarios = plan["scenarios"]
+    options = RunOptions(
+        scenarios=None if scenarios is None else tuple(scenarios),
+        tags=tuple(plan["tags"]),
+        runs=plan["runs"],
+        min_pass_rate=plan["min_pass_rate"],
+        threshold_mode=plan["threshold_mode"],
+        max_scenarios=plan["max_scenarios"],
+        max_seconds=plan["max_seconds"],
+    )
+    return options, dict(plan["attempts"])
