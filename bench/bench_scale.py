@@ -132,6 +132,9 @@ def main() -> int:
 
 
 def _report_time(contract: Path, evidence: Path, folder: Path) -> float:
+    import gc
+
+    gc.set_threshold(100_000, 50, 100)  # as behavegate.cli.main sets it for a run
     from behavegate import __version__
     from behavegate.contract.load import load_contract
     from behavegate.evidence.observation_file import load_observations
