@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from behavegate.errors import InputError
@@ -337,3 +337,17 @@ def read_placed(place: Place, max_bytes: int) -> str | None:
 def write_project_text(path: Path, root: Path, text: str, *, overwrite: bool = True) -> None:
     """Atomically write ``text`` (mode 0600) at ``path`` inside ``root`` (see ``write_file``)."""
     write_file(Place(root, path.relative_to(root).parts), text, "output", overwrite=overwrite)
+
+
+def walk_files(folder: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
+    """Files under ``folder`` whose names end with one of ``suffixes``, in name order; hidden
+    entries and symlinks are never followed (a folder of evidence may hold anything)."""
+    with os.scandir(folder) as entries:
+        listed = sorted(entries, key=lambda e: e.name)
+    for entry in listed:
+        if entry.name.startswith(".") or entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            yield from walk_files(Path(entry.path), suffixes)
+        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(suffixes):
+            yield Path(entry.path)

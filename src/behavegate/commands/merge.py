@@ -17,7 +17,7 @@ import argparse
 import gc
 import hashlib
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs
 from behavegate.commands.test import deliver, display_path, report_error, report_error_to_ci, write_artifacts
 from behavegate.errors import BehavegateError, ExitCode, InputError, Problem, ShardError
+from behavegate.files import walk_files
 from behavegate.github.console import Console
 from behavegate.limits import MAX_SHARDS, SHARD_REPORT_MAX_BYTES
 from behavegate.model import Contract, Evaluation, GateResult, ScenarioResult, Timing
@@ -142,7 +143,7 @@ def _report_files(arguments: Sequence[str], root: Path, bases: tuple[Path, ...])
         if path.is_dir():
             if path != root:
                 reject_symlinks(path, base_of(path, root, bases), "Shard report folder")
-            inside = sorted(_walk(path))
+            inside = sorted(walk_files(path, (".json",)))
             if not inside:
                 raise InputError(f"no shard report (*.json) in the folder {argument}")
             files.extend(inside)
@@ -151,18 +152,6 @@ def _report_files(arguments: Sequence[str], root: Path, bases: tuple[Path, ...])
         if len(files) > MAX_FILES:
             raise InputError(f"more than {MAX_FILES} shard reports given; a run has at most {MAX_SHARDS} shards")
     return list(dict.fromkeys(files))
-
-
-def _walk(folder: Path) -> Iterator[Path]:
-    with os.scandir(folder) as entries:
-        listed = sorted(entries, key=lambda e: e.name)
-    for entry in listed:
-        if entry.name.startswith(".") or entry.is_symlink():
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path))
-        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".json"):
-            yield Path(entry.path)
 
 
 def _one_run(reports: list[ShardReport], ran: list[ShardReport]) -> ShardReport:

@@ -22,7 +22,7 @@ from behavegate.evidence.traces import reader
 from behavegate.evidence.traces.normalize import Link, TraceSpans, normalize
 from behavegate.evidence.traces.record import Trace
 from behavegate.evidence.traces.spans import Keep, Span
-from behavegate.files import base_of, reject_symlinks, resolve_inside
+from behavegate.files import base_of, reject_symlinks, resolve_inside, walk_files
 from behavegate.frozen import frozen
 from behavegate.limits import TRACE_MAX_FILES, TRACE_MAX_LINKS, TRACE_MAX_SPANS, TRACE_MAX_TRACES, TRACE_READ_CHUNK
 
@@ -89,7 +89,7 @@ def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = 
             path = resolve_inside(argument, root, "Trace file", bases)
             reject_symlinks(path, base_of(path, root, bases), "Trace file")
         if path.is_dir():
-            found.extend(TracePath(inner, False) for inner in _walk(path))
+            found.extend(TracePath(inner, False) for inner in walk_files(path, TRACE_SUFFIXES))
         elif path.exists():
             found.append(TracePath(path, True))
         else:
@@ -104,18 +104,6 @@ def trace_paths(arguments: Sequence[str], root: Path, bases: tuple[Path, ...] = 
     for item in found:
         unique[item.path] = TracePath(item.path, item.named or (item.path in unique and unique[item.path].named))
     return list(unique.values())
-
-
-def _walk(folder: Path) -> Iterator[Path]:
-    with os.scandir(folder) as entries:
-        listed = sorted(entries, key=lambda e: e.name)
-    for entry in listed:
-        if entry.name.startswith(".") or entry.is_symlink():
-            continue
-        if entry.is_dir(follow_symlinks=False):
-            yield from _walk(Path(entry.path))
-        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(TRACE_SUFFIXES):
-            yield Path(entry.path)
 
 
 def read_traces(
