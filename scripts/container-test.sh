@@ -65,7 +65,7 @@ run_case() {  # name evidence expected-exit expected-status [working-directory] 
     check "report names the trace file as its evidence" "grep -q '\"trace_file\"' '$ws/${at}behavegate-report.json' && grep -q 'examples/refund-agent/$2' '$ws/${at}behavegate-report.json'"
     check "outputs failed=2 incomplete=2 (scenarios)" "grep -qx 'failed=2' $fc/set_output_* && grep -qx 'incomplete=2' $fc/set_output_*"
     check "error annotations on the violated lines (70, 71, 82, 84), warnings on refusal and sources (64, 92)" "[ \"\$(annotated error)\" = '70 71 82 84 ' ] && [ \"\$(annotated warning)\" = '64 92 ' ]"
-    check "job summary: evidence recorded_trace, the traces bound, refusal and sources incomplete" "grep -q 'evidence \`recorded_trace\`' $fc/step_summary_* && grep -q '5 bound to the selected scenarios' $fc/step_summary_* && grep -q '\`sources.required\\[0\\]\` (line 64): \`explicit source evidence was not observed\`' $fc/step_summary_* && grep -q '\`refusal\` (line 92): \`explicit refusal evidence was not observed\`' $fc/step_summary_*"
+    check "job summary: evidence recorded_trace, the traces bound, refusal and sources incomplete" "grep -q 'evidence \`recorded_trace\`' $fc/step_summary_* && grep -q '5 bound to the selected scenarios' $fc/step_summary_* && grep -q '\`sources.required\\[0\\]\` (line 64): \`explicit source evidence was not observed: OpenTelemetry traces do not record it\`' $fc/step_summary_* && grep -q '\`refusal\` (line 92): \`explicit refusal evidence was not observed: OpenTelemetry traces do not record it\`' $fc/step_summary_*"
   fi
   rm -rf "$ws" "$fc"
 }
