@@ -147,7 +147,9 @@ def test_a_contract_that_cannot_be_loaded_stops_the_run_and_is_named(project: Pa
 
 def test_one_file_named_twice_is_a_single_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "orders.json").write_text(json.dumps({"version": 1, "scenarios": OBSERVATIONS["scenarios"][:2]}))  # type: ignore[index]
-    assert main(["test", "contracts/orders.yml", "./contracts/orders.yml", "--observations", "orders.json", "--no-artifacts"]) == 0
+    assert (
+        main(["test", "contracts/orders.yml", "./contracts/orders.yml", "--observations", "orders.json", "--no-artifacts"]) == 0
+    )
     assert capsys.readouterr().out.startswith("Agent behavior test: pass")
 
 
@@ -203,3 +205,22 @@ def test_suite_summary_stays_under_its_limit_with_a_note() -> None:
     text = views.summary(SuiteRun((report,) * 6), limit=40_000)
     assert len(text.encode()) <= 40_000
     assert "left out" in text
+
+
+def test_traces_of_another_contract_are_not_unbound_in_a_suite(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from helpers import EXAMPLE
+
+    (project / "refund-agent.yml").write_text((EXAMPLE / "contract-v2.yml").read_text())
+    (project / "good.jsonl").write_text((EXAMPLE / "traces" / "good.jsonl").read_text())
+    flags = ["--traces", "good.jsonl", "--no-artifacts", "--format", "json"]
+    main(["test", "contracts/orders.yml", "refund-agent.yml", *flags])
+    orders, refund_agent = json.loads(capsys.readouterr().out)["contracts"]
+    counts = orders["provenance"]["traces"]
+    assert counts["other_scenarios"] == 3  # refund-agent's; "order-status" is in both contracts, bound in each
+    # A trace naming a scenario of no contract is unbound for every contract of the suite.
+    assert orders["provenance"]["unbound_traces"]["count"] == refund_agent["provenance"]["unbound_traces"]["count"] == 1
+    assert counts["bound"] + counts["other_scenarios"] + 1 == counts["genai"]
+    main(["test", "contracts/orders.yml", *flags])
+    alone = json.loads(capsys.readouterr().out)["provenance"]
+    assert alone["unbound_traces"]["count"] > 1
+    assert alone["traces"]["other_scenarios"] == 0
