@@ -13,13 +13,24 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 from behavegate.errors import BehavegateError, ExitCode, InputError, UsageError
 from behavegate.github.console import Console
 from behavegate.model import Contract, ObservationSet, Scenario
+from behavegate.report.result import Report
 from behavegate.report.suite import SuiteRun
 
 SUFFIXES = (".yml", ".yaml")
+
+
+class Judge(Protocol):
+    def __call__(
+        self, args: argparse.Namespace, contract_path: Path, root: Path, console: Console, *,
+        loaded: Contract, others: tuple[Scenario, ...],
+    ) -> Report: ...  # fmt: skip
+
+
 # Flags that name one contract's scenarios, baseline or shard, or one file a live run writes.
 SINGLE_ONLY = {
     "scenarios": "--scenario",
@@ -63,9 +74,9 @@ def own_observations(observations: ObservationSet, contract: Contract, others: t
     )
 
 
-def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: Console) -> int:
+def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: Console, judge: Judge) -> int:
+    """``judge``: the single-contract path (``commands.test``), given each contract loaded."""
     from behavegate.commands.output_paths import check_outputs
-    from behavegate.commands.test import _judge, deliver_suite
     from behavegate.contract.load import load_contract
 
     used = [flag for name, flag in SINGLE_ONLY.items() if getattr(args, name, None)]
@@ -82,10 +93,32 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         args.contract = str(path)
         others = tuple(s for i, other in enumerate(contracts) if i != index for s in other.scenarios)
         with _naming(path, console):
-            reports.append(_judge(args, path, root, console, loaded=contract, others=others))
+            reports.append(judge(args, path, root, console, loaded=contract, others=others))
     suite = SuiteRun(tuple(reports))
     deliver_suite(args, suite, root, console)
     return ExitCode.of(suite.gate_status)
+
+
+def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
+    """A suite's views, as :func:`deliver` gives a single run's."""
+    from behavegate.commands.output_paths import place_flag
+    from behavegate.files import write_file
+    from behavegate.github.outputs import deliver_suite_ci
+    from behavegate.render import suite as views
+
+    output = views.report_json(suite) if args.format == "json" else views.table(suite)
+    written: dict[str, str] = {}
+    if args.output:
+        place = place_flag(args, "output", root)
+        write_file(place, output.rstrip() + "\n", "--output")
+        written["report"] = str(place.path)
+        if args.format == "table":
+            console.out(f"Wrote agent behavior suite report: {place.path}")
+    elif args.format == "json":
+        console.json(output)
+    else:
+        console.out(output)
+    deliver_suite_ci(args, suite, written, console, root)
 
 
 @contextmanager

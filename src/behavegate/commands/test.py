@@ -24,7 +24,6 @@ from behavegate.report.result import Report, RunIssue
 if TYPE_CHECKING:
     from behavegate.model import Contract, Scenario
     from behavegate.report.comparison import Baseline
-    from behavegate.report.suite import SuiteRun
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
@@ -36,7 +35,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
 
             files = contract_files(named)
             if len(files) > 1:
-                return run_suite(args, files, root, console)
+                return run_suite(args, files, root, console, judge=_judge)
             args.contract = str(files[0])
         contract_path, root = _locate_contract(args.contract, root)
         check_outputs(args, root)
@@ -230,27 +229,6 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
     else:
         console.out(output)
     deliver_ci(args, report, written, console, root)
-
-
-def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
-    """A suite's views, as :func:`deliver` gives a single run's."""
-    from behavegate.files import write_file
-    from behavegate.github.outputs import deliver_suite_ci
-    from behavegate.render import suite as views
-
-    output = views.report_json(suite) if args.format == "json" else views.table(suite)
-    written: dict[str, str] = {}
-    if args.output:
-        place = place_flag(args, "output", root)
-        write_file(place, output.rstrip() + "\n", "--output")
-        written["report"] = str(place.path)
-        if args.format == "table":
-            console.out(f"Wrote agent behavior suite report: {place.path}")
-    elif args.format == "json":
-        console.json(output)
-    else:
-        console.out(output)
-    deliver_suite_ci(args, suite, written, console, root)
 
 
 def _error_payload(message: str, details: list[str], status: str, args: argparse.Namespace) -> dict[str, Any]:
