@@ -57,14 +57,12 @@ def _observation(scenario: str, response: str) -> dict[str, object]:
             "tool_calls_complete": True, "tool_calls": [], "refusal": False}  # fmt: skip
 
 
-OBSERVATIONS = {
-    "version": 1,
-    "scenarios": [
-        _observation("order-status", "It shipped."),
-        _observation("greeting", "hello there"),
-        _observation("refund", "I refunded you."),
-    ],
-}
+SCENARIOS = [
+    _observation("order-status", "It shipped."),
+    _observation("greeting", "hello there"),
+    _observation("refund", "I refunded you."),
+]
+OBSERVATIONS = {"version": 1, "scenarios": SCENARIOS}
 
 
 @pytest.fixture
@@ -101,7 +99,7 @@ def test_two_contracts_share_one_observation_file_and_the_worst_status_decides(
 def test_each_contract_in_the_json_is_its_single_run_report(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["test", *FILES, *FLAGS, "--format", "json"])
     contracts = json.loads(capsys.readouterr().out)["contracts"]
-    (project / "refund.json").write_text(json.dumps({"version": 1, "scenarios": [OBSERVATIONS["scenarios"][2]]}))  # type: ignore[index]
+    (project / "refund.json").write_text(json.dumps({"version": 1, "scenarios": [SCENARIOS[2]]}))
     assert main(["test", "contracts/refunds.yaml", "--observations", "refund.json", "--no-artifacts", "--format", "json"]) == 1
     alone = json.loads(capsys.readouterr().out)
     # The same facts apart from the run's clock and id.
@@ -133,7 +131,7 @@ def test_a_folder_is_the_same_as_listing_its_contract_files(project: Path, capsy
 
 
 def test_an_observation_in_no_contract_is_still_an_error(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    evidence = {**OBSERVATIONS, "scenarios": [*OBSERVATIONS["scenarios"], _observation("stranger", "x")]}  # type: ignore[list-item]
+    evidence = {"version": 1, "scenarios": [*SCENARIOS, _observation("stranger", "x")]}
     (project / "obs.json").write_text(json.dumps(evidence))
     assert main(["test", *FILES, *FLAGS]) == 2
     assert "observations contain scenarios not defined by the contract: ['stranger']" in capsys.readouterr().err
@@ -146,7 +144,7 @@ def test_a_contract_that_cannot_be_loaded_stops_the_run_and_is_named(project: Pa
 
 
 def test_one_file_named_twice_is_a_single_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (project / "orders.json").write_text(json.dumps({"version": 1, "scenarios": OBSERVATIONS["scenarios"][:2]}))  # type: ignore[index]
+    (project / "orders.json").write_text(json.dumps({"version": 1, "scenarios": SCENARIOS[:2]}))
     assert (
         main(["test", "contracts/orders.yml", "./contracts/orders.yml", "--observations", "orders.json", "--no-artifacts"]) == 0
     )
@@ -224,3 +222,9 @@ def test_traces_of_another_contract_are_not_unbound_in_a_suite(project: Path, ca
     alone = json.loads(capsys.readouterr().out)["provenance"]
     assert alone["unbound_traces"]["count"] > 1
     assert alone["traces"]["other_scenarios"] == 0
+
+
+def test_a_folder_without_contract_files_is_refused_as_before(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "empty").mkdir()
+    assert main(["test", "empty", *FLAGS]) == 2
+    assert "empty is not" in capsys.readouterr().err

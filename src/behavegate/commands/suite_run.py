@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from behavegate.errors import BehavegateError, ExitCode, InputError, UsageError
+from behavegate.errors import BehavegateError, ExitCode, UsageError
 from behavegate.github.console import Console
 from behavegate.model import Contract, ObservationSet, Scenario
 from behavegate.report.result import Report
@@ -50,9 +50,8 @@ def contract_files(named: list[str]) -> list[Path]:
     seen: set[str] = set()
     for argument in named:
         path = Path(argument)
-        listed = list(walk_files(path, SUFFIXES)) if path.is_dir() else [path]
-        if path.is_dir() and not listed:
-            raise InputError(f"{argument}: no contract files (*.yml, *.yaml) in this folder")
+        # A folder without contract files stays itself: refused as skylos refuses it (not a regular file).
+        listed = (list(walk_files(path, SUFFIXES)) if path.is_dir() else []) or [path]
         for file in listed:
             key = os.path.realpath(file)
             if key not in seen:
