@@ -13,8 +13,10 @@ def add_commands(commands: Any, console: Any) -> None:
     test = commands.add_parser("test", console=console, help="judge an agent's behavior against a contract",
                                  description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
         "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.")  # fmt: skip
-    test.add_argument("contract", nargs="?", default=None,
-                      help="contract path (default: discover .behavegate/contract.yml, then .skylos/agent-test.yml)")  # fmt: skip
+    test.add_argument("contract", nargs="*", default=None, metavar="CONTRACT",
+                      help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
+                      "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
+                      ".skylos/agent-test.yml)")  # fmt: skip
     test.add_argument("--observations", default=None, metavar="FILE",
                       help="judge a captured observation file (offline; no network)")  # fmt: skip
     test.add_argument("--traces", action="append", default=[], metavar="FILE_OR_DIR",

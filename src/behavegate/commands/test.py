@@ -22,12 +22,21 @@ from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 
 if TYPE_CHECKING:
+    from behavegate.model import Contract, Scenario
     from behavegate.report.comparison import Baseline
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
     root = Path.cwd().resolve()
+    named, args.contract = args.contract or [], None
     try:
+        if named:
+            from behavegate.commands.suite_run import contract_files, run_suite
+
+            files = contract_files(named)
+            if len(files) > 1:
+                return run_suite(args, files, root, console, judge=_judge)
+            args.contract = str(files[0])
         contract_path, root = _locate_contract(args.contract, root)
         check_outputs(args, root)
         report = _judge(args, contract_path, root, console)
@@ -70,7 +79,12 @@ def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
     return found
 
 
-def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: Console) -> Report:
+def _judge(
+    args: argparse.Namespace, contract_path: Path, root: Path, console: Console,
+    loaded: Contract | None = None, others: tuple[Scenario, ...] = (),
+) -> Report:  # fmt: skip
+    """One contract judged. In a suite, ``loaded`` is the contract already read and
+    ``others`` the scenarios of the suite's other contracts (their evidence is theirs)."""
     from behavegate.commands.offline import run_offline
     from behavegate.commands.options import RunOptions, default_max_scenarios, scenario_selection, select, validate, validate_v2
     from behavegate.contract.load import load_contract
@@ -82,7 +96,7 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
     if args.max_assertions is not None and not 1 <= args.max_assertions <= MAX_ASSERTIONS_CEILING:
         raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
-    contract = load_contract(contract_path, root, max_assertions=args.max_assertions)
+    contract = loaded or load_contract(contract_path, root, max_assertions=args.max_assertions)
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     baseline = _load_baseline(args.baseline, root) if args.baseline else None
@@ -99,6 +113,10 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         if args.observations
         else None
     )
+    if observations is not None and others:
+        from behavegate.commands.suite_run import own_observations
+
+        observations = own_observations(observations, contract, others)
     options = RunOptions(
         scenarios=scenario_selection(args.scenarios),
         endpoint=args.endpoint,
@@ -129,7 +147,7 @@ def _judge(args: argparse.Namespace, contract_path: Path, root: Path, console: C
         from behavegate.commands.trace_run import trace_observations
 
         observations, provenance = trace_observations(
-            args, contract, selected, root, clock, options.max_seconds, lambda path: display_path(path, root)
+            args, contract, selected, root, clock, options.max_seconds, lambda path: display_path(path, root), others
         )
     shard = None
     if args.shard:

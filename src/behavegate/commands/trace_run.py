@@ -11,7 +11,7 @@ from typing import Any
 
 from behavegate.commands.clock import Clock
 from behavegate.errors import Problem, RunIncomplete, TraceError, UsageError
-from behavegate.model import Contract, ObservationSet
+from behavegate.model import Contract, ObservationSet, Scenario
 
 LIVE_ONLY = ("endpoint", "auth_env", "allow_remote", "allow_contract_endpoint", "allow_host", "save_observations")
 
@@ -26,9 +26,17 @@ def check_flags(args: argparse.Namespace) -> None:
 
 
 def trace_observations(
-    args: argparse.Namespace, contract: Contract, selected: Contract, root: Path, clock: Clock, max_seconds: float, shown: Any
+    args: argparse.Namespace,
+    contract: Contract,
+    selected: Contract,
+    root: Path,
+    clock: Clock,
+    max_seconds: float,
+    shown: Any,
+    others: tuple[Scenario, ...] = (),
 ) -> tuple[ObservationSet, dict[str, Any]]:
-    """The attempts the traces give each selected scenario, and the provenance block."""
+    """The attempts the traces give each selected scenario, and the provenance block.
+    ``others``: the scenarios of a suite's other contracts (their traces are not unbound)."""
     from behavegate.evidence.traces.bind import Binding, bind, observation, unbound_summary
     from behavegate.evidence.traces.load import read_traces, trace_paths
     from behavegate.files import runner_dirs
@@ -42,7 +50,7 @@ def trace_observations(
     traces = read_traces(paths, fmt=args.trace_format, attribute=binding.attribute, shown=shown, check_time=check_time)
     if not traces.files:
         raise TraceError([Problem(f"no trace file could be read: {traces.skipped[0][1]}", traces.skipped[0][0])])
-    bound = bind(traces.traces, contract.scenarios, set(selected.scenario_ids()), binding)
+    bound = bind(traces.traces, contract.scenarios, set(selected.scenario_ids()), binding, others)
     if contract.version < 2:
         several = [Problem(f"scenario {key!r} has {len(found)} traces; a version-1 contract judges one attempt per scenario "
                            "(use version: 2 to judge each trace as an attempt)", found[1].file) for key, found in bound.attempts.items() if len(found) > 1]  # fmt: skip

@@ -7,13 +7,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from behavegate.errors import BehavegateError, InputError, Problem
 from behavegate.github.console import Console
 from behavegate.report.result import Report
+from behavegate.report.suite import SuiteRun
 
 
 def _token() -> str:
@@ -58,17 +59,7 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
     """JSON report, JUnit, summary, annotations and step outputs of a judged run,
     each when asked for. A file refused by the path rule does not stop the
     others; then the run ends incomplete, naming every refused path."""
-    refused: list[str] = []
-    for flag in ("report", "junit", "summary"):
-        path = getattr(args, flag)
-        if path:
-            try:
-                write_output(path, _render_file(flag, report), root, f"--{flag}")
-                written[flag] = path
-            except InputError as exc:
-                refused.append(str(exc))
-    if refused:
-        raise InputError("; ".join(refused))
+    _write_files(args, lambda flag: _render_file(flag, report), written, root)
     if args.annotations:
         from behavegate.render import annotations
 
@@ -90,6 +81,43 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "regressions": "" if report.baseline is None else str(len(report.baseline.regressions)),
         }
         write_output(args.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
+
+
+def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], console: Console, root: Path) -> None:
+    """As :func:`deliver_ci`, for several contracts: every file and view holds each
+    contract's; the outputs give the suite's status, the summed counts and the
+    run directories (one a line)."""
+    from behavegate.render import suite as views
+
+    files = {"report": views.report_json, "junit": views.junit, "summary": views.summary}
+    _write_files(args, lambda flag: files[flag](suite), written, root)
+    if args.annotations:
+        console.commands(views.annotation_commands(suite).split("\n"), stderr=json_on_stdout(args))
+    if args.github_output:
+        counts = suite.scenario_counts()
+        values = {"status": suite.status, "passed": str(counts["pass"]), "failed": str(counts["fail"]),
+                  "incomplete": str(counts["incomplete"]), "report": written.get("report", ""),
+                  "junit": written.get("junit", ""), "summary": written.get("summary", ""), "run-dir": "", "regressions": ""}  # fmt: skip
+        shown = step_paths(values, root)
+        run_dirs = [step_paths({"run-dir": r.run_dir}, root)["run-dir"] for r in suite.reports if r.run_dir]
+        shown["run-dir"] = "\n".join(run_dirs)
+        write_output(args.github_output, output_block(shown), root, "--github-output", append=True)
+
+
+def _write_files(args: Any, render: Callable[[str], str], written: dict[str, str], root: Path) -> None:
+    """``--report``, ``--junit``, ``--summary``: a file refused by the path rule does
+    not stop the others; then the run ends incomplete, naming every refused path."""
+    refused: list[str] = []
+    for flag in ("report", "junit", "summary"):
+        path = getattr(args, flag)
+        if path:
+            try:
+                write_output(path, render(flag), root, f"--{flag}")
+                written[flag] = path
+            except InputError as exc:
+                refused.append(str(exc))
+    if refused:
+        raise InputError("; ".join(refused))
 
 
 PATH_OUTPUTS = ("report", "junit", "summary")

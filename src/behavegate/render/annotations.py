@@ -73,8 +73,16 @@ def _short(value: Any) -> str:
     return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 400)
 
 
+Ranked = dict[str, list[tuple[tuple[int, ...], str]]]
+
+
 def render(report: Report) -> str:
-    found: dict[str, list[tuple[tuple[int, int, int], str]]] = {"error": [], "warning": []}
+    return limited(ranked(report))
+
+
+def ranked(report: Report) -> Ranked:
+    """Every annotation of a run by level, each with its rank (harm first)."""
+    found: Ranked = {"error": [], "warning": []}
     merged = _baseline(report, found)
     for order, result in enumerate(report.results):
         counts = report.counted(result) != "pass"
@@ -99,6 +107,11 @@ def render(report: Report) -> str:
     for issue in report.issues:
         found["error"].insert(0, ((-2, 0, 0), command("error", one_line(issue.message, ANNOTATION_MAX_MESSAGE),
                                                        title=f"behavegate run issue {issue.code}")))  # fmt: skip
+    return found
+
+
+def limited(found: Ranked) -> str:
+    """At most ``ANNOTATIONS_PER_LEVEL`` a level, the rest counted in one notice."""
     out: list[str] = []
     left = 0
     for level in ("error", "warning"):
@@ -111,7 +124,7 @@ def render(report: Report) -> str:
     return "\n".join(out)
 
 
-def _baseline(report: Report, found: dict[str, list[tuple[tuple[int, int, int], str]]]) -> set[tuple[str, str | None]]:
+def _baseline(report: Report, found: Ranked) -> set[tuple[str, str | None]]:
     """Regressions against the baseline first, each on its assertion's line with the
     failure it is (merged: one annotation per check); unresolved comparisons and
     removed safety scenarios as warnings. An annotation is an error when its finding

@@ -67,6 +67,11 @@ def _detail(report: Report, result: ScenarioResult) -> str:
 
 
 def render(report: Report) -> str:
+    return str(to_xml_report_string(suites(report), prettyprint=True, encoding="utf-8"))
+
+
+def suites(report: Report) -> list[TestSuite]:
+    """The run's <testsuite> elements: the baseline comparison's, when there is one, then the contract's."""
     path = report.contract_path
     cases: list[TestCase] = []
     for index, result in enumerate(report.results):
@@ -124,8 +129,7 @@ def render(report: Report) -> str:
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
         },
     )
-    suites = [suite] if report.baseline is None else [_baseline_suite(report), suite]
-    return str(to_xml_report_string(suites, prettyprint=True, encoding="utf-8"))
+    return [suite] if report.baseline is None else [_baseline_suite(report), suite]
 
 
 def _gating(report: Report, scenario: str, status: str) -> list[Finding]:

@@ -61,8 +61,14 @@ def scenario_prompt(scenario: Scenario) -> str | None:
     return None
 
 
-def bind(traces: Sequence[Trace], scenarios: Sequence[Scenario], selected: set[str], binding: Binding) -> Bound:
+def bind(
+    traces: Sequence[Trace], scenarios: Sequence[Scenario], selected: set[str], binding: Binding, others: Sequence[Scenario] = ()
+) -> Bound:
+    """``others``: the scenarios of the suite's other contracts; their traces are
+    counted with the unselected ones, not as bound to no scenario."""
     known = {s.id for s in scenarios}
+    foreign = {s.id for s in others} - known
+    foreign_prompts = {prompt for prompt in map(scenario_prompt, others) if prompt is not None}
     prompts: dict[str, list[str]] = {}
     for scenario in scenarios:
         prompt = scenario_prompt(scenario)
@@ -87,8 +93,12 @@ def bind(traces: Sequence[Trace], scenarios: Sequence[Scenario], selected: set[s
             missing = f"it has no {key} attribute"
         if len(names) > 1:
             problems.append(Problem(f"trace {trace.trace_id} cannot be bound: {what} {', '.join(map(repr, names))}", trace.file))
+        elif not names and binding.mode == "prompt" and message in foreign_prompts:
+            elsewhere += 1
         elif not names:
             unbound.append(Unbound(trace.trace_id, trace.file, missing))
+        elif names[0] in foreign:
+            elsewhere += 1
         elif names[0] not in known:
             unbound.append(
                 Unbound(trace.trace_id, trace.file, f"it names scenario {names[0]!r}, which the contract does not have")

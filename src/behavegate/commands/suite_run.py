@@ -1,0 +1,130 @@
+"""``behavegate test A.yml B.yml`` or ``behavegate test contracts/``: a suite.
+
+A thin layer over the single-contract path: each contract is loaded, then
+judged by ``commands.test`` with the same flags and evidence, writes its own
+run directory, and the reports are handed together (a :class:`SuiteRun`) to
+every view. One contract that cannot be loaded or judged stops the whole run,
+named as a single run names it."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Protocol
+
+from behavegate.errors import BehavegateError, ExitCode, UsageError
+from behavegate.github.console import Console
+from behavegate.model import Contract, ObservationSet, Scenario
+from behavegate.report.result import Report
+from behavegate.report.suite import SuiteRun
+
+SUFFIXES = (".yml", ".yaml")
+
+
+class Judge(Protocol):
+    def __call__(
+        self, args: argparse.Namespace, contract_path: Path, root: Path, console: Console, *,
+        loaded: Contract, others: tuple[Scenario, ...],
+    ) -> Report: ...  # fmt: skip
+
+
+# Flags that name one contract's scenarios, baseline or shard, or one file a live run writes.
+SINGLE_ONLY = {
+    "scenarios": "--scenario",
+    "baseline": "--baseline",
+    "shard": "--shard",
+    "save_observations": "--save-observations",
+}
+
+
+def contract_files(named: list[str]) -> list[Path]:
+    """The contract files the arguments name, in order: a folder stands for its
+    ``*.yml``/``*.yaml`` files (sorted, no hidden entries, no symlinks); the same
+    file named twice counts once."""
+    from behavegate.files import walk_files
+
+    found: list[Path] = []
+    seen: set[str] = set()
+    for argument in named:
+        path = Path(argument)
+        # A folder without contract files stays itself: refused as skylos refuses it (not a regular file).
+        listed = (list(walk_files(path, SUFFIXES)) if path.is_dir() else []) or [path]
+        for file in listed:
+            key = os.path.realpath(file)
+            if key not in seen:
+                seen.add(key)
+                found.append(file)
+    return found
+
+
+def own_observations(observations: ObservationSet, contract: Contract, others: tuple[Scenario, ...]) -> ObservationSet:
+    """One contract's part of a suite's observation file: its own scenario ids. An
+    id in no contract of the suite stays, so the contract's check still refuses it."""
+    from behavegate.frozen import replace
+
+    theirs = {s.id for s in others} - set(contract.scenario_ids())
+    return replace(
+        observations,
+        observations={k: v for k, v in observations.observations.items() if k not in theirs},
+        attempts={k: v for k, v in observations.attempts.items() if k not in theirs},
+    )
+
+
+def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: Console, judge: Judge) -> int:
+    """``judge``: the single-contract path (``commands.test``), given each contract loaded."""
+    from behavegate.commands.output_paths import check_outputs
+    from behavegate.contract.load import load_contract
+
+    used = [flag for name, flag in SINGLE_ONLY.items() if getattr(args, name, None)]
+    if used:
+        raise UsageError(f"{', '.join(used)} takes one contract; name one contract file to use it")
+    check_outputs(args, root)
+    contracts = []
+    for path in files:
+        args.contract = str(path)  # the CI error annotations name the contract at fault
+        with _naming(path, console):
+            contracts.append(load_contract(path, root, max_assertions=args.max_assertions))
+    reports = []
+    for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
+        args.contract = str(path)
+        others = tuple(s for i, other in enumerate(contracts) if i != index for s in other.scenarios)
+        with _naming(path, console):
+            reports.append(judge(args, path, root, console, loaded=contract, others=others))
+    suite = SuiteRun(tuple(reports))
+    deliver_suite(args, suite, root, console)
+    return ExitCode.of(suite.gate_status)
+
+
+def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
+    """A suite's views, as :func:`deliver` gives a single run's."""
+    from behavegate.commands.output_paths import place_flag
+    from behavegate.files import write_file
+    from behavegate.github.outputs import deliver_suite_ci
+    from behavegate.render import suite as views
+
+    output = views.report_json(suite) if args.format == "json" else views.table(suite)
+    written: dict[str, str] = {}
+    if args.output:
+        place = place_flag(args, "output", root)
+        write_file(place, output.rstrip() + "\n", "--output")
+        written["report"] = str(place.path)
+        if args.format == "table":
+            console.out(f"Wrote agent behavior suite report: {place.path}")
+    elif args.format == "json":
+        console.json(output)
+    else:
+        console.out(output)
+    deliver_suite_ci(args, suite, written, console, root)
+
+
+@contextmanager
+def _naming(path: Path, console: Console) -> Iterator[None]:
+    """An error stops the suite; the console says first which contract it came from."""
+    try:
+        yield
+    except (BehavegateError, OSError):
+        console.err(f"behavegate: suite stopped at contract {path}")
+        raise

@@ -1,0 +1,73 @@
+"""The typed result of a suite run: several contracts, each judged by the
+single-contract path into its own :class:`Report`. Nothing is re-judged here:
+the suite's status is the worst of its contracts' (failure beats incomplete,
+incomplete beats pass) and its totals are their sums."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from behavegate.frozen import frozen
+from behavegate.model import Status
+from behavegate.report.result import Report
+
+_RANK: dict[str, int] = {"pass": 0, "incomplete": 1, "fail": 2}
+
+
+def worst(statuses: list[Status]) -> Status:
+    """Failure beats incomplete; incomplete beats pass (an empty list passes)."""
+    return max(statuses, key=lambda status: _RANK[status], default="pass")
+
+
+@frozen
+class SuiteRun:
+    reports: tuple[Report, ...]
+
+    @property
+    def status(self) -> Status:
+        return worst([report.status for report in self.reports])
+
+    @property
+    def gate_status(self) -> Status:
+        """What decides the exit code: the worst of the contracts' gate statuses."""
+        return worst([report.gate_status for report in self.reports])
+
+    def scenario_counts(self) -> Counter[str]:
+        total: Counter[str] = Counter({"pass": 0, "fail": 0, "incomplete": 0})
+        for report in self.reports:
+            total.update(report.scenario_counts())
+        return total
+
+    def total_check_counts(self) -> Counter[str]:
+        total: Counter[str] = Counter({"pass": 0, "fail": 0, "incomplete": 0})
+        for report in self.reports:
+            total.update(report.total_check_counts())
+        return total
+
+    def scenario_total(self) -> int:
+        return sum(len(report.results) for report in self.reports)
+
+    def totals(self) -> dict[str, int]:
+        """The JSON ``summary`` block: contracts, scenarios and assertion checks by status."""
+        scenarios, checks = self.scenario_counts(), self.total_check_counts()
+        return {
+            "contracts": len(self.reports),
+            "scenarios": self.scenario_total(),
+            "passed": scenarios["pass"],
+            "failed": scenarios["fail"],
+            "incomplete": scenarios["incomplete"],
+            "assertions": sum(checks.values()),
+            "assertions_passed": checks["pass"],
+            "assertions_failed": checks["fail"],
+            "assertions_incomplete": checks["incomplete"],
+        }
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "schema_version": 1,
+            "kind": "agent_behavior_suite",
+            "status": self.status,
+            "gate_status": self.gate_status,
+            "summary": self.totals(),
+            "contracts": [report.to_json() for report in self.reports],
+        }
