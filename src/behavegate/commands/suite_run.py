@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from behavegate.errors import BehavegateError, ExitCode, UsageError
+from behavegate.errors import BehavegateError, ExitCode, RunIncomplete, UsageError
 from behavegate.github.console import Console
 from behavegate.model import Contract, ObservationSet, Scenario
 from behavegate.report.result import Report
@@ -88,11 +89,19 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         with _naming(path, console):
             contracts.append(load_contract(path, root, max_assertions=args.max_assertions))
     reports = []
+    budget, started = args.max_seconds, time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
         args.contract = str(path)
+        # --max-seconds is the whole suite's budget: each contract gets what the ones before it left.
+        left = budget - (time.monotonic() - started)
+        if left <= 0:
+            with _naming(path, console):
+                raise RunIncomplete(f"the suite's time budget of {budget:g}s (--max-seconds) was spent before this contract")
+        args.max_seconds = left
         others = tuple(s for i, other in enumerate(contracts) if i != index for s in other.scenarios)
         with _naming(path, console):
             reports.append(judge(args, path, root, console, loaded=contract, others=others))
+    args.max_seconds = budget
     suite = SuiteRun(tuple(reports))
     deliver_suite(args, suite, root, console)
     return ExitCode.of(suite.gate_status)
