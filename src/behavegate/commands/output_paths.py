@@ -1,14 +1,18 @@
 """Where a run's output flags write, under the one path rule (``files.place_output``),
-checked before any work is paid for."""
+checked before any work is paid for; and the rendered run shown or written there."""
 
 from __future__ import annotations
 
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from behavegate.errors import InputError
 from behavegate.files import Place
+
+if TYPE_CHECKING:
+    from behavegate.github.console import Console
 
 OUTPUT_FLAGS = ("output", "report", "junit", "summary", "github_output", "save_observations")
 
@@ -33,3 +37,21 @@ def check_outputs(args: argparse.Namespace, root: Path) -> None:
     for flag in OUTPUT_FLAGS:
         if getattr(args, flag, None):
             check_output(place_flag(args, flag, root), "--" + flag.replace("_", "-"))
+
+
+def show_output(args: argparse.Namespace, output: str, root: Path, console: Console, noun: str) -> dict[str, str]:
+    """The rendered run on the console, or in ``--output``; the files written, by output name."""
+    from behavegate.files import write_file
+
+    written: dict[str, str] = {}
+    if args.output:
+        place = place_flag(args, "output", root)
+        write_file(place, output.rstrip() + "\n", "--output")
+        written["report"] = str(place.path)  # shown relative to the workspace by outputs.step_paths
+        if args.format == "table":
+            console.out(f"Wrote agent behavior {noun}: {place.path}")
+    elif args.format == "json":
+        console.json(output)
+    else:
+        console.out(output)
+    return written

@@ -109,23 +109,12 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
 
 def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
     """A suite's views, as :func:`deliver` gives a single run's."""
-    from behavegate.commands.output_paths import place_flag
-    from behavegate.files import write_file
+    from behavegate.commands.output_paths import show_output
     from behavegate.github.outputs import deliver_suite_ci
     from behavegate.render import suite as views
 
     output = views.report_json(suite) if args.format == "json" else views.table(suite)
-    written: dict[str, str] = {}
-    if args.output:
-        place = place_flag(args, "output", root)
-        write_file(place, output.rstrip() + "\n", "--output")
-        written["report"] = str(place.path)
-        if args.format == "table":
-            console.out(f"Wrote agent behavior suite report: {place.path}")
-    elif args.format == "json":
-        console.json(output)
-    else:
-        console.out(output)
+    written = show_output(args, output, root, console, "suite report")
     deliver_suite_ci(args, suite, written, console, root)
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
-from behavegate.commands.output_paths import check_outputs, place_flag
+from behavegate.commands.output_paths import check_outputs, place_flag, show_output
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunIncomplete, UsageError
 from behavegate.github.console import Console
 from behavegate.limits import MAX_ASSERTIONS_CEILING, MAX_CONCURRENCY
@@ -207,7 +207,6 @@ def write_artifacts(report: Report, root: Path) -> Report:
 
 def deliver(args: argparse.Namespace, report: Report, root: Path, console: Console) -> None:
     """The report on the console or in ``--output``, then the CI files asked for."""
-    from behavegate.files import write_file
     from behavegate.github.outputs import deliver_ci
 
     if args.format == "json":
@@ -216,18 +215,7 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
         from behavegate.render import shard as renderer  # type: ignore[no-redef]
     else:
         from behavegate.render import table as renderer  # type: ignore[no-redef]
-    output = renderer.render(report)
-    written: dict[str, str] = {}
-    if args.output:
-        place = place_flag(args, "output", root)
-        write_file(place, output.rstrip() + "\n", "--output")
-        written["report"] = str(place.path)  # shown relative to the workspace by outputs.step_paths
-        if args.format == "table":
-            console.out(f"Wrote agent behavior report: {place.path}")
-    elif args.format == "json":
-        console.json(output)
-    else:
-        console.out(output)
+    written = show_output(args, renderer.render(report), root, console, "report")
     deliver_ci(args, report, written, console, root)
 
 
