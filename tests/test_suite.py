@@ -233,10 +233,10 @@ def test_a_folder_without_contract_files_is_refused_as_before(project: Path, cap
 def test_max_seconds_is_the_whole_suites_budget(
     project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from behavegate.commands import suite_run
+    import time
 
     ticks = iter([0.0, 0.0, 400.0])  # start, before the first contract, before the second: 400 s spent
-    monkeypatch.setattr(suite_run.time, "monotonic", lambda: next(ticks, 400.0))
+    monkeypatch.setattr(time, "monotonic", lambda: next(ticks, 400.0))
     assert main(["test", *FILES, *FLAGS, "--max-seconds", "300"]) == 2
     err = capsys.readouterr().err
     assert "the suite's time budget of 300s (--max-seconds) was spent before this contract" in err
