@@ -74,7 +74,16 @@ def main() -> int:
         behavegate("replay", live["behavegate"]["run_dir"], expect={0})
 
         step("the same question under version-1 rules (llama-server omits tool_calls)")
-        behavegate("test", "examples/real-model/contract-strict.yml", "--endpoint", url, "--no-artifacts", "--max-tokens", "256", expect={2})
+        behavegate(
+            "test",
+            "examples/real-model/contract-strict.yml",
+            "--endpoint",
+            url,
+            "--no-artifacts",
+            "--max-tokens",
+            "256",
+            expect={2},
+        )
 
         step("e2e tests")
         env = dict(os.environ, BEHAVEGATE_E2E_URL=url)

@@ -1200,36 +1200,47 @@ def generate(directory: Path) -> None:
     (directory / "expected.json").write_text(text, encoding="utf-8")
 
 
-def check(directory: Path = FIXTURES) -> list[str]:
-    """Regenerate into a temporary directory; the differences from `directory`, one line each."""
+def compare_fresh(generate_into: Callable[[Path], None], directory: Path, rerun: str) -> list[str]:
+    """Regenerate into a temporary directory; the differences from `directory`, one line each
+    (shared with examples/refund-agent/record_traces.py)."""
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp)
-        generate(fresh)
+        generate_into(fresh)
         problems = []
         made = {p.name for p in fresh.iterdir()}
         have = {p.name for p in directory.iterdir()} if directory.is_dir() else set()
-        problems += [f"{name}: missing (run scripts/make_trace_fixtures.py)" for name in sorted(made - have)]
+        problems += [f"{name}: missing (run {rerun})" for name in sorted(made - have)]
         problems += [f"{name}: not made by the generator" for name in sorted(have - made)]
         for name in sorted(made & have):
             if (fresh / name).read_bytes() != (directory / name).read_bytes():
-                problems.append(f"{name}: differs from what the SDK writes now (run scripts/make_trace_fixtures.py)")
+                problems.append(f"{name}: differs from what the SDK writes now (run {rerun})")
         return problems
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--check", action="store_true", help="exit 1 if a committed fixture differs from a fresh run")
-    parser.add_argument("--out", type=Path, default=FIXTURES, help="directory (default: tests/fixtures/traces)")
+def check(directory: Path = FIXTURES) -> list[str]:
+    return compare_fresh(generate, directory, "scripts/make_trace_fixtures.py")
+
+
+def run_cli(argv: list[str] | None, generate_into: Callable[[Path], None], check_in: Callable[[Path], list[str]],
+            default: Path, label: str, description: str | None) -> int:  # fmt: skip
+    """Write the files, or with --check exit 1 when the committed ones differ from a fresh run."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--check", action="store_true", help="exit 1 if a committed file differs from a fresh run")
+    parser.add_argument("--out", type=Path, default=default, help=f"directory (default: {default.name})")
     args = parser.parse_args(argv)
     if args.check:
-        problems = check(args.out)
+        problems = check_in(args.out)
         for problem in problems:
             print(problem, file=sys.stderr)
-        print("trace fixtures: " + ("differ" if problems else "up to date"))
+        print(f"{label}: " + ("differ" if problems else "up to date"))
         return 1 if problems else 0
-    generate(args.out)
+    generate_into(args.out)
     print(f"wrote {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_cli(argv, generate, check, FIXTURES, "trace fixtures", __doc__.splitlines()[0] if __doc__ else None)
 
 
 if __name__ == "__main__":

@@ -52,7 +52,7 @@ REGRESSED: list[tuple[str, dict[str, Any]]] = [
 
 
 def answer(prompt: str, regressed: bool) -> dict[str, Any]:
-    for table in ([REGRESSED, GOOD] if regressed else [GOOD]):
+    for table in [REGRESSED, GOOD] if regressed else [GOOD]:
         for needle, reply in table:
             if needle in prompt:
                 return dict(reply)

@@ -29,9 +29,7 @@ def run(title: str, evidence: list[str], expected_exit: int) -> bool:
 
 
 def start_agent(*flags: str) -> tuple[subprocess.Popen[str], str]:
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "agent.py"), "--port", "0", *flags], stdout=subprocess.PIPE, text=True
-    )
+    process = subprocess.Popen([sys.executable, str(HERE / "agent.py"), "--port", "0", *flags], stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
     line = process.stdout.readline().strip()
     if not line.startswith("listening on "):

@@ -19,11 +19,9 @@ Check (CI):    .venv/bin/python examples/refund-agent/record_traces.py --check
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -130,33 +128,12 @@ def generate(directory: Path) -> None:
 
 
 def check(directory: Path = TRACES) -> list[str]:
-    """Regenerate into a temporary directory; the differences from `directory`, one line each."""
-    with tempfile.TemporaryDirectory() as tmp:
-        generate(Path(tmp))
-        problems = []
-        for name in FILES:
-            mine, fresh = directory / name, Path(tmp) / name
-            if not mine.is_file():
-                problems.append(f"{name}: missing (run examples/refund-agent/record_traces.py)")
-            elif mine.read_bytes() != fresh.read_bytes():
-                problems.append(f"{name}: differs from what the SDK writes now (run examples/refund-agent/record_traces.py)")
-        return problems
+    return list(fixtures().compare_fresh(generate, directory, "examples/refund-agent/record_traces.py"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--check", action="store_true", help="exit 1 if a committed trace file differs from a fresh run")
-    parser.add_argument("--out", type=Path, default=TRACES, help="directory (default: examples/refund-agent/traces)")
-    args = parser.parse_args(argv)
-    if args.check:
-        problems = check(args.out)
-        for problem in problems:
-            print(problem, file=sys.stderr)
-        print("refund-agent traces: " + ("differ" if problems else "up to date"))
-        return 1 if problems else 0
-    generate(args.out)
-    print(f"wrote {args.out}")
-    return 0
+    description = __doc__.splitlines()[0] if __doc__ else None
+    return int(fixtures().run_cli(argv, generate, check, TRACES, "refund-agent traces", description))
 
 
 if __name__ == "__main__":
