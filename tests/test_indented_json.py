@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from behavegate.indented_json import dumps
+from behavegate.indented_json import _indent_tokens, dumps
 
 SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text()
 VALUES = st.recursive(
@@ -31,3 +31,14 @@ def test_deep_nesting_and_tricky_strings() -> None:
         assert dumps(value, sort_keys=True, ensure_ascii=ascii_only) == json.dumps(
             value, indent=2, sort_keys=True, ensure_ascii=ascii_only
         )
+
+
+@given(VALUES, st.booleans())
+def test_the_fallback_for_nan_and_infinity_writes_what_the_standard_library_writes(value: Any, sort_keys: bool) -> None:
+    compact = json.dumps([value, float("nan"), {"k:": float("-inf")}], sort_keys=sort_keys, separators=(",", ":"))
+    assert _indent_tokens(compact) == json.dumps([value, float("nan"), {"k:": float("-inf")}], indent=2, sort_keys=sort_keys)
+
+
+def test_text_holding_nan_is_indented_too() -> None:
+    value = {"a": [float("nan"), {"b: c": float("inf")}], "d": []}
+    assert dumps(value, sort_keys=True) == json.dumps(value, indent=2, sort_keys=True)

@@ -5,7 +5,9 @@ Why: with ``indent`` the standard library falls back to its pure-Python encoder
 report and the run directory are millions of values, and that encoder was most of the
 run (bench/bench_scale.py: about 10× slower than this). Here the C encoder writes the
 text compactly and only whitespace is put back: every string, number and literal is
-the standard library's own. tests/test_indented_json.py holds the two equal.
+the standard library's own. msgspec's formatter (C) puts it back; it reads only JSON,
+so text holding ``NaN``/``Infinity`` (which the standard library writes) goes through
+the tokenizer below instead. tests/test_indented_json.py holds all three equal.
 """
 
 from __future__ import annotations
@@ -14,15 +16,28 @@ import json
 import re
 from typing import Any
 
-# Runs of strings and scalars (with the ": " between a key and its value), empty
-# containers, and the structural characters that get a line break.
-_TOKEN = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^"\[\]{},])+|[\[{][\]}]|[\[\]{},]')
+import msgspec
+
+# Runs of strings and scalars, empty containers, and the structural characters
+# that get a line break (or, for ":", a space).
+_TOKEN = re.compile(r'(?:"(?:[^"\\]|\\.)*"|[^"\[\]{},:])+|[\[{][\]}]|[\[\]{},:]')
 _INDENTS = ["\n" + "  " * depth for depth in range(64)]
 
 
 def dumps(value: Any, *, sort_keys: bool = False, ensure_ascii: bool = True) -> str:
     """What ``json.dumps(value, indent=2, sort_keys=..., ensure_ascii=...)`` returns."""
-    compact = json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=(",", ": "))
+    return indent(json.dumps(value, sort_keys=sort_keys, ensure_ascii=ensure_ascii, separators=(",", ":")))
+
+
+def indent(compact: str) -> str:
+    """Compact JSON text (the standard library's) as ``indent=2`` writes it."""
+    try:
+        return msgspec.json.format(compact, indent=2)
+    except msgspec.DecodeError:  # NaN or Infinity: not JSON, but the standard library writes them
+        return _indent_tokens(compact)
+
+
+def _indent_tokens(compact: str) -> str:
     out: list[str] = []
     append = out.append
     indents = _INDENTS
@@ -45,6 +60,8 @@ def dumps(value: Any, *, sort_keys: bool = False, ensure_ascii: bool = True) -> 
         elif first == ",":
             append(",")
             append(indents[depth])
+        elif first == ":":
+            append(": ")
         else:
             append(token)
     return "".join(out)

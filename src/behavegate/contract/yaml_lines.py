@@ -7,9 +7,12 @@ item remembers its line. Construction order follows PyYAML's own (mappings at
 once, sequence items deferred round by round) so the *first* error reported
 matches skylos.
 
-libyaml does the parsing when present; on any parse error the pure-Python
-parser runs again, because its messages (with the source snippet) are what
-skylos shows.
+libyaml does the parsing when present. An ordinary document is built straight
+from libyaml's events (no node graph: a 4 MiB suite's graph alone is ~300 MB); anything
+unusual (an alias, a duplicate key, an explicit tag, a value a constructor refuses, deep
+nesting) is composed into nodes again, so the exact refusal skylos gives is the one
+reported. On any parse error the pure-Python parser runs again, because its messages
+(with the source snippet) are what skylos shows.
 """
 
 from __future__ import annotations
@@ -18,6 +21,17 @@ from collections import deque
 from typing import Any
 
 import yaml
+from yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from behavegate.errors import Problem
@@ -84,6 +98,13 @@ def load_yaml(source: str, label: str = "Contract", max_values: int = INPUT_MAX_
     pure-Python parser so the error is the one skylos reports (for very deep
     documents that is Python's own recursion limit).
     """
+    loader = _FAST_LOADER(source)
+    try:
+        return _load_events(loader, max_values)
+    except Exception:  # anything unusual (or a syntax error) is decided and worded by composing below
+        pass
+    finally:
+        loader.dispose()
     try:
         return _load_with(_FAST_LOADER, source, label, check_aliases=True, max_values=max_values)
     except (yaml.YAMLError, _TooDeep, RecursionError):
@@ -213,3 +234,103 @@ class _Builder:
 
 def _line(node: Node) -> int:
     return int(node.start_mark.line) + 1
+
+
+class _Unusual(Exception):
+    """Not an ordinary document: compose it into nodes, which decides and words it."""
+
+
+_NO_KEY: Any = object()
+
+
+def _load_events(loader: Any, max_values: int) -> tuple[Any, LineMap]:
+    """The document built from libyaml's events, with the line map and limits the
+    composing path gives; raises _Unusual for anything it does not build itself."""
+    get = loader.get_event
+    if not isinstance(get(), StreamStartEvent):
+        raise _Unusual
+    event = get()
+    if isinstance(event, StreamEndEvent):
+        return None, LineMap()
+    if not isinstance(event, DocumentStartEvent):
+        raise _Unusual
+    lines = LineMap()
+    resolve, construct = loader.resolve, loader.construct_object
+    # A plain scalar whose first character starts no implicit type (most text) is a
+    # string: the resolver's own rule, without its call per scalar.
+    implicit_starts = loader.yaml_implicit_resolvers
+    plain_text_is_str = not loader.yaml_path_resolvers and None not in implicit_starts
+    values = longest = 0
+    root: Any = _NO_KEY
+    # Open containers: [container, its key (or item) lines, the key awaiting its value].
+    stack: list[list[Any]] = []
+    while True:
+        event = get()
+        kind = type(event)
+        if kind is MappingEndEvent or kind is SequenceEndEvent:
+            container = stack.pop()[0]
+            if kind is SequenceEndEvent:
+                values += len(container)  # list indexes count as values too
+            continue
+        if kind is DocumentEndEvent:
+            break
+        if len(stack) > INPUT_MAX_DEPTH:
+            raise _Unusual
+        values += 1
+        line = event.start_mark.line + 1
+        value: Any
+        if kind is ScalarEvent:
+            text = event.value
+            if len(text) > longest:
+                longest = len(text)
+            tag = event.tag
+            if tag is None and plain_text_is_str and event.implicit[0] and text and text[0] not in implicit_starts:
+                tag = STR_TAG
+            elif tag is None or tag == "!":
+                tag = resolve(ScalarNode, text, event.implicit)
+            if tag == STR_TAG:
+                if _has_surrogate(text):
+                    raise _Unusual
+                value = text
+            else:
+                value = construct(ScalarNode(tag, text, event.start_mark, event.end_mark, event.style), deep=True)
+                loader.constructed_objects.clear()
+        elif kind is MappingStartEvent or kind is SequenceStartEvent:
+            mapping = kind is MappingStartEvent
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = resolve(MappingNode if mapping else SequenceNode, None, event.implicit)
+            if tag != (MAP_TAG if mapping else SEQ_TAG) or (stack and stack[-1][2] is _NO_KEY and isinstance(stack[-1][0], dict)):
+                raise _Unusual  # a tagged collection, or a collection as a key
+            value = {} if mapping else []
+            lines.starts[id(value)] = line
+        else:
+            raise _Unusual  # an alias
+        if not stack:
+            root = value
+        else:
+            top = stack[-1]
+            container = top[0]
+            if type(container) is list:
+                container.append(value)
+                top[1].append(line)
+            elif top[2] is _NO_KEY:
+                if value in container:  # a duplicate key (an unhashable one raises TypeError)
+                    raise _Unusual
+                top[1][value] = line
+                top[2] = value
+            else:
+                container[top[2]] = value
+                top[2] = _NO_KEY
+        if kind is MappingStartEvent:
+            key_lines: dict[Any, int] = {}
+            lines.keys[id(value)] = key_lines
+            stack.append([value, key_lines, _NO_KEY])
+        elif kind is SequenceStartEvent:
+            item_lines: list[int] = []
+            lines.items[id(value)] = item_lines
+            stack.append([value, item_lines, _NO_KEY])
+    if not isinstance(get(), StreamEndEvent):
+        raise _Unusual  # more than one document
+    lines.within_limits = values <= max_values and longest <= INPUT_MAX_TEXT
+    return root, lines

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from behavegate import indented_json
 from behavegate.report.result import Report
 
 
 def render(report: Report) -> str:
-    return indented_json.dumps(report.to_json(), sort_keys=True)
+    return report.json_text()

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from behavegate.errors import RunIncomplete
-from behavegate.limits import MAX_REPORT_BYTES, REPORT_MAX_NESTING, REPORT_RESERVE_BYTES, V2_MAX_REPORT_BYTES
-from behavegate.model import Contract, Evaluation, Observation, RunFacts, Verdict
+from behavegate.limits import MAX_REPORT_BYTES, REPORT_RESERVE_BYTES, V2_MAX_REPORT_BYTES
+from behavegate.model import Contract, Evaluation, RunFacts, Verdict
 
 EVIDENCE_KEYS = (
     "schema_version",
@@ -35,10 +35,9 @@ def sha256_json(value: Any) -> str:
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 
-def selected_digest(observations: Mapping[str, Observation], scenario_ids: Iterable[str], v2: bool = False) -> str:
-    chosen = [
-        (observations[i].as_dict_v2() if v2 else observations[i].as_dict()) for i in sorted(scenario_ids) if i in observations
-    ]
+def selected_digest(observations: Mapping[str, Mapping[str, Any]], scenario_ids: Iterable[str]) -> str:
+    """The digest of the observations (as the report shows them) of the selected scenarios."""
+    chosen = [observations[i] for i in sorted(scenario_ids) if i in observations]
     return sha256_json({"version": 1, "scenarios": chosen})
 
 
@@ -123,49 +122,13 @@ def harness_block(
     }
 
 
-def report_size(report: Mapping[str, Any]) -> int:
-    """Bytes of ``json.dumps(report, indent=2, sort_keys=True)`` plus a newline.
-
-    Computed as the C encoder's compact text (same separators as indented
-    output, no whitespace) plus the whitespace indentation adds, which depends
-    only on the shape: the pure-Python indenting encoder is far slower.
-    """
-    compact = json.dumps(report, separators=(",", ": "), sort_keys=True, default=str)
-    return len(compact.encode("utf-8")) + _indent_bytes(report) + 1
-
-
-def fits(report: Mapping[str, Any], limit: int) -> bool:
-    """Is ``report_size(report) <= limit``? Decided from the compact text alone when
-    even the most indentation its brackets and commas allow would fit."""
-    compact = json.dumps(report, separators=(",", ": "), sort_keys=True, default=str)
-    size = len(compact.encode("utf-8"))
-    # Every item costs at most a newline and 2 spaces per level; commas and
-    # brackets (counted even inside strings) bound the number of items.
-    items = compact.count(",") + compact.count("[") + compact.count("{")
-    if size + items * (3 + 2 * REPORT_MAX_NESTING) + 1 <= limit:
-        return True
-    return size + _indent_bytes(report) + 1 <= limit
-
-
-def _indent_bytes(value: Any) -> int:
-    total = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict | list | tuple) and item:
-            children = item.values() if isinstance(item, dict) else item
-            # a newline and indent before each child, and before the closing bracket
-            total += len(item) * (1 + 2 * (level + 1)) + 1 + 2 * level
-            stack.extend((child, level + 1) for child in children)
-    return total
-
-
 def report_cap(version: int) -> int:
     """The JSON report's size limit: skylos's for version 1, a suite's for version 2."""
     return V2_MAX_REPORT_BYTES if version >= 2 else MAX_REPORT_BYTES
 
 
-def enforce_size(report: Mapping[str, Any], reserve: int = REPORT_RESERVE_BYTES, version: int = 1) -> None:
+def enforce_size(size: int, reserve: int = REPORT_RESERVE_BYTES, version: int = 1) -> None:
+    """``size``: the JSON report's characters without our block (ASCII: bytes), before its final newline."""
     cap = report_cap(version)
-    if not fits(report, cap - reserve):
+    if size + 1 > cap - reserve:
         raise RunIncomplete(f"agent behavior evidence exceeds {cap} bytes")

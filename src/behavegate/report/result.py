@@ -29,7 +29,8 @@ from behavegate.model import (
     Verdict,
 )
 from behavegate.report.comparison import Comparison, Finding
-from behavegate.report.digests import count_statuses, evidence_digest, harness_block, selected_digest
+from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
+from behavegate.report.json_text import canonical_part, digest_of, document_text, scenarios_part, size_without
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
 
@@ -231,9 +232,25 @@ class Report:
         """
         cached: dict[str, Any] | None = self.__dict__.get("_json")
         if cached is None:
-            cached = report_json(self)
+            cached, parts = _encoded(self)
             object.__setattr__(self, "_json", cached)
+            object.__setattr__(self, "_parts", parts)
         return cached
+
+    def json_text(self) -> str:
+        """:meth:`to_json` as every JSON view writes it (``indent=2``, sorted keys),
+        encoded once per Report."""
+        cached: str | None = self.__dict__.get("_text")
+        if cached is None:
+            data = self.to_json()
+            cached = document_text(data, self.__dict__["_parts"])
+            object.__setattr__(self, "_text", cached)
+        return cached
+
+    def size_without_ours(self) -> int:
+        """The size of :meth:`json_text` without our ``behavegate`` block: what the
+        report size limit (skylos's, on its own keys) measures."""
+        return size_without(self.json_text(), self.to_json(), "behavegate")
 
     def gated(self, baseline: Comparison | None, fail_on: str) -> Report:
         """This report with its baseline comparison and ``--fail-on``. Neither touches
@@ -244,6 +261,7 @@ class Report:
             extra = dict(cached["behavegate"])
             _gate_block(changed, extra)
             object.__setattr__(changed, "_json", {**cached, "behavegate": extra})
+            object.__setattr__(changed, "_parts", self.__dict__["_parts"])
         return changed
 
     @property
@@ -257,15 +275,36 @@ class Report:
 
 def report_json(report: Report) -> dict[str, Any]:
     """The skylos-shaped JSON view of a report (see :meth:`Report.to_json`)."""
+    return _encoded(report)[0]
+
+
+def _encoded(report: Report) -> tuple[dict[str, Any], dict[str, str]]:
+    """The JSON view, and the canonical text of its evidence keys (encoded once: the
+    evidence digest and the JSON text are both made from it)."""
     contract, evaluation, facts = report.contract, report.evaluation, report.facts
     results = evaluation.results
     v2 = contract.version >= 2
+    # A scenario's verdicts and observation are its representative attempt's: the same
+    # objects, turned into dictionaries once.
+    verdict_lists: dict[int, list[dict[str, Any]]] = {}
+    observation_dicts: dict[int, dict[str, Any]] = {}
 
-    def shown(observation: Observation) -> dict[str, Any]:
-        return observation.as_dict_v2() if v2 else observation.as_dict()
+    def verdicts(items: tuple[Verdict, ...]) -> list[dict[str, Any]]:
+        found = verdict_lists.get(id(items))
+        if found is None:
+            found = verdict_lists[id(items)] = [verdict.as_dict() for verdict in items]
+        return found
 
-    persisted = {r.scenario.id: r.observation for r in results if r.observation is not None}
-    provenance = {**report.provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids(), v2)}
+    def observation_dict(observation: Observation | None) -> dict[str, Any] | None:
+        if observation is None:
+            return None
+        data = observation_dicts.get(id(observation))
+        if data is None:
+            data = observation_dicts[id(observation)] = observation.as_dict_v2() if v2 else observation.as_dict()
+        return data
+
+    persisted = {r.scenario.id: shown for r in results if (shown := observation_dict(r.observation)) is not None}
+    provenance = {**report.provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids())}
     if v2:
         counted = [v for r in results for attempt in r.attempts for v in attempt.verdicts]
     else:
@@ -290,9 +329,9 @@ def report_json(report: Report) -> dict[str, Any]:
             {
                 "id": r.scenario.id,
                 "status": r.status,
-                "assertions": [v.as_dict() for v in r.verdicts],
-                "observation": shown(r.observation) if r.observation is not None else None,
-                **(_attempts_block(r, shown) if v2 else {}),
+                "assertions": verdicts(r.verdicts),
+                "observation": observation_dict(r.observation),
+                **(_attempts_block(r, verdicts, observation_dict) if v2 else {}),
             }
             for r in results
         ],
@@ -303,7 +342,13 @@ def report_json(report: Report) -> dict[str, Any]:
         data["gates"] = [g.as_dict() for g in evaluation.gates]
     paths = run_paths(contract.project_root, facts.run_id) if report.artifacts else None
     harness = harness_block(contract, evaluation, facts, paths, evaluation.status)
-    data["evidence_digest"] = evidence_digest(data)
+    # Version-2 suite gates are evidence too; version-1 reports have none, so
+    # their digest stays exactly skylos's.
+    evidence = EVIDENCE_KEYS + (("gates",) if "gates" in data else ())
+    parts = {
+        key: scenarios_part(data[key]) if key == "scenarios" else canonical_part(data[key]) for key in evidence if key in data
+    }
+    data["evidence_digest"] = digest_of(parts, evidence)
     data["harness"] = harness
     extra: dict[str, Any] = {
         "version": report.version,
@@ -327,7 +372,7 @@ def report_json(report: Report) -> dict[str, Any]:
         # The evidence could not be sealed: no digest vouches for it.
         data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
         data["evidence_digest"] = None
-    return data
+    return data, parts
 
 
 def _gate_block(report: Report, extra: dict[str, Any]) -> None:
@@ -345,15 +390,15 @@ def _where(report: Report, scenario: Scenario) -> dict[str, Any]:
     return where
 
 
-def _attempts_block(result: Any, shown: Any) -> dict[str, Any]:
+def _attempts_block(result: Any, verdicts: Any, shown: Any) -> dict[str, Any]:
     return {
         "reliability": result.reliability.as_dict() if result.reliability else None,
         "attempts": [
             {
                 "attempt": attempt.index + 1,
                 "status": attempt.status,
-                "assertions": [v.as_dict() for v in attempt.verdicts],
-                "observation": shown(attempt.observation) if attempt.observation is not None else None,
+                "assertions": verdicts(attempt.verdicts),
+                "observation": shown(attempt.observation),
             }
             for attempt in result.attempts
         ],
