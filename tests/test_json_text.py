@@ -10,47 +10,56 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behavegate.report.digests import sha256_json
-from behavegate.report.json_text import canonical_part, digest_of, document_text, scenarios_part, size_without
+from behavegate.report.json_text import SCENARIOS, canonical_part, chunks, encode, scenario_record, size_within
 
-SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
+# Text a report can hold: no lone surrogates (every reader refuses them; UTF-8 cannot carry them).
+TEXT = st.text(st.characters(exclude_categories=["Cs"]))
+SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | TEXT
 VALUES = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=30
+    SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4), max_leaves=10
 )
-DOCUMENTS = st.dictionaries(st.text(max_size=8), VALUES, min_size=1, max_size=6)
+KEYS = st.text(st.characters(exclude_categories=["Cs"]), max_size=8).filter(lambda key: key != SCENARIOS)
+ENTRY_KEYS = st.sampled_from(["id", "assertions", "observation", "attempts", "status", "é\x7f"])
 
 
-@given(DOCUMENTS, st.data())
-def test_the_text_is_what_json_dumps_writes_with_parts_reused(document: dict[str, Any], data: st.DataObject) -> None:
-    encoded = data.draw(st.sets(st.sampled_from(sorted(document))))
-    parts = {key: canonical_part(document[key]) for key in encoded}
-    assert document_text(document, parts) == json.dumps(document, indent=2, sort_keys=True)
+@st.composite
+def scenario_lists(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Scenario entries whose attempt holds the very objects the scenario shows, as a report's do."""
+    scenarios = draw(st.lists(st.dictionaries(ENTRY_KEYS, VALUES, max_size=3), max_size=3))
+    for entry in scenarios:
+        shared = draw(st.lists(st.dictionaries(KEYS, VALUES, max_size=2), max_size=2))
+        entry["assertions"] = shared
+        if draw(st.booleans()):
+            entry["attempts"] = [{"assertions": shared, "attempt": 1, "observation": entry.get("observation")}]
+    return scenarios
 
 
-@given(DOCUMENTS, st.lists(st.text(max_size=8), max_size=3))
-def test_the_digest_is_that_of_the_whole_mapping(document: dict[str, Any], absent: list[str]) -> None:
-    keys = [*document, *(key for key in absent if key not in document)]
-    parts = {key: canonical_part(value) for key, value in document.items()}
-    assert digest_of(parts, keys) == sha256_json({key: document.get(key) for key in keys})
+@given(st.dictionaries(KEYS, VALUES, max_size=5), scenario_lists(), st.dictionaries(KEYS, VALUES, max_size=3), st.data())
+def test_the_pieces_make_what_json_dumps_writes_and_the_digest_is_the_whole_documents(
+    evidence: dict[str, Any], scenarios: list[dict[str, Any]], rest: dict[str, Any], data: st.DataObject
+) -> None:
+    rest = {key: value for key, value in rest.items() if key not in evidence}
+    absent = data.draw(st.lists(KEYS.filter(lambda key: key not in evidence), max_size=2))
+    encoded = encode(evidence, scenarios, [*evidence, *absent])
+    document = {**evidence, SCENARIOS: scenarios, **rest}
+    assert "".join(chunks(encoded, rest)) == json.dumps(document, indent=2, sort_keys=True)
+    covered = {**{key: None for key in absent}, **evidence, SCENARIOS: scenarios}
+    assert encoded.digest == sha256_json(covered)
+    left_out = data.draw(st.sampled_from(sorted(document)))
+    without = "".join(chunks(encoded, rest, leave_out=left_out))
+    assert without == json.dumps({k: v for k, v in document.items() if k != left_out}, indent=2, sort_keys=True)
+    for limit in (len(without), len(without) + 1, len(without) + 2):
+        assert size_within(encoded, rest, leave_out=left_out, limit=limit) == (len(without) + 1 <= limit)
 
 
-@given(DOCUMENTS, st.data())
-def test_the_size_without_a_key_is_the_length_of_the_text_without_it(document: dict[str, Any], data: st.DataObject) -> None:
-    key = data.draw(st.sampled_from(sorted(document)))
-    text = json.dumps(document, indent=2, sort_keys=True)
-    rest = {k: v for k, v in document.items() if k != key}
-    assert size_without(text, document, key) == len(json.dumps(rest, indent=2, sort_keys=True))
+@given(scenario_lists())
+def test_a_scenario_encodes_as_a_whole_value_would(scenarios: list[dict[str, Any]]) -> None:
+    for entry in scenarios:
+        assert scenario_record(entry) == canonical_part(entry)
 
 
 def test_astral_and_control_characters_are_escaped_as_the_standard_library_does() -> None:
-    document = {"é\x7f": ["\U0001f600", "\x00\n\u2028", "\ud800"], "b": {"c": "\x7f"}}
-    parts = {key: canonical_part(value) for key, value in document.items()}
-    assert document_text(document, parts) == json.dumps(document, indent=2, sort_keys=True)
-
-
-@given(st.lists(st.dictionaries(st.sampled_from(["id", "assertions", "observation", "attempts", "status"]), VALUES), max_size=4))
-def test_the_scenario_list_encodes_as_a_whole_list_would(scenarios: list[dict[str, Any]]) -> None:
-    shared = [{"a": 1}, {"b": [2]}]
-    for entry in scenarios:  # the same objects at the scenario and the attempt level, as a report has them
-        entry["assertions"] = shared
-        entry["attempts"] = [{"assertions": shared, "attempt": 1, "observation": entry.get("observation")}]
-    assert scenarios_part(scenarios) == canonical_part(scenarios)
+    evidence = {"é\x7f": ["\U0001f600", "\x00\n\u2028"], "b": {"c": "\x7f"}}
+    scenarios = [{"id": "\U0001f600", "assertions": []}]
+    document = {**evidence, SCENARIOS: scenarios}
+    assert "".join(chunks(encode(evidence, scenarios, evidence), {})) == json.dumps(document, indent=2, sort_keys=True)

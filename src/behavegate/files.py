@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from behavegate.errors import InputError
@@ -227,8 +227,8 @@ def _absolute(path: Path, cwd: Path) -> Path | None:
     return path if path.is_absolute() else cwd / path
 
 
-def write_file(place: Place, text: str, label: str, *, overwrite: bool = True) -> None:
-    """Write ``text`` at ``place`` without following any link below its base.
+def write_file(place: Place, text: str | Iterable[str], label: str, *, overwrite: bool = True) -> None:
+    """Write ``text`` (or its pieces, in order) at ``place`` without following any link below its base.
 
     Ours: parent directories created 0700, the file written 0600 to a
     temporary name and renamed into place (``overwrite=False``: only if the
@@ -249,7 +249,7 @@ def write_file(place: Place, text: str, label: str, *, overwrite: bool = True) -
             fd = child
         name = place.parts[-1]
         if place.append:
-            _append_at(fd, name, text, place, label)
+            _append_at(fd, name, text if isinstance(text, str) else "".join(text), place, label)
         else:
             _replace_at(fd, name, text, place, label, overwrite=overwrite)
     except FileExistsError:
@@ -290,7 +290,7 @@ def _append_at(fd: int, name: str, text: str, place: Place, label: str) -> None:
         handle.write(text)
 
 
-def _replace_at(fd: int, name: str, text: str, place: Place, label: str, *, overwrite: bool) -> None:
+def _replace_at(fd: int, name: str, text: str | Iterable[str], place: Place, label: str, *, overwrite: bool) -> None:
     if _refuse_link(fd, name, place, label) is not None and not overwrite:
         raise FileExistsError(str(place.path))
     temp = f".{name}.{os.urandom(16).hex()}.tmp"
@@ -298,7 +298,8 @@ def _replace_at(fd: int, name: str, text: str, place: Place, label: str, *, over
     out = os.open(temp, flags, 0o600, dir_fd=fd)
     try:
         with os.fdopen(out, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            for piece in [text] if isinstance(text, str) else text:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         if overwrite:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,19 +40,20 @@ def check_outputs(args: argparse.Namespace, root: Path) -> None:
             check_output(place_flag(args, flag, root), "--" + flag.replace("_", "-"))
 
 
-def show_output(args: argparse.Namespace, output: str, root: Path, console: Console, noun: str) -> dict[str, str]:
-    """The rendered run on the console, or in ``--output``; the files written, by output name."""
+def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Path, console: Console, noun: str) -> dict[str, str]:
+    """The rendered run (a text, or a JSON document in pieces) on the console, or in
+    ``--output``; the files written, by output name."""
     from behavegate.files import write_file
 
     written: dict[str, str] = {}
     if args.output:
         place = place_flag(args, "output", root)
-        write_file(place, output.rstrip() + "\n", "--output")
+        write_file(place, output.rstrip() + "\n" if isinstance(output, str) else [*output, "\n"], "--output")
         written["report"] = str(place.path)  # shown relative to the workspace by outputs.step_paths
         if args.format == "table":
             console.out(f"Wrote agent behavior {noun}: {place.path}")
     elif args.format == "json":
         console.json(output)
     else:
-        console.out(output)
+        console.out(output if isinstance(output, str) else "".join(output))
     return written

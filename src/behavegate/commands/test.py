@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -209,13 +210,20 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
     """The report on the console or in ``--output``, then the CI files asked for."""
     from behavegate.github.outputs import deliver_ci
 
+    output: str | Iterator[str]
     if args.format == "json":
-        from behavegate.render import json as renderer
+        from behavegate.render import json
+
+        output = json.pieces(report)
     elif report.shard is not None:
-        from behavegate.render import shard as renderer  # type: ignore[no-redef]
+        from behavegate.render import shard
+
+        output = shard.render(report)
     else:
-        from behavegate.render import table as renderer  # type: ignore[no-redef]
-    written = show_output(args, renderer.render(report), root, console, "report")
+        from behavegate.render import table
+
+        output = table.render(report)
+    written = show_output(args, output, root, console, "report")
     deliver_ci(args, report, written, console, root)
 
 

@@ -74,9 +74,16 @@ class Console:
         """Untrusted text on stderr."""
         self._untrusted(self._stderr, text)
 
-    def json(self, text: str) -> None:
-        """A JSON document on stdout, inert and still the same JSON."""
-        self._write(self._stdout, neutralize_json(text).rstrip("\n") + "\n")
+    def json(self, text: str | Iterable[str]) -> None:
+        """A JSON document on stdout, inert and still the same JSON. In pieces (a large
+        report), each piece is neutralized on its own: none splits a JSON string, and
+        what neutralize_json changes only occurs inside one."""
+        if isinstance(text, str):
+            self._write(self._stdout, neutralize_json(text).rstrip("\n") + "\n")
+            return
+        for piece in text:
+            self._write(self._stdout, neutralize_json(piece), flush=False)
+        self._write(self._stdout, "\n")
 
     def status_line(self, text: str) -> None:
         """An interactive progress line that redraws itself (terminals only)."""
@@ -155,14 +162,14 @@ class Console:
         self._write(stream, body)
 
     @staticmethod
-    def _write(stream: TextIO, text: str) -> None:
+    def _write(stream: TextIO, text: str, *, flush: bool = True) -> None:
         try:
             stream.write(text)
-            stream.flush()
         except UnicodeEncodeError:
             # A console that cannot encode a character (a lone surrogate, or a
             # non-UTF-8 locale) still gets every line, with escapes.
             stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
+        if flush:
             stream.flush()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,16 @@ def output_block(values: Mapping[str, str]) -> str:
     return "".join(parts)
 
 
-def write_output(path: str, text: str, root: Path, label: str, *, append: bool = False) -> None:
+def write_output(path: str, text: str | Iterable[str], root: Path, label: str, *, append: bool = False) -> None:
     """Every file a run writes for CI goes through ``files.write_file`` under one
     path rule (docs/cli.md): relative to the project root, inside it or under
     ``$RUNNER_TEMP``/``$GITHUB_WORKSPACE``, or exactly the runner's own files
     (appended), never through a symlink."""
     from behavegate.files import place_output, write_file
 
-    if not append and not text.endswith("\n"):
+    if not isinstance(text, str):  # a JSON document in pieces, ending in "}"
+        text = [*text, "\n"]
+    elif not append and not text.endswith("\n"):
         text += "\n"
     write_file(place_output(path, root, label, os.environ, root, append=append), text, label)
 
@@ -104,7 +106,7 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
         write_output(args.github_output, output_block(shown), root, "--github-output", append=True)
 
 
-def _write_files(args: Any, render: Callable[[str], str], written: dict[str, str], root: Path) -> None:
+def _write_files(args: Any, render: Callable[[str], str | Iterable[str]], written: dict[str, str], root: Path) -> None:
     """``--report``, ``--junit``, ``--summary``: a file refused by the path rule does
     not stop the others; then the run ends incomplete, naming every refused path."""
     refused: list[str] = []
@@ -148,15 +150,17 @@ def step_paths(values: dict[str, str], root: Path) -> dict[str, str]:
     return shown
 
 
-def _render_file(flag: str, report: Report) -> str:
+def _render_file(flag: str, report: Report) -> str | Iterable[str]:
     """Renderers are imported only when their file is asked for (start-up time)."""
     if flag == "report":
-        from behavegate.render import json as renderer
-    elif flag == "junit":
-        from behavegate.render import junit as renderer  # type: ignore[no-redef]
+        from behavegate.render import json
+
+        return json.pieces(report)
+    if flag == "junit":
+        from behavegate.render import junit as renderer
     else:
         from behavegate.render import summary as renderer  # type: ignore[no-redef]
-    return str(renderer.render(report))
+    return renderer.render(report)
 
 
 def deliver_ci_error(

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from behavegate.report.result import Report
 
 
 def render(report: Report) -> str:
-    return report.json_text()
+    return "".join(report.json_chunks())
+
+
+def pieces(report: Report) -> Iterator[str]:
+    """The same text in pieces: a 10,000-scenario report is ~100 MB, written as it is made."""
+    return report.json_chunks()

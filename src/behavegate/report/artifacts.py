@@ -197,7 +197,7 @@ def build_files(judged: Report) -> dict[str, str]:
             "behavior_provenance": provenance,
         },
     }
-    files = {STATE: render_json(state), SUMMARY: render_json(harness), RESULTS: render_json(report)}
+    files = {STATE: render_json(state), SUMMARY: render_json(harness), RESULTS: "".join(judged.json_chunks()) + "\n"}
     lines = "".join(render_event(e) for e in events)
     events_text = lines + render_event(
         {**base, "event": "run_completed", "timestamp": harness["ended_at"], "status": harness["status"],

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from behavegate.errors import RunIncomplete
+from behavegate.limits import REPORT_RESERVE_BYTES
 from behavegate.model import Contract, Evaluation, RunFacts, Scenario, Timing
-from behavegate.report.digests import enforce_size
+from behavegate.report.digests import report_cap
 from behavegate.report.redact import redact_evaluation
 from behavegate.report.result import Report
 
@@ -44,5 +46,7 @@ def build_report(
     )
     # The size limit (skylos's, on its own keys) is checked now, not in some later view;
     # the text measured is the one the JSON views write.
-    enforce_size(report.size_without_ours(), version=contract.version)
+    cap = report_cap(contract.version)
+    if not report.within_size_limit(cap - REPORT_RESERVE_BYTES):
+        raise RunIncomplete(f"agent behavior evidence exceeds {cap} bytes")
     return report

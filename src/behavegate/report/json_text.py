@@ -1,9 +1,11 @@
-"""The report's JSON text, encoded once.
+"""The report's JSON text, encoded once and written in pieces.
 
 A 10,000-scenario report is ~100 MB of JSON. Its evidence digest (canonical JSON,
-skylos's bytes), its size limit and the text every JSON view writes are all the same
-values encoded: the big parts are encoded once, by the standard library's C encoder,
-and the digest, the displayed text and its size are derived from those strings.
+skylos's bytes), its size limit and the text every JSON view writes all encode the
+same values: each scenario is encoded once (by the standard library's C encoder, a
+scenario's verdicts and observation once though the report shows them twice), and
+the digest, the size and the indented text are derived from those strings. The text
+is produced scenario by scenario, so no view holds all of it at once.
 """
 
 from __future__ import annotations
@@ -11,13 +13,17 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from behavegate.frozen import frozen
 from behavegate.indented_json import indent
+from behavegate.limits import REPORT_MAX_NESTING
 
+SCENARIOS = "scenarios"
 _NOT_PRINTABLE_ASCII = re.compile("[\x7f-\U0010ffff]")
 _CANONICAL = json.JSONEncoder(allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 _string: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
 
 
@@ -26,10 +32,10 @@ def canonical_part(value: Any) -> str:
     return _CANONICAL.encode(value)
 
 
-def scenarios_part(scenarios: list[dict[str, Any]]) -> str:
-    """``canonical_part(scenarios)`` for the report's scenario list, where a scenario's
-    verdicts and observation are the very objects its representative attempt holds:
-    each such list or mapping is encoded once and its text reused."""
+def scenario_record(entry: Mapping[str, Any]) -> str:
+    """``canonical_part(entry)`` for one scenario of the report, whose verdicts and
+    observation are the very objects one of its attempts holds: each list or mapping
+    is encoded once and its text reused."""
     memo: dict[int, str] = {}
 
     def value(item: Any) -> str:
@@ -42,32 +48,52 @@ def scenarios_part(scenarios: list[dict[str, Any]]) -> str:
             text = memo[id(item)] = canonical_part(item)
         return text
 
-    def record(entry: dict[str, Any]) -> str:
-        if not all(isinstance(key, str) for key in entry):
-            return canonical_part(entry)
-        fields = []
-        for key in sorted(entry):
-            item = entry[key]
+    def record(fields: Mapping[str, Any]) -> str:
+        if not all(isinstance(key, str) for key in fields):
+            return canonical_part(fields)
+        out = []
+        for key in sorted(fields):
+            item = fields[key]
             if key == "attempts" and isinstance(item, list) and all(isinstance(a, dict) for a in item):
                 text = "[" + ",".join(record(attempt) for attempt in item) + "]"
             else:
                 text = value(item)
-            fields.append(f"{_string(key)}:{text}")
-        return "{" + ",".join(fields) + "}"
+            out.append(f"{_string(key)}:{text}")
+        return "{" + ",".join(out) + "}"
 
-    return "[" + ",".join(record(entry) if isinstance(entry, dict) else canonical_part(entry) for entry in scenarios) + "]"
+    return record(entry)
 
 
-def digest_of(parts: Mapping[str, str], keys: Iterable[str]) -> str:
-    """sha256 of the canonical JSON of ``{key: value}`` for ``keys`` (a missing key is
-    ``null``), built from the parts already encoded: the same bytes as encoding the
-    mapping whole."""
+@frozen
+class EncodedReport:
+    """The evidence of a report, encoded: every evidence key's canonical text but the
+    scenarios', each scenario's, and the evidence digest over all of them."""
+
+    parts: Mapping[str, str]
+    records: Sequence[str]
+    digest: str
+
+
+def encode(evidence: Mapping[str, Any], scenarios: Iterable[Mapping[str, Any]], keys: Iterable[str]) -> EncodedReport:
+    """``evidence``: the report's evidence keys but ``scenarios``; ``keys``: every key
+    the digest covers (a missing one is ``null``)."""
+    parts = {key: canonical_part(value) for key, value in evidence.items()}
+    records = [scenario_record(entry) for entry in scenarios]
     hasher = hashlib.sha256()
     hasher.update(b"{")
-    for index, key in enumerate(sorted(set(keys))):
-        hasher.update(f"{',' if index else ''}{canonical_part(key)}:{parts.get(key, 'null')}".encode())
+    for index, key in enumerate(sorted({*keys, SCENARIOS})):
+        hasher.update(f"{',' if index else ''}{_string(key)}:".encode())
+        if key == SCENARIOS:
+            hasher.update(b"[")
+            for number, record in enumerate(records):
+                if number:
+                    hasher.update(b",")
+                hasher.update(record.encode())
+            hasher.update(b"]")
+        else:
+            hasher.update(parts.get(key, "null").encode())
     hasher.update(b"}")
-    return hasher.hexdigest()
+    return EncodedReport(parts, records, hasher.hexdigest())
 
 
 def _escaped(match: re.Match[str]) -> str:
@@ -87,23 +113,48 @@ def ascii_part(canonical: str) -> str:
     return _NOT_PRINTABLE_ASCII.sub(_escaped, canonical)
 
 
-def document_text(data: Mapping[str, Any], parts: Mapping[str, str]) -> str:
-    """``json.dumps(data, indent=2, sort_keys=True)``, reusing the canonical ``parts``
-    already encoded for some of its keys."""
-    pieces = []
-    for key in sorted(data):
-        part = parts.get(key)
-        encoded = ascii_part(part) if part is not None else json.dumps(data[key], sort_keys=True, separators=(",", ":"))
-        pieces.append(f"{json.dumps(key)}:{encoded}")
-    return indent("{" + ",".join(pieces) + "}")
+def _nested(compact: str, depth: int) -> str:
+    text = indent(compact)
+    return text.replace("\n", "\n" + "  " * depth) if "\n" in text else text
 
 
-def size_without(text: str, data: Mapping[str, Any], key: str) -> int:
-    """The length of ``text`` (``document_text(data, ...)``) had ``key`` been left out:
-    its line is ``,`` + newline + 2 spaces + ``"key": `` + the value indented one level."""
-    if key not in data:
-        return len(text)
-    if len(data) == 1:
-        return len("{}")
-    value = indent(json.dumps(data[key], sort_keys=True, separators=(",", ":")))
-    return len(text) - (len(value) + 2 * value.count("\n") + len(json.dumps(key)) + 6)
+def chunks(encoded: EncodedReport, rest: Mapping[str, Any], *, leave_out: str | None = None) -> Iterator[str]:
+    """``json.dumps(document, indent=2, sort_keys=True)`` in pieces (no piece splits a
+    string), where the document is the encoded evidence plus ``rest`` (keys not
+    encoded for the digest), without ``leave_out``."""
+    keys = sorted({*encoded.parts, SCENARIOS, *rest} - {leave_out})
+    if not keys:
+        yield "{}"
+        return
+    yield "{"
+    for index, key in enumerate(keys):
+        yield f"{',' if index else ''}\n  {json.dumps(key)}: "
+        if key == SCENARIOS:
+            yield from _list(encoded.records)
+        elif key in encoded.parts:
+            yield _nested(ascii_part(encoded.parts[key]), 1)
+        else:
+            yield _nested(_COMPACT.encode(rest[key]), 1)
+    yield "\n}"
+
+
+def _list(records: Sequence[str]) -> Iterator[str]:
+    if not records:
+        yield "[]"
+        return
+    for index, record in enumerate(records):
+        yield f"{',' if index else '['}\n    {_nested(ascii_part(record), 2)}"
+    yield "\n  ]"
+
+
+def size_within(encoded: EncodedReport, rest: Mapping[str, Any], *, leave_out: str, limit: int) -> bool:
+    """Is the text of :func:`chunks` (``leave_out`` left out), plus a final newline, at
+    most ``limit`` characters? Decided from the compact text when even the most
+    whitespace indenting could add fits (each item: a newline, at most REPORT_MAX_NESTING levels of
+    indent, a space after its key), else by indenting it."""
+    compact = [*encoded.parts.values(), *encoded.records, *(_COMPACT.encode(v) for k, v in rest.items() if k != leave_out)]
+    size = sum(len(ascii_part(text)) for text in compact)
+    items = sum(text.count(",") + text.count("[") + text.count("{") + text.count(":") for text in compact)
+    if size + (items + len(encoded.records) + len(rest) + 2) * (3 + 2 * REPORT_MAX_NESTING) < limit:
+        return True
+    return sum(len(chunk) for chunk in chunks(encoded, rest, leave_out=leave_out)) + 1 <= limit

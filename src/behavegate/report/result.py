@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from behavegate.evidence.shard import ShardBlock
@@ -30,7 +30,7 @@ from behavegate.model import (
 )
 from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
-from behavegate.report.json_text import canonical_part, digest_of, document_text, scenarios_part, size_without
+from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
 
@@ -228,46 +228,52 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         """The report as skylos shapes it, plus our ``behavegate`` block.
 
-        Computed once per Report (the digests cover it); callers must not mutate it.
+        Computed once per Report; callers must not mutate it.
         """
         cached: dict[str, Any] | None = self.__dict__.get("_json")
         if cached is None:
-            cached, parts = _encoded(self)
+            evidence, scenarios = _evidence(self)
+            cached = {**evidence, "scenarios": list(scenarios), **self.json_rest()}
             object.__setattr__(self, "_json", cached)
-            object.__setattr__(self, "_parts", parts)
         return cached
 
-    def json_text(self) -> str:
-        """:meth:`to_json` as every JSON view writes it (``indent=2``, sorted keys),
-        encoded once per Report."""
-        cached: str | None = self.__dict__.get("_text")
+    def encoded(self) -> EncodedReport:
+        """The evidence of :meth:`to_json`, encoded once: its digest, and the text of
+        every JSON view (:meth:`json_chunks`)."""
+        cached: EncodedReport | None = self.__dict__.get("_encoded")
         if cached is None:
-            data = self.to_json()
-            cached = document_text(data, self.__dict__["_parts"])
-            object.__setattr__(self, "_text", cached)
+            evidence, scenarios = _evidence(self)
+            cached = encode(evidence, scenarios, EVIDENCE_KEYS + (("gates",) if "gates" in evidence else ()))
+            object.__setattr__(self, "_encoded", cached)
         return cached
 
-    def size_without_ours(self) -> int:
-        """The size of :meth:`json_text` without our ``behavegate`` block: what the
-        report size limit (skylos's, on its own keys) measures."""
-        return size_without(self.json_text(), self.to_json(), "behavegate")
+    def json_rest(self) -> dict[str, Any]:
+        """The keys of :meth:`to_json` that are not evidence: its digest, the harness block, ours."""
+        cached: dict[str, Any] | None = self.__dict__.get("_rest")
+        if cached is None:
+            cached = _rest(self, self.encoded().digest)
+            object.__setattr__(self, "_rest", cached)
+        return cached
+
+    def json_chunks(self) -> Iterator[str]:
+        """:meth:`to_json` as every JSON view writes it (``indent=2``, sorted keys), in pieces."""
+        return chunks(self.encoded(), self.json_rest())
+
+    def within_size_limit(self, limit: int) -> bool:
+        """Does the JSON view, without our ``behavegate`` block, fit ``limit`` (skylos's measure)?"""
+        return size_within(self.encoded(), self.json_rest(), leave_out="behavegate", limit=limit)
 
     def gated(self, baseline: Comparison | None, fail_on: str) -> Report:
         """This report with its baseline comparison and ``--fail-on``. Neither touches
-        the skylos keys or the digests, so a JSON view already built is reused."""
+        the skylos keys or the digests, so the evidence already encoded is reused."""
         changed = replace(self, baseline=baseline, fail_on=fail_on)
-        cached: dict[str, Any] | None = self.__dict__.get("_json")
-        if cached is not None:
-            extra = dict(cached["behavegate"])
-            _gate_block(changed, extra)
-            object.__setattr__(changed, "_json", {**cached, "behavegate": extra})
-            object.__setattr__(changed, "_parts", self.__dict__["_parts"])
+        if "_encoded" in self.__dict__:
+            object.__setattr__(changed, "_encoded", self.__dict__["_encoded"])
         return changed
 
     @property
     def evidence_digest(self) -> str | None:
-        digest = self.to_json()["evidence_digest"]
-        return None if digest is None else str(digest)
+        return None if self.issues else self.encoded().digest
 
 
 # --- the skylos-shaped JSON view ------------------------------------------------------
@@ -275,43 +281,23 @@ class Report:
 
 def report_json(report: Report) -> dict[str, Any]:
     """The skylos-shaped JSON view of a report (see :meth:`Report.to_json`)."""
-    return _encoded(report)[0]
+    return report.to_json()
 
 
-def _encoded(report: Report) -> tuple[dict[str, Any], dict[str, str]]:
-    """The JSON view, and the canonical text of its evidence keys (encoded once: the
-    evidence digest and the JSON text are both made from it)."""
-    contract, evaluation, facts = report.contract, report.evaluation, report.facts
+def _evidence(report: Report) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
+    """The JSON view's evidence keys but ``scenarios``, and its scenarios one at a time."""
+    contract, evaluation = report.contract, report.evaluation
     results = evaluation.results
     v2 = contract.version >= 2
-    # A scenario's verdicts and observation are its representative attempt's: the same
-    # objects, turned into dictionaries once.
-    verdict_lists: dict[int, list[dict[str, Any]]] = {}
-    observation_dicts: dict[int, dict[str, Any]] = {}
-
-    def verdicts(items: tuple[Verdict, ...]) -> list[dict[str, Any]]:
-        found = verdict_lists.get(id(items))
-        if found is None:
-            found = verdict_lists[id(items)] = [verdict.as_dict() for verdict in items]
-        return found
-
-    def observation_dict(observation: Observation | None) -> dict[str, Any] | None:
-        if observation is None:
-            return None
-        data = observation_dicts.get(id(observation))
-        if data is None:
-            data = observation_dicts[id(observation)] = observation.as_dict_v2() if v2 else observation.as_dict()
-        return data
-
-    persisted = {r.scenario.id: shown for r in results if (shown := observation_dict(r.observation)) is not None}
-    provenance = {**report.provenance, "selected_digest": selected_digest(persisted, contract.scenario_ids())}
+    shown = {r.scenario.id: seen for r in results if (seen := _observation(r.observation, v2)) is not None}
+    provenance = {**report.provenance, "selected_digest": selected_digest(shown, contract.scenario_ids())}
     if v2:
         counted = [v for r in results for attempt in r.attempts for v in attempt.verdicts]
     else:
         counted = [v for r in results for v in r.verdicts]
     assertion_summary, coverage = count_statuses(counted)
     statuses = report.scenario_counts()
-    data: dict[str, Any] = {
+    evidence: dict[str, Any] = {
         "schema_version": 1,
         "kind": "agent_behavior",
         "status": report.status,
@@ -325,39 +311,74 @@ def _encoded(report: Report) -> tuple[dict[str, Any], dict[str, str]]:
             **assertion_summary,
         },
         "coverage": coverage,
-        "scenarios": [
-            {
-                "id": r.scenario.id,
-                "status": r.status,
-                "assertions": verdicts(r.verdicts),
-                "observation": observation_dict(r.observation),
-                **(_attempts_block(r, verdicts, observation_dict) if v2 else {}),
-            }
-            for r in results
-        ],
         "provenance": provenance,
         "artifacts": dict(LAYOUT if report.artifacts else NO_ARTIFACTS),
     }
     if v2:
-        data["gates"] = [g.as_dict() for g in evaluation.gates]
-    paths = run_paths(contract.project_root, facts.run_id) if report.artifacts else None
-    harness = harness_block(contract, evaluation, facts, paths, evaluation.status)
-    # Version-2 suite gates are evidence too; version-1 reports have none, so
-    # their digest stays exactly skylos's.
-    evidence = EVIDENCE_KEYS + (("gates",) if "gates" in data else ())
-    parts = {
-        key: scenarios_part(data[key]) if key == "scenarios" else canonical_part(data[key]) for key in evidence if key in data
+        # Version-2 suite gates are evidence too; version-1 reports have none, so
+        # their digest stays exactly skylos's.
+        evidence["gates"] = [g.as_dict() for g in evaluation.gates]
+    return evidence, (_scenario(r, v2) for r in results)
+
+
+def _observation(observation: Observation | None, v2: bool) -> dict[str, Any] | None:
+    if observation is None:
+        return None
+    return observation.as_dict_v2() if v2 else observation.as_dict()
+
+
+def _scenario(result: ScenarioResult, v2: bool) -> dict[str, Any]:
+    """One scenario of the JSON view. Its verdicts and observation are its representative
+    attempt's: the same objects, made into dictionaries once (and encoded once)."""
+    lists: dict[int, list[dict[str, Any]]] = {}
+    observations: dict[int, dict[str, Any] | None] = {}
+
+    def verdicts(items: tuple[Verdict, ...]) -> list[dict[str, Any]]:
+        if id(items) not in lists:
+            lists[id(items)] = [verdict.as_dict() for verdict in items]
+        return lists[id(items)]
+
+    def observation(item: Observation | None) -> dict[str, Any] | None:
+        if id(item) not in observations:
+            observations[id(item)] = _observation(item, v2)
+        return observations[id(item)]
+
+    entry: dict[str, Any] = {
+        "id": result.scenario.id,
+        "status": result.status,
+        "assertions": verdicts(result.verdicts),
+        "observation": observation(result.observation),
     }
-    data["evidence_digest"] = digest_of(parts, evidence)
-    data["harness"] = harness
+    if v2:
+        entry["reliability"] = result.reliability.as_dict() if result.reliability else None
+        entry["attempts"] = [
+            {
+                "attempt": attempt.index + 1,
+                "status": attempt.status,
+                "assertions": verdicts(attempt.verdicts),
+                "observation": observation(attempt.observation),
+            }
+            for attempt in result.attempts
+        ]
+    return entry
+
+
+def _rest(report: Report, digest: str) -> dict[str, Any]:
+    """The keys of the JSON view after its evidence: the digest over it, the harness block, ours."""
+    contract, evaluation, results = report.contract, report.evaluation, report.evaluation.results
+    paths = run_paths(contract.project_root, report.facts.run_id) if report.artifacts else None
+    rest: dict[str, Any] = {
+        "evidence_digest": digest,
+        "harness": harness_block(contract, evaluation, report.facts, paths, evaluation.status),
+    }
     extra: dict[str, Any] = {
         "version": report.version,
         "contract_path": report.contract_path,
         "run_dir": report.run_dir,
         "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
     }
-    data["behavegate"] = extra
-    if v2:
+    rest["behavegate"] = extra
+    if contract.version >= 2:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
         extra["tool_calls_key"] = contract.agent.missing_tool_calls
@@ -370,9 +391,9 @@ def _encoded(report: Report) -> tuple[dict[str, Any], dict[str, str]]:
         extra["shard"] = report.shard.as_dict()
     if report.issues:
         # The evidence could not be sealed: no digest vouches for it.
-        data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
-        data["evidence_digest"] = None
-    return data, parts
+        rest["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
+        rest["evidence_digest"] = None
+    return rest
 
 
 def _gate_block(report: Report, extra: dict[str, Any]) -> None:
@@ -388,18 +409,3 @@ def _where(report: Report, scenario: Scenario) -> dict[str, Any]:
     if scenario.file:
         where["file"] = report.location(scenario).file
     return where
-
-
-def _attempts_block(result: Any, verdicts: Any, shown: Any) -> dict[str, Any]:
-    return {
-        "reliability": result.reliability.as_dict() if result.reliability else None,
-        "attempts": [
-            {
-                "attempt": attempt.index + 1,
-                "status": attempt.status,
-                "assertions": verdicts(attempt.verdicts),
-                "observation": shown(attempt.observation),
-            }
-            for attempt in result.attempts
-        ],
-    }
