@@ -129,13 +129,11 @@ def run_live(
     from behavegate.commands.live_run import gather, trusted_settings
 
     clock = _Clock()
-    options = _run_options(
-        contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
+    options, (selected, skipped, shown) = _prepared(
+        contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
         endpoint=endpoint, auth_env=auth_env, allow_remote=allow_remote, allow_contract_endpoint=allow_contract_endpoint,
         max_seconds=max_seconds, max_tokens=max_tokens,
     )  # fmt: skip
-    _options.check_concurrency(concurrency)
-    selected, skipped, shown = _select(contract, options, None)
     settings = trusted_settings(selected, options, tuple(allow_hosts), concurrency, clock.monotonic)
     report = gather(selected, options, clock, settings, display=shown, skipped=skipped)
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
@@ -166,12 +164,10 @@ def run_callable(
     if not callable(agent):
         raise _UsageError(f"agent must be callable, got {type(agent).__name__}")
     clock = _Clock()
-    options = _run_options(
-        contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
+    options, (selected, skipped, shown) = _prepared(
+        contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
         max_seconds=max_seconds, max_tokens=max_tokens,
     )  # fmt: skip
-    _options.check_concurrency(concurrency)
-    selected, skipped, shown = _select(contract, options, None)
     report = gather_callable(selected, options, clock, agent, concurrency, shown, skipped)
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
     return report
@@ -186,6 +182,24 @@ def _project_root(path: "_PathLike", root: "_PathLike | None") -> _Path:
     cwd = _Path.cwd().resolve()
     folder = (cwd / path).resolve().parent
     return cwd if folder == cwd or cwd in folder.parents else folder
+
+
+def _prepared(
+    contract: Contract,
+    concurrency: int,
+    scenarios: _Iterable[str] | None,
+    tags: _Iterable[str],
+    runs: int | None,
+    min_pass_rate: float | None,
+    threshold_mode: str | None,
+    max_scenarios: int | None,
+    **live: _Any,
+) -> tuple[_options.RunOptions, tuple[Contract, tuple[_Any, ...], str]]:
+    """A live or in-process run's options, checked, and its selection (the pytest plugin
+    checks a whole contract with this before the first request)."""
+    options = _run_options(contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios, **live)
+    _options.check_concurrency(concurrency)
+    return options, _select(contract, options, None)
 
 
 def _run_options(
