@@ -30,7 +30,8 @@ from behavegate.commands.clock import Clock as _Clock
 from behavegate.errors import BehavegateError
 from behavegate.errors import UsageError as _UsageError
 from behavegate.evidence.in_process import Agent, Call, Reply
-from behavegate.model import Attempt, Contract, Observation, ObservationSet, ScenarioResult, ToolCall, Verdict
+from behavegate.model import Attempt, Contract, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.model import ObservationSet as _ObservationSet
 from behavegate.report.result import Report
 
 __all__ = [
@@ -233,7 +234,7 @@ def _run_options(
 
 
 def _select(
-    contract: Contract, options: _options.RunOptions, observations: ObservationSet | None
+    contract: Contract, options: _options.RunOptions, observations: _ObservationSet | None
 ) -> tuple[Contract, tuple[_Any, ...], str]:
     """The selected contract, the scenarios left out, and the contract's path as shown."""
     from behavegate.commands.test import display_path
@@ -244,7 +245,7 @@ def _select(
     return selected, skipped, display_path(contract.path, contract.project_root)
 
 
-def _in_memory(observations: _Mapping[str, Observation | _Sequence[Observation]]) -> ObservationSet:
+def _in_memory(observations: _Mapping[str, Observation | _Sequence[Observation]]) -> _ObservationSet:
     attempts: dict[str, tuple[Observation, ...]] = {}
     for key, value in observations.items():
         group = (value,) if isinstance(value, Observation) else tuple(value)
@@ -254,7 +255,7 @@ def _in_memory(observations: _Mapping[str, Observation | _Sequence[Observation]]
     text = _json.dumps({key: [o.as_dict_v2() for o in group] for key, group in attempts.items()}, sort_keys=True)
     digest = _hashlib.sha256(text.encode("utf-8")).hexdigest()
     first = {key: group[0] for key, group in attempts.items()}
-    return ObservationSet(path=_Path("<python>"), digest=digest, observations=first, version=2, attempts=attempts)
+    return _ObservationSet(path=_Path("<python>"), digest=digest, observations=first, version=2, attempts=attempts)
 
 
 def _renamed(observation: Observation, key: str) -> Observation:
@@ -263,7 +264,7 @@ def _renamed(observation: Observation, key: str) -> Observation:
     return replace(observation, scenario_id=key)
 
 
-def _memory_provenance(found: ObservationSet) -> dict[str, _Any] | None:
+def _memory_provenance(found: _ObservationSet) -> dict[str, _Any] | None:
     if str(found.path) != "<python>":
         return None  # an observation file: run_offline's own provenance
     return {"kind": "python_observations", "trust": "unverified_fixture", "schema_version": 2, "source_digest": found.digest}
