@@ -199,7 +199,14 @@ class _State:
         return suite_gates([self.results[s][1] for s in self.contract.scenario_ids()], gates)
 
     def result_of(self, scenario_id: str) -> ScenarioResult:
-        return self.run(scenario_id)[1]
+        """The scenario judged, its attempts always listed (version 1: its one attempt)."""
+        from behavegate.frozen import replace
+        from behavegate.model import Attempt
+
+        result = self.run(scenario_id)[1]
+        if result.attempts:
+            return result
+        return replace(result, attempts=(Attempt(0, result.status, result.verdicts, result.observation),))
 
     def run(self, scenario_id: str) -> tuple[Report, ScenarioResult]:
         """The scenario judged: looked up (offline, or already run here) or run now, alone."""
