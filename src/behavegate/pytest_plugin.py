@@ -119,6 +119,8 @@ class _State:
         self.config = config
         self.root = Path.cwd().resolve()
         self.contract_file = (self.root / str(option("behavegate"))).resolve()
+        if not self.contract_file.is_file():
+            raise pytest.UsageError(f"--behavegate: no contract file at {option('behavegate')}")
         self.observations: str | None = option("behavegate_observations")
         self.agent_name: str | None = option("behavegate_agent")
         live_flags = [option(n) for n in ("behavegate_endpoint", "behavegate_auth_env", "behavegate_allow_remote",
