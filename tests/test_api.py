@@ -5,6 +5,7 @@ an incomplete attempt; the run goes on)."""
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import sys
 import time
@@ -20,7 +21,8 @@ from behavegate.api import BehavegateError, Call, Reply, evaluate, load_contract
 from behavegate.cli import main
 
 sys.path.insert(0, str(EXAMPLE))
-from in_process_agent import answer, answer_regressed
+_example: Any = importlib.import_module("in_process_agent")
+answer, answer_regressed = _example.answer, _example.answer_regressed
 
 V2 = """version: 2
 agent:
@@ -76,7 +78,10 @@ def test_evaluate_gives_the_command_lines_verdicts_on_an_observation_file(capsys
 
 def test_evaluate_takes_observations_by_scenario_id_as_attempts(tmp_path: Path) -> None:
     contract = v2(tmp_path, simple(["a"]))
-    ok, bad = api.Observation("a", response="ok", response_complete=True), api.Observation("a", response="no", response_complete=True)
+    ok, bad = (
+        api.Observation("a", response="ok", response_complete=True),
+        api.Observation("a", response="no", response_complete=True),
+    )
     report = evaluate(contract, {"a": [ok, bad]}, runs=2)
     assert [a.status for a in report.results[0].attempts] == ["pass", "fail"]
     assert report.provenance["kind"] == "python_observations"
@@ -162,12 +167,20 @@ def test_a_huge_reply_is_incomplete_like_a_huge_http_body(tmp_path: Path) -> Non
     contract = v2(tmp_path, simple(["big"]))
     report = run_callable(contract, lambda messages, tools: "ok" * 2_000_000)
     assert report.results[0].status == "incomplete"
-    assert report.results[0].observation is not None and report.results[0].observation.error == "agent endpoint response is too large"
+    assert (
+        report.results[0].observation is not None
+        and report.results[0].observation.error == "agent endpoint response is too large"
+    )
 
 
 def test_an_unreadable_reply_is_incomplete_and_named(tmp_path: Path) -> None:
     contract = v2(tmp_path, simple(["a", "b"]))
-    report = run_callable(contract, lambda messages, tools: object() if messages[-1]["content"] == "a" else Reply("ok", [{"name": "x", "arguments": {1j: 2}}]))
+    report = run_callable(
+        contract,
+        lambda messages, tools: (
+            object() if messages[-1]["content"] == "a" else Reply("ok", [{"name": "x", "arguments": {1j: 2}}])
+        ),
+    )
     errors = [r.observation.error for r in report.results if r.observation]
     assert errors[0] == "agent callable returned object: expected a Reply, a str or a chat completion dict"
     assert str(errors[1]).startswith("agent callable reply is not JSON: TypeError")

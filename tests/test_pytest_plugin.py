@@ -34,7 +34,13 @@ scenarios:
 
 
 def example(pytester: pytest.Pytester) -> None:
-    for name in ("contract.yml", "contract-v2.yml", "observations-good.json", "observations-regressed.json", "in_process_agent.py"):
+    for name in (
+        "contract.yml",
+        "contract-v2.yml",
+        "observations-good.json",
+        "observations-regressed.json",
+        "in_process_agent.py",
+    ):
         shutil.copyfile(EXAMPLE / name, pytester.path / name)
 
 
@@ -75,7 +81,9 @@ def test_tags_are_registered_markers_and_never_pytest_s_own(pytester: pytest.Pyt
         (pytester.path / "agent.py").write_text(f"def answer(messages, tools):\n    return {text!r}\n")
 
     agent_file("hi\n::error::forged\r##[error]legacy")
-    result = pytester.runpytest("--strict-markers", "-m", "injection", "--behavegate", "c.yml", "--behavegate-agent", "agent:answer")
+    result = pytester.runpytest(
+        "--strict-markers", "-m", "injection", "--behavegate", "c.yml", "--behavegate-agent", "agent:answer"
+    )
     result.assert_outcomes(failed=1, deselected=1)  # a tag named "skip" does not skip it
     text = result.stdout.str()
     assert "::error::forged" in text and "##[error]" not in text
@@ -125,7 +133,9 @@ class Counting(QuietHandler):
         with self.lock:
             self.requests.append(body["messages"][-1]["content"])
         content = "hi" if body["messages"][-1]["content"] == "hello" else "no"
-        send_json(self, {"choices": [{"message": {"role": "assistant", "content": content, "tool_calls": []}, "finish_reason": "stop"}]})
+        send_json(
+            self, {"choices": [{"message": {"role": "assistant", "content": content, "tool_calls": []}, "finish_reason": "stop"}]}
+        )
 
 
 def test_no_endpoint_is_called_without_the_trust_flags(pytester: pytest.Pytester) -> None:
