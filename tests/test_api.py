@@ -65,7 +65,10 @@ def test_the_example_in_process_agent_passes_and_its_regression_fails_like_the_l
     assert failed == ["tools.required[0]", "tools.forbidden[0]"]
 
 
-def test_evaluate_gives_the_command_lines_verdicts_on_an_observation_file(capsys: pytest.CaptureFixture[str]) -> None:
+def test_evaluate_gives_the_command_lines_verdicts_on_an_observation_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(EXAMPLE.parents[1])  # the command line's project: the current directory
     contract = load_contract(EXAMPLE / "contract.yml")
     report = evaluate(contract, EXAMPLE / "observations-regressed.json")
     code = main(["test", str(EXAMPLE / "contract.yml"), "--observations", str(EXAMPLE / "observations-regressed.json"),
