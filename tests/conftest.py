@@ -38,3 +38,6 @@ class Golden:
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Golden:
     return Golden(bool(request.config.getoption("--update-golden")))
+
+
+pytest_plugins = ["pytester"]  # the pytest plugin's own tests run pytest inside pytest

@@ -9,9 +9,10 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 # Foundation first, then the pipeline in order. A module may import from its own
 # stage or an earlier one, never a later one.
-STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "cli"]
+STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "api", "cli"]
 FOUNDATION = {"__init__", "errors", "frozen", "indented_json", "limits", "model", "text", "files"}
 ENTRY = {"__main__", "cli", "github.action"}  # entry points: the CLI and the Action's
+API = {"api", "pytest_plugin"}  # the Python API over the commands, and the pytest plugin over it
 
 
 def _module(path: Path) -> str:
@@ -22,6 +23,8 @@ def _stage(module: str) -> str:
     parts = module.split(".")
     if len(parts) == 1 or parts[1] in FOUNDATION:
         return "foundation"
+    if parts[1] in API:
+        return "api"
     return "cli" if ".".join(parts[1:]) in ENTRY else parts[1]
 
 

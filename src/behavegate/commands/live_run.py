@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from behavegate import __version__
 from behavegate import frozen as records
@@ -35,8 +37,29 @@ def run_live(
     """``only``: just these (scenario id, attempt) pairs are sent (a shard's); the
     others are left unobserved in this report."""
     from behavegate.commands.output_paths import place_flag
-    from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
     from behavegate.files import write_file
+
+    settings = trusted_settings(contract, options, args.allow_host, args.concurrency, clock.monotonic)
+    # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
+    destination = place_flag(args, "save_observations", root) if args.save_observations else None
+    progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
+    with console.capturing_library_output():  # httpx brought logging and threading in
+        report = gather(contract, options, clock, settings, display=display, skipped=skipped, only=only,
+                        on_attempt=progress.attempt_done)  # fmt: skip
+    progress.finish()
+    if destination is not None:
+        from behavegate.report.recording import observation_file
+
+        write_file(destination, observation_file(report) + "\n", "--save-observations")
+    return report
+
+
+def trusted_settings(
+    contract: Contract, options: RunOptions, allow_hosts: list[str] | tuple[str, ...], concurrency: int, started: float
+) -> live.LiveSettings:
+    """The endpoint the person running it allowed (evidence/trust.py), with its credentials
+    and the run's budgets. Raises before any request when the endpoint is not allowed."""
+    from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
 
     credentials = load_credentials(options.auth_env, os.environ)
     endpoint = choose_endpoint(
@@ -46,31 +69,45 @@ def run_live(
         allow_remote=options.allow_remote,
         allow_contract_endpoint=options.allow_contract_endpoint,
         authenticated=credentials is not None,
-        allow_hosts=args.allow_host,
+        allow_hosts=list(allow_hosts),
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
-    # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
-    destination = place_flag(args, "save_observations", root) if args.save_observations else None
-    settings = live.LiveSettings(
+    return live.LiveSettings(
         endpoint=endpoint,
         credentials=credentials,
         max_tokens=options.max_tokens,
         max_seconds=float(options.max_seconds),
-        concurrency=args.concurrency,
-        started=clock.monotonic,
+        concurrency=concurrency,
+        started=started,
     )
+
+
+def gather(
+    contract: Contract,
+    options: RunOptions,
+    clock: Clock,
+    settings: live.LiveSettings,
+    *,
+    display: str,
+    skipped: tuple[Scenario, ...] = (),
+    only: frozenset[tuple[str, int]] | None = None,
+    on_attempt: Callable[[str, str, float], None] | None = None,
+    connect: live.Connect | None = None,
+    provenance: dict[str, object] | None = None,
+) -> Report:
+    """Ask the agent (the endpoint, or ``connect``: an in-process agent) for every attempt,
+    judge each as it completes (``on_attempt`` sees that verdict), and build the Report
+    from the same judged attempts."""
     judged: dict[tuple[str, int], ScenarioResult] = {}
-    progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
 
     def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
         # Judged once, here: progress shows this verdict and the report reuses it.
         result = evaluate_scenario(job.scenario, observation, contract.agent, contract.version)
         judged[(job.scenario.id, job.attempt)] = result
-        progress.attempt_done(job.scenario.id, result.status, timing.duration_ms / 1000)
+        if on_attempt is not None:
+            on_attempt(job.scenario.id, result.status, timing.duration_ms / 1000)
 
-    with console.capturing_library_output():  # httpx brought logging and threading in
-        results = live.observe(contract, settings, attempt_done, options.runs, only)
-    progress.finish()
+    results = live.observe(contract, settings, attempt_done, options.runs, only, connect)
     # Each attempt at its own index (a shard observes only some of them).
     attempts: dict[str, list[Observation | None]] = {}
     prejudged: dict[str, list[ScenarioResult | None]] = {}
@@ -91,21 +128,44 @@ def run_live(
         judged=prejudged,
     )
     facts = records.replace(clock.facts(options.max_scenarios, options.max_seconds), tool_call_count=len(contract.scenarios))
-    report = build_report(
+    return build_report(
         contract,
         evaluation,
         mode="live",
-        provenance=live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
+        provenance=provenance or live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
         facts=facts,
         contract_display_path=display,
         version=__version__,
-        secret=credentials.token if credentials else None,
+        secret=settings.credentials.token if settings.credentials else None,
         artifacts=options.artifacts,
         skipped=skipped,
         timings=scenario_timings(contract, spans),
     )
-    if destination is not None:
-        from behavegate.report.recording import observation_file
 
-        write_file(destination, observation_file(report) + "\n", "--save-observations")
-    return report
+
+def run_callable(
+    contract: Contract,
+    options: RunOptions,
+    clock: Clock,
+    agent: Any,
+    concurrency: int,
+    display: str,
+    skipped: tuple[Scenario, ...] = (),
+) -> Report:
+    """Every attempt asked of an in-process agent (evidence/in_process.py): the live
+    conversation loop and budgets, no network."""
+    from behavegate.evidence import in_process
+
+    settings = live.LiveSettings(
+        endpoint=None,
+        credentials=None,
+        max_tokens=options.max_tokens,
+        max_seconds=float(options.max_seconds),
+        concurrency=concurrency,
+        started=clock.monotonic,
+    )
+    provenance = in_process.provenance(
+        agent, settings.max_seconds, options.max_tokens, options.max_scenarios, contract.agent.timeout_seconds
+    )
+    return gather(contract, options, clock, settings, display=display, skipped=skipped,
+                  connect=in_process.connector(agent), provenance=provenance)  # fmt: skip

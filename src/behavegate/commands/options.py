@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from behavegate.errors import UsageError
+from behavegate.errors import RunIncomplete, UsageError
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     DEFAULT_MAX_SCENARIOS,
     DEFAULT_MAX_SECONDS,
     DEFAULT_MAX_TOKENS,
+    MAX_CONCURRENCY,
     MAX_OUTPUT_TOKENS,
     MAX_RUN_SCENARIOS,
     MAX_RUN_SECONDS,
@@ -124,3 +125,17 @@ def select(contract: Contract, options: RunOptions, observations: ObservationSet
         if strangers:
             raise UsageError(f"observations contain scenarios not defined by the contract: {strangers}")
     return selected
+
+
+def check_run_budget(elapsed: float, max_seconds: float, *, version: int, live: bool) -> None:
+    """Version 2 live: attempts the budget cut are incomplete in the report (evidence/live.py),
+    the finished ones keep their verdicts. Otherwise skylos's error, nothing reported."""
+    if elapsed > max_seconds and not (version >= 2 and live):
+        raise RunIncomplete(
+            f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{max_seconds:.3f}s"
+        )
+
+
+def check_concurrency(concurrency: int) -> None:
+    if not 1 <= concurrency <= MAX_CONCURRENCY:
+        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs, place_flag, show_output
-from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, RunIncomplete, UsageError
+from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, UsageError
 from behavegate.github.console import Console
-from behavegate.limits import MAX_ASSERTIONS_CEILING, MAX_CONCURRENCY
+from behavegate.limits import MAX_ASSERTIONS_CEILING
 from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 
@@ -87,7 +87,16 @@ def _judge(
     """One contract judged. In a suite, ``loaded`` is the contract already read and
     ``others`` the scenarios of the suite's other contracts (their evidence is theirs)."""
     from behavegate.commands.offline import run_offline
-    from behavegate.commands.options import RunOptions, default_max_scenarios, scenario_selection, select, validate, validate_v2
+    from behavegate.commands.options import (
+        RunOptions,
+        check_concurrency,
+        check_run_budget,
+        default_max_scenarios,
+        scenario_selection,
+        select,
+        validate,
+        validate_v2,
+    )
     from behavegate.contract.load import load_contract
     from behavegate.evidence.observation_file import load_observations
     from behavegate.files import runner_dirs
@@ -137,8 +146,7 @@ def _judge(
     validate_v2(options, contract)
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")
-    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
-        raise UsageError(f"--concurrency must be between 1 and {MAX_CONCURRENCY}")
+    check_concurrency(args.concurrency)
     selected = select(contract, options, observations)
     shown = display_path(contract.path, root)
     chosen = set(selected.scenario_ids())
@@ -170,13 +178,7 @@ def _judge(
         )  # fmt: skip
     if shard:
         report = records.replace(report, shard=shard.block)
-    elapsed = clock.elapsed()
-    # Version 2 live: attempts the budget cut are incomplete in the report (evidence/live.py),
-    # the finished ones keep their verdicts. Version 1: skylos's error, nothing reported.
-    if elapsed > options.max_seconds and not (contract.version >= 2 and observations is None):
-        raise RunIncomplete(
-            f"agent behavior run exceeded its budget: harness time budget exceeded: {elapsed:.3f}s>{options.max_seconds:.3f}s"
-        )
+    check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=observations is None)
     if baseline is not None or args.fail_on != "incomplete":
         from behavegate.report.baseline import compare
 

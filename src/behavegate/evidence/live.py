@@ -3,6 +3,10 @@
 Every scenario is an independent request; at most ``concurrency`` are in
 flight. A transport failure is recorded on that scenario (all its assertions
 become incomplete) and the run goes on. Results come back in contract order.
+
+What answers a request is pluggable (:data:`Send`): an HTTP endpoint here, an
+in-process agent in ``evidence/in_process.py``. Both go through the same
+conversation loop, budgets and normalization.
 """
 
 from __future__ import annotations
@@ -11,10 +15,12 @@ import asyncio
 import gc
 import json
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from datetime import UTC, datetime
+from typing import Any
 
 import httpx
 
@@ -35,6 +41,13 @@ from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BY
 from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
+Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
+"""One request of a conversation, whatever answers it: the JSON request body (in pieces),
+the deadline (``time.monotonic``) and the most response bytes to accept → the parsed
+response and its size in bytes. Raises EndpointError (ResponseTooLarge past the limit):
+the attempt is then incomplete with that reason."""
+Connect = Callable[[], AbstractAsyncContextManager[Send]]
+"""Opens one worker's connection (see :func:`http_connection`)."""
 
 
 @frozen
@@ -48,7 +61,7 @@ class AttemptBudget:
 
 @frozen
 class LiveSettings:
-    endpoint: Endpoint
+    endpoint: Endpoint | None  # None: an in-process agent answers (evidence/in_process.py)
     credentials: Credentials | None
     max_tokens: int
     max_seconds: float
@@ -61,13 +74,13 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-async def _observe(client: httpx.AsyncClient, contract: Contract, job: Job, settings: LiveSettings) -> tuple[Observation, Timing]:
+async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSettings) -> tuple[Observation, Timing]:
     started_at, started = _stamp(), time.monotonic()
     # Version 2: an attempt the run's time budget cuts (never sent, or timed out in
     # flight) is incomplete with the reason; the attempts that finished keep their verdicts.
     if contract.version >= 2 and out_of_time(settings, started):
         return Observation(scenario_id=job.scenario.id, error=budget_reason(settings, None)), Timing(started_at, started_at, 0)
-    observation = await _ask(client, contract, job.scenario, settings)
+    observation = await converse(send, contract, job.scenario, settings)
     if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
         observation = replace(observation, error=budget_reason(settings, observation.error))
     duration = (time.monotonic() - started) * 1000
@@ -76,22 +89,46 @@ async def _observe(client: httpx.AsyncClient, contract: Contract, job: Job, sett
     return observation, Timing(started_at, _stamp(), int(duration))
 
 
+def http_sender(client: httpx.AsyncClient, settings: LiveSettings) -> Send:
+    """Requests to the run's endpoint over ``client``."""
+    endpoint = settings.endpoint
+    assert endpoint is not None
+    headers = request_headers(
+        settings.credentials.header() if settings.credentials else None, endpoint.host_header, f"behavegate/{__version__}"
+    )
+    url = endpoint.connect_url or endpoint.url
+
+    async def send(pieces: tuple[bytes, ...], deadline: float, limit: int) -> tuple[Any, int]:
+        # The raw body lives only in here: what outlives the request is the parsed response.
+        body = await post(client, Exchange(url, pieces, headers, deadline, limit))
+        return parse_body(body), len(body)
+
+    return send
+
+
+@asynccontextmanager
+async def http_connection(settings: LiveSettings) -> AsyncIterator[Send]:
+    """One worker's connection to the endpoint."""
+    assert settings.endpoint is not None
+    secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
+    async with new_client(1, secure) as client:
+        yield http_sender(client, settings)
+
+
 async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
+    return await converse(http_sender(client, settings), contract, scenario, settings)
+
+
+async def converse(send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
     """One attempt. Version 1: one request. Version 2: while the agent calls tools
     the scenario scripts results for, send them back (never executing anything),
     up to ``max_turns`` requests, within the attempt's budget."""
     agent = contract.agent
-    headers = request_headers(
-        settings.credentials.header() if settings.credentials else None,
-        settings.endpoint.host_header,
-        f"behavegate/{__version__}",
-    )
-    url = settings.endpoint.connect_url or settings.endpoint.url
     if contract.version < 2:
         payload = build_request(agent, scenario, settings.max_tokens)
         try:
-            body = await post(client, Exchange(url, encode_request(payload), headers, _deadline(agent.timeout_seconds, settings)))
-            return normalize(parse_body(body), scenario.id, agent.missing_tool_calls)
+            raw, _ = await send(encode_request(payload), _deadline(agent.timeout_seconds, settings), MAX_RESPONSE_BYTES)
+            return normalize(raw, scenario.id, agent.missing_tool_calls)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
     payload = build_request(agent, scenario, settings.max_tokens)
@@ -115,9 +152,9 @@ async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario
             return _exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
         sent += size
         room = budget.response_bytes - received
-        exchange = Exchange(url, pieces, headers, _deadline(agent.timeout_seconds, settings), min(MAX_RESPONSE_BYTES, room))
+        deadline = _deadline(agent.timeout_seconds, settings)
         try:
-            turn = await _turn(client, exchange, scenario.id, agent.missing_tool_calls)
+            turn = await _turn(send, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
@@ -180,14 +217,13 @@ class Turn:
     call_ids: tuple[str | None, ...]  # the id of each tool call, in order
 
 
-async def _turn(client: httpx.AsyncClient, exchange: Exchange, scenario_id: str, missing_tool_calls: str) -> Turn:
+async def _turn(
+    send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, missing_tool_calls: str
+) -> Turn:
     """One request of a conversation. The raw response (bytes, text, parsed
     JSON) lives only in here: what outlives the turn is the observation and the
     encoded assistant message."""
-    body = await post(client, exchange)
-    received = len(body)
-    raw = parse_body(body)
-    del body
+    raw, received = await send(pieces, deadline, limit)
     observation = normalize(raw, scenario_id, missing_tool_calls)
     raw_calls = raw["choices"][0]["message"].get("tool_calls")
     raw_calls = raw_calls if isinstance(raw_calls, list) else []
@@ -233,6 +269,7 @@ async def observe_all(
     on_done: OnDone | None = None,
     runs: int | None = None,
     only: AbstractSet[tuple[str, int]] | None = None,
+    connect: Connect | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
     """``concurrency`` workers, each with its own connection, take attempts in
     order; results come back in contract order whatever finishes first.
@@ -245,18 +282,18 @@ async def observe_all(
     queue: asyncio.Queue[int] = asyncio.Queue()
     for index in range(len(todo)):
         queue.put_nowait(index)
-    secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
+    opened: Connect = connect or (lambda: http_connection(settings))
     loop = asyncio.get_running_loop()
     done_calls: list[asyncio.Future[None]] = []
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
 
         async def worker() -> None:
-            async with new_client(1, secure) as client:
+            async with opened() as send:
                 while not queue.empty():
                     index = queue.get_nowait()
                     job = todo[index]
-                    observation, timing = await _observe(client, contract, job, settings)
+                    observation, timing = await _observe(send, contract, job, settings)
                     if on_done is not None:
                         done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
                     results[index] = (job, observation, timing)
@@ -272,17 +309,20 @@ def observe(
     on_done: OnDone | None = None,
     runs: int | None = None,
     only: AbstractSet[tuple[str, int]] | None = None,
+    connect: Connect | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
+    """Every attempt observed (see :func:`observe_all`); ``connect``: what answers (default: the endpoint)."""
     # Everything imported so far lives for the whole run: keep the collector from
     # rescanning it on every generation-2 pass while responses stream in.
     gc.freeze()
     try:
-        return asyncio.run(observe_all(contract, settings, on_done, runs, only))
+        return asyncio.run(observe_all(contract, settings, on_done, runs, only, connect))
     finally:
         gc.unfreeze()
 
 
 def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: float) -> dict[str, object]:
+    assert settings.endpoint is not None
     return {
         "kind": "runtime_endpoint",
         "trust": "runtime_observed",

@@ -43,6 +43,24 @@ def _value(value: Any) -> str:
     return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 200)
 
 
+def scenario_problems(report: Report, result: ScenarioResult) -> list[str]:
+    """A scenario that did not pass: each failed or incomplete assertion, where the contract
+    asks for it, expected vs observed, and what the agent said or called."""
+    out = [f"{one_line(result.scenario.id)} ({result.status}):"]
+    for verdict in result.verdicts:
+        if verdict.status == "pass":
+            continue
+        mark = "FAIL" if verdict.status == "fail" else "INCOMPLETE"
+        where = report.location(result.scenario, verdict.assertion)
+        at = f"{where.file}:{where.line}" if where.line else where.file
+        out.append(f"  {mark} {verdict.assertion} [{at}]: {one_line(verdict.message)}")
+        out.append(f"       expected {_value(verdict.expected)}, observed {_value(verdict.observed)}")
+        note = failure_note(result, verdict)
+        if note:
+            out.append(f"       {note}")
+    return out
+
+
 def render(report: Report) -> str:
     repeated = report.repeated
     columns = _COLUMNS_V2 if repeated else _COLUMNS
@@ -74,18 +92,7 @@ def render(report: Report) -> str:
     if problems:
         out.append("")
     for result in problems:
-        out.append(f"{one_line(result.scenario.id)} ({result.status}):")
-        for verdict in result.verdicts:
-            if verdict.status == "pass":
-                continue
-            mark = "FAIL" if verdict.status == "fail" else "INCOMPLETE"
-            where = report.location(result.scenario, verdict.assertion)
-            at = f"{where.file}:{where.line}" if where.line else where.file
-            out.append(f"  {mark} {verdict.assertion} [{at}]: {one_line(verdict.message)}")
-            out.append(f"       expected {_value(verdict.expected)}, observed {_value(verdict.observed)}")
-            note = failure_note(result, verdict)
-            if note:
-                out.append(f"       {note}")
+        out.extend(scenario_problems(report, result))
     for gate in report.gates:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
     for issue in report.issues:
