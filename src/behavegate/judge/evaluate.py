@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from behavegate.frozen import replace
 from behavegate.judge import aggregate
 from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
 from behavegate.judge.gaps import response_gap, tool_gap
@@ -108,13 +109,12 @@ def evaluate_repeated(
     judged: Sequence[ScenarioResult | None] = (),
     version: int = 2,
 ) -> ScenarioResult:
+    """``sequential``: the attempts are consumed in order until the evidence decides
+    (judge/sequential.py); the ones after are counted as unused, not judged."""
+    if scenario.sequential is not None:
+        return _sequential(scenario, observations, agent, runs or scenario.runs, judged, version)
     planned = max(runs or scenario.runs, len(observations))
-    tries = []
-    for index in range(planned):
-        observation = observations[index] if index < len(observations) else None
-        prior = judged[index] if index < len(judged) else None
-        result = prior or evaluate_scenario(scenario, observation, agent, version)
-        tries.append(Attempt(index, result.status, result.verdicts, observation))
+    tries = _judge_attempts(scenario, observations, agent, planned, judged, version)
     statuses = [t.status for t in tries]
     status = aggregate.scenario_status(statuses, planned, scenario.min_pass_rate, scenario.gate)
     shown = next((t for t in tries if t.status == status), tries[0])
@@ -126,6 +126,56 @@ def evaluate_repeated(
         attempts=tuple(tries),
         reliability=aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
     )
+
+
+def _judge_attempts(
+    scenario: Scenario,
+    observations: Sequence[Observation | None],
+    agent: AgentTarget | None,
+    count: int,
+    judged: Sequence[ScenarioResult | None],
+    version: int,
+) -> list[Attempt]:
+    tries = []
+    for index in range(count):
+        observation = observations[index] if index < len(observations) else None
+        prior = judged[index] if index < len(judged) else None
+        result = prior or evaluate_scenario(scenario, observation, agent, version)
+        tries.append(Attempt(index, result.status, result.verdicts, observation))
+    return tries
+
+
+def _sequential(
+    scenario: Scenario,
+    observations: Sequence[Observation | None],
+    agent: AgentTarget | None,
+    cap: int,
+    judged: Sequence[ScenarioResult | None],
+    version: int,
+) -> ScenarioResult:
+    from behavegate.judge import sequential
+
+    assert scenario.sequential is not None
+    d = sequential.design(scenario.min_pass_rate, scenario.sequential, cap)
+    # Observed attempts only, in order (a gap -- an attempt a shard or a budget left
+    # unobserved -- is judged incomplete where it stands).
+    last = max((i for i, o in enumerate(observations) if o is not None), default=-1)
+    observed = max(last + 1, max((i + 1 for i, j in enumerate(judged) if j is not None), default=0))
+    tries: list[Attempt] = []
+    decision = sequential.decide([], d, scenario.gate)
+    for index in range(min(observed, cap)):
+        tries.extend(_judge_attempts(scenario, observations[index : index + 1], agent, 1, judged[index : index + 1], version))
+        tries[-1] = replace(tries[-1], index=index)
+        decision = sequential.decide([t.status for t in tries], d, scenario.gate)
+        if decision.by == "boundary":
+            break
+    used = tries[: decision.used] or _judge_attempts(scenario, (), agent, 1, (), version)
+    unused = sum(1 for o in observations[decision.used :] if o is not None)
+    statuses = [t.status for t in used]
+    shown = next((t for t in used if t.status == decision.status), used[0])
+    rel = aggregate.reliability(statuses, len(used), scenario.min_pass_rate, scenario.gate)
+    rel = replace(rel, sequential=sequential.summary(d, replace(decision, used=len(used))), unused=unused)
+    return ScenarioResult(scenario, decision.status, shown.verdicts, shown.observation, attempts=tuple(used), reliability=rel)
 
 
 def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateResult, ...]:
@@ -160,9 +210,14 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
 
 def _accuracy_gate(name: str, group: Sequence[ScenarioResult], floor: float) -> GateResult:
     rates = [r.reliability for r in group if r.reliability is not None]
+    gate = "min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]"
+    if not any(x.passed + x.failed for x in rates):  # evidence is required, whatever the floor
+        none: dict[str, Any] = {"pass_rate": None, "scenarios": len(rates)}
+        return GateResult(
+            gate, "incomplete", f"no attempt was observed, so the floor of {floor:.1%} cannot be judged", floor, none
+        )
     mean = sum(x.pass_rate for x in rates) / len(rates) if rates else 0.0
     best = sum((x.passed + x.incomplete) / x.runs for x in rates) / len(rates) if rates else 0.0
-    gate = "min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]"
     observed = {"pass_rate": round(mean, 6), "scenarios": len(rates)}
     if mean >= floor - 1e-12:
         return GateResult(gate, "pass", f"pass rate {mean:.1%} reaches {floor:.1%}", floor, observed)
