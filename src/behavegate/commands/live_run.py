@@ -60,16 +60,24 @@ def run_live(
         started=clock.monotonic,
     )
     judged: dict[tuple[str, int], ScenarioResult] = {}
+    schedule = None
+    if only is None and any(s.sequential is not None for s in contract.scenarios):
+        # A shard sends every attempt it owns; the merge decides sequentially.
+        from behavegate.commands.sequential_schedule import SequentialSchedule
+
+        schedule = SequentialSchedule(contract, options.runs)
     progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
 
     def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
         # Judged once, here: progress shows this verdict and the report reuses it.
         result = evaluate_scenario(job.scenario, observation, contract.agent, contract.version)
         judged[(job.scenario.id, job.attempt)] = result
+        if schedule is not None:
+            schedule.judged(job, result.status)
         progress.attempt_done(job.scenario.id, result.status, timing.duration_ms / 1000)
 
     with console.capturing_library_output():  # httpx brought logging and threading in
-        results = live.observe(contract, settings, attempt_done, options.runs, only)
+        results = live.observe(contract, settings, attempt_done, options.runs, only, schedule)
     progress.finish()
     # Each attempt at its own index (a shard observes only some of them).
     attempts: dict[str, list[Observation | None]] = {}

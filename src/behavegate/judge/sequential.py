@@ -151,3 +151,18 @@ def boundary_text(d: Design, n: int) -> str:
     low = math.floor(d.slope * n - d.fail_offset + 1e-9)
     high = math.ceil(d.slope * n + d.pass_offset - 1e-9)
     return f"after {n} judged: pass at ≥{high} passes, fail at ≤{low}"
+
+
+def fewest_to_decide(statuses: Sequence[Status], d: Design) -> int:
+    """The fewest further attempts that could decide the scenario after these (in
+    order): all passing to the pass boundary, all failing to the fail one, or the cap."""
+    if decide(statuses, d).by == "boundary":
+        return 0
+    passes, failures = statuses.count("pass"), statuses.count("fail")
+    left = max(d.cap - len(statuses), 0)
+    best = left
+    for k in range(1, left):
+        if _verdict(d, passes + k, failures) == "pass" or _verdict(d, passes, failures + k) == "fail":
+            best = k
+            break
+    return best
