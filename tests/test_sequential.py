@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import QuietHandler, contract, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.judge import aggregate, sequential
 from behavegate.model import SequentialSpec, Status
-from helpers import QuietHandler, contract, loopback, send_json
 
 TRIALS = 3000
 
@@ -80,14 +80,16 @@ def test_a_scenario_never_observed_is_incomplete_whatever_its_threshold(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "c.yml").write_text(textwrap.dedent("""\
+    (tmp_path / "c.yml").write_text(
+        textwrap.dedent("""\
         version: 2
         gates: {min_pass_rate: 0}
         agent: {model: m}
         scenarios:
           - {id: seen, prompt: p, min_pass_rate: 0, expect: {response: {contains: [x]}}}
           - {id: unseen, prompt: p, min_pass_rate: 0, runs: 3, expect: {response: {contains: [x]}}}
-        """))
+        """)
+    )
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [_obs("seen", "y")]}))
     code = main(["test", "c.yml", "--observations", "o.json", "--format", "json", "--no-artifacts"])
     report = json.loads(capsys.readouterr().out)
@@ -139,7 +141,9 @@ def test_offline_attempts_are_consumed_in_file_order_and_the_rest_counted_unused
     assert "sequential: 11 of max 40, by boundary" in (tmp_path / "s.md").read_text()
 
 
-def test_a_sequential_run_replays_valid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_sequential_run_replays_valid(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(SEQUENTIAL)
     rows = [_obs("good", "ok") for _ in range(40)] + [_obs("bad", "no") for _ in range(40)]
@@ -170,7 +174,7 @@ class _Agent(QuietHandler):
     lock = threading.Lock()
     text = "ok"
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
         with _Agent.lock:
             _Agent.requests += 1
