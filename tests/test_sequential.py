@@ -67,7 +67,8 @@ def test_simulation_meets_the_stated_error_rates_at_half_the_fixed_attempts() ->
 def test_incomplete_attempts_move_neither_count() -> None:
     d = sequential.design(0.85, SequentialSpec(), 40)
     clean = sequential.decide(["pass"] * 10, d)
-    noisy = sequential.decide(["incomplete", *(["pass", "incomplete"] * 10)], d)
+    pairs: list[Status] = ["pass", "incomplete"]
+    noisy = sequential.decide(["incomplete", *(pairs * 10)], d)
     assert (clean.status, clean.used, clean.by) == ("pass", 10, "boundary")
     assert (noisy.status, noisy.passes, noisy.failures, noisy.used) == ("pass", 10, 0, 20)
     assert sequential.decide(["incomplete"] * 40, d).status == "incomplete"
@@ -205,4 +206,5 @@ def test_live_attempts_stop_when_the_evidence_decides(
 
 
 def test_the_fixed_rule_is_unchanged_without_sequential() -> None:
-    assert aggregate.scenario_status(["pass"] * 7 + ["fail"], 8, 0.75) == "pass"
+    outcomes: list[Status] = ["pass"] * 7
+    assert aggregate.scenario_status([*outcomes, "fail"], 8, 0.75) == "pass"
