@@ -155,6 +155,7 @@ class Gates:
     threshold_mode: str = "average"  # or "all": every source file must reach it
     latency_p95_ms: float | None = None
     by_tag: tuple[TagGate, ...] = ()
+    min_score: float | None = None  # the suite's mean graded scores (judge/scores.py)
 
 
 @frozen
@@ -312,6 +313,7 @@ class Attempt:
     status: Status
     verdicts: tuple[Verdict, ...]
     observation: Observation | None
+    scores: Mapping[str, float] | None = None  # graded scores (judge/scores.py); None: none apply
 
 
 @frozen
@@ -331,11 +333,14 @@ class Reliability:
     # above cover the attempts used, ``unused`` counts the observed attempts left over.
     sequential: Mapping[str, JSON] | None = None
     unused: int = 0
+    scores: Mapping[str, float] | None = None  # the mean of the attempts' graded scores
 
     def as_dict(self) -> dict[str, JSON]:
         extra: dict[str, JSON] = {}
         if self.sequential is not None:
             extra = {"sequential": dict(self.sequential), "unused": self.unused}
+        if self.scores is not None:
+            extra["scores"] = dict(self.scores)
         return {
             "runs": self.runs,
             "passed": self.passed,

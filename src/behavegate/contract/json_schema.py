@@ -157,7 +157,8 @@ def build(version: int) -> dict[str, Any]:
                              "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0},
                              "by_tag": {"type": "object", "propertyNames": SAFE_ID, "additionalProperties": {
                                  "type": "object", "minProperties": 1, "additionalProperties": False,
-                                 "properties": {"min_pass_rate": RATE, "min_score": RATE}}}}, GATE_KEYS),
+                                 "properties": {"min_pass_rate": RATE, "min_score": RATE}}},
+                             "min_score": RATE}, GATE_KEYS),
             "include": {"type": "array", "items": TEXT},
         },
         keys("top", TOP_KEYS),
@@ -173,14 +174,15 @@ def build_golden() -> dict[str, Any]:
     v2 = build(2)["properties"]
     query = _block(
         {"id": SAFE_ID, "query": TEXT, "expected_tools": {"type": "array", "items": TOOL_NAME},
-         "expected_elements": {"type": "array", "items": TEXT}, "category": SAFE_ID},
+         "expected_elements": {"type": "array", "items": TEXT}, "category": SAFE_ID,
+         "expect": {**v2["scenarios"]["items"]["properties"]["expect"], "type": "object"}},
         golden_queries.QUERY_KEYS,
         required=["query"],
     )  # fmt: skip
     query["type"] = "object"
     top = _block(
         {"version": {"const": 2}, "agent": v2["agent"], "defaults": v2["defaults"], "gates": v2["gates"],
-         "queries": {"type": "array", "minItems": 1, "items": query}},
+         "queries": {"type": "array", "minItems": 1, "items": query}, "include": v2["include"]},
         golden_queries.TOP_KEYS,
         required=["queries"],
     )  # fmt: skip

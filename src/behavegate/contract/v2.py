@@ -48,7 +48,7 @@ V2_KEYS = {
     "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors"),
 }
 DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
-GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag")
+GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag", "min_score")
 
 
 def rate(value: Any, path: str, line: int | None = None) -> float:
@@ -156,6 +156,7 @@ class V2Fields:
             min_pass_rate=self._take(rate, block, "min_pass_rate", "gates"),
             threshold_mode=mode or "average",
             latency_p95_ms=self._take(positive_number, block, "latency_p95_ms", "gates"),
+            min_score=self._take(rate, block, "min_score", "gates"),
             by_tag=self._take(lambda v, p, ln: run.tag_gates(v, p, ln, self.lines.of_key), block, "by_tag", "gates") or (),
         )
 

@@ -10,6 +10,7 @@ from behavegate.judge import aggregate
 from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
 from behavegate.judge.gaps import response_gap, tool_gap
 from behavegate.judge.matching import assign_calls
+from behavegate.judge.scores import attempt_scores, mean_scores, score_gate
 from behavegate.model import (
     AgentTarget,
     Attempt,
@@ -124,7 +125,10 @@ def evaluate_repeated(
         shown.verdicts,
         shown.observation,
         attempts=tuple(tries),
-        reliability=aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
+        reliability=replace(
+            aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
+            scores=mean_scores([t.scores for t in tries]),
+        ),
     )
 
 
@@ -141,7 +145,7 @@ def _judge_attempts(
         observation = observations[index] if index < len(observations) else None
         prior = judged[index] if index < len(judged) else None
         result = prior or evaluate_scenario(scenario, observation, agent, version)
-        tries.append(Attempt(index, result.status, result.verdicts, observation))
+        tries.append(Attempt(index, result.status, result.verdicts, observation, attempt_scores(scenario.expect, observation)))
     return tries
 
 
@@ -174,7 +178,12 @@ def _sequential(
     statuses = [t.status for t in used]
     shown = next((t for t in used if t.status == decision.status), used[0])
     rel = aggregate.reliability(statuses, len(used), scenario.min_pass_rate, scenario.gate)
-    rel = replace(rel, sequential=sequential.summary(d, replace(decision, used=len(used))), unused=unused)
+    rel = replace(
+        rel,
+        sequential=sequential.summary(d, replace(decision, used=len(used))),
+        unused=unused,
+        scores=mean_scores([t.scores for t in used]),
+    )
     return ScenarioResult(scenario, decision.status, shown.verdicts, shown.observation, attempts=tuple(used), reliability=rel)
 
 
@@ -187,6 +196,15 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
             groups.setdefault(key or "contract", []).append(result)
         for name, group in groups.items():
             found.append(_accuracy_gate(name, group, gates.min_pass_rate))
+    for tag_gate in gates.by_tag:  # each its own gate; the scenarios carrying the tag
+        tagged = [r for r in results if tag_gate.tag in r.scenario.tags]
+        if tag_gate.min_pass_rate is not None:
+            name = f"tag[{tag_gate.tag}].min_pass_rate"
+            found.append(_accuracy_gate(name, tagged, tag_gate.min_pass_rate, name))
+        if tag_gate.min_score is not None:
+            found.append(score_gate(f"tag[{tag_gate.tag}].min_score", tagged, tag_gate.min_score))
+    if gates.min_score is not None:
+        found.append(score_gate("min_score", results, gates.min_score))
     if gates.latency_p95_ms is not None:
         latencies = [
             t.observation.latency_ms
@@ -208,9 +226,9 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
     return tuple(found)
 
 
-def _accuracy_gate(name: str, group: Sequence[ScenarioResult], floor: float) -> GateResult:
+def _accuracy_gate(name: str, group: Sequence[ScenarioResult], floor: float, gate: str = "") -> GateResult:
     rates = [r.reliability for r in group if r.reliability is not None]
-    gate = "min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]"
+    gate = gate or ("min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]")
     if not any(x.passed + x.failed for x in rates):  # evidence is required, whatever the floor
         none: dict[str, Any] = {"pass_rate": None, "scenarios": len(rates)}
         return GateResult(

@@ -316,6 +316,7 @@ def report_json(report: Report) -> dict[str, Any]:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
         extra["tool_calls_key"] = contract.agent.missing_tool_calls
+        _scores_block(results, extra)  # graded scores per tag and suite (issue 15)
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
@@ -328,6 +329,16 @@ def report_json(report: Report) -> dict[str, Any]:
         data["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
         data["evidence_digest"] = None
     return data
+
+
+def _scores_block(results: tuple[ScenarioResult, ...], extra: dict[str, Any]) -> None:
+    from behavegate.judge.scores import group_scores
+
+    suite = group_scores(results)
+    if suite is not None:
+        tags = sorted({tag for r in results for tag in r.scenario.tags})
+        by_tag = {tag: group_scores([r for r in results if tag in r.scenario.tags]) for tag in tags}
+        extra["scores"] = {"suite": suite, "tags": {tag: value for tag, value in by_tag.items() if value is not None}}
 
 
 def _gate_block(report: Report, extra: dict[str, Any]) -> None:
@@ -354,6 +365,7 @@ def _attempts_block(result: Any, shown: Any) -> dict[str, Any]:
                 "status": attempt.status,
                 "assertions": [v.as_dict() for v in attempt.verdicts],
                 "observation": shown(attempt.observation) if attempt.observation is not None else None,
+                **({"scores": dict(attempt.scores)} if attempt.scores is not None else {}),  # graded (issue 15)
             }
             for attempt in result.attempts
         ],
