@@ -92,15 +92,15 @@ def _scenario(query: dict[str, Any], index: int, lines: LineMap, problems: list[
         key_lines["tags"] = lines.of_key(query, "category")
     # Any version-2 `expect` keys the entry writes (safety included), with the
     # generated checks merged in; the reader reports a key written twice.
-    written = query.get("expect") if isinstance(query.get("expect"), dict) else {}
-    expect: dict[str, Any] = dict(written)
+    written: dict[str, Any] = query["expect"] if isinstance(query.get("expect"), dict) else {}
+    expect: Any = dict(written)
     expect_lines: dict[str, int | None] = {key: lines.of_key(written, key) for key in written}
     if "expect" in query and not isinstance(query["expect"], dict):
         expect = query["expect"]  # the reader names the problem at its line
     for key, block, generated in (("expected_tools", "tools", "set"), ("expected_elements", "response", "icontains")):
         if key not in query or not isinstance(expect, dict):
             continue
-        mine = expect.get(block) if isinstance(expect.get(block), dict) else {}
+        mine: dict[str, Any] = expect[block] if isinstance(expect.get(block), dict) else {}
         merged = {**mine, generated: query[key]}
         block_lines = {k: lines.of_key(mine, k) for k in mine}
         if generated in mine:

@@ -57,7 +57,7 @@ class Decision:
 @lru_cache(maxsize=256)
 def design(threshold: float, spec: SequentialSpec, cap: int) -> Design:
     p_good = min(threshold + spec.margin, 1 - EDGE)
-    p_drop = max(threshold - spec.margin, EDGE)
+    p_drop = min(max(threshold - spec.margin, EDGE), p_good - EDGE)  # never equal: a tiny margin stays a test
     a = math.log(p_good / p_drop)
     b = math.log((1 - p_drop) / (1 - p_good))
     upper = math.log((1 - spec.missed_drop) / spec.false_fail)
