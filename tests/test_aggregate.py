@@ -29,14 +29,20 @@ def test_never_pass_below_the_threshold_never_fail_while_it_is_reachable(outcome
         assert p >= k
     if verdict == "fail":
         assert p + i < k  # even if every incomplete attempt had passed
-    if verdict == "incomplete":
-        assert p < k <= p + i
+    if verdict == "incomplete":  # or nothing was observed: evidence is required
+        assert p < k <= p + i or p + outcomes.count("fail") == 0
 
 
 @given(statuses)
 def test_one_run_at_full_rate_is_the_version_1_rule(outcomes: list[Any]) -> None:
     single = outcomes[:1]
     assert aggregate.scenario_status(single, 1, 1.0) == single[0]
+
+
+def test_a_scenario_never_observed_is_incomplete_whatever_its_threshold() -> None:
+    assert aggregate.scenario_status([], 3, 0.0) == "incomplete"
+    assert aggregate.scenario_status(["incomplete"] * 3, 3, 0.0) == "incomplete"
+    assert aggregate.scenario_status(["fail"], 3, 0.0) == "pass"  # observed: the threshold decides
 
 
 def test_missing_attempts_count_as_incomplete() -> None:

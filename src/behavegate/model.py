@@ -110,6 +110,17 @@ class TrajectorySpec:
 
 
 @frozen
+class SequentialSpec:
+    """A truncated sequential test (Wald's SPRT) around ``min_pass_rate``: stop as soon
+    as the evidence decides. ``false_fail``: the chance an agent ``margin`` above the
+    threshold fails; ``missed_drop``: the chance one ``margin`` below it passes."""
+
+    false_fail: float = 0.01
+    missed_drop: float = 0.10
+    margin: float = 0.10
+
+
+@frozen
 class Scenario:
     """One prompt (or message list) and what must happen."""
 
@@ -129,6 +140,7 @@ class Scenario:
     max_turns: int = 1
     canaries: tuple[str, ...] = ()
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # over agent.parameters
+    sequential: SequentialSpec | None = None  # runs is then the most attempts
     source: str = ""  # the include it came from, as written ("" = the contract itself)
     file: str = ""  # the file it is written in, relative to the contract's folder ("" = the contract)
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
@@ -142,6 +154,17 @@ class Gates:
     min_pass_rate: float | None = None
     threshold_mode: str = "average"  # or "all": every source file must reach it
     latency_p95_ms: float | None = None
+    by_tag: tuple[TagGate, ...] = ()
+    min_score: float | None = None  # the suite's mean graded scores (judge/scores.py)
+
+
+@frozen
+class TagGate:
+    """A gate on the scenarios that carry one tag (``gates.by_tag``, ``--gate-tag``)."""
+
+    tag: str
+    min_pass_rate: float | None = None
+    min_score: float | None = None
 
 
 @frozen
@@ -298,6 +321,7 @@ class Attempt:
     status: Status
     verdicts: tuple[Verdict, ...]
     observation: Observation | None
+    scores: Mapping[str, float] | None = None  # graded scores (judge/scores.py); None: none apply
 
 
 @frozen
@@ -313,8 +337,18 @@ class Reliability:
     pass_rate: float
     interval: tuple[float, float]  # Wilson 95%
     flaky: bool
+    # A sequential scenario: how it stopped (attempts used vs cap, the boundary); the counts
+    # above cover the attempts used, ``unused`` counts the observed attempts left over.
+    sequential: Mapping[str, JSON] | None = None
+    unused: int = 0
+    scores: Mapping[str, float] | None = None  # the mean of the attempts' graded scores
 
     def as_dict(self) -> dict[str, JSON]:
+        extra: dict[str, JSON] = {}
+        if self.sequential is not None:
+            extra = {"sequential": dict(self.sequential), "unused": self.unused}
+        if self.scores is not None:
+            extra["scores"] = dict(self.scores)
         return {
             "runs": self.runs,
             "passed": self.passed,
@@ -325,6 +359,7 @@ class Reliability:
             "pass_rate": round(self.pass_rate, 6),
             "interval": [round(self.interval[0], 6), round(self.interval[1], 6)],
             "flaky": self.flaky,
+            **extra,
         }
 
 

@@ -46,6 +46,8 @@ def add_commands(commands: Any, console: Any) -> None:
                       help="version 2: only scenarios with this tag or golden-query category (repeatable)")  # fmt: skip
     test.add_argument("--min-pass-rate", type=float, default=None, metavar="RATE",
                       help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)")  # fmt: skip
+    test.add_argument("--gate-tag", action="append", type=_gate_tag, default=None, metavar="TAG=RATE",
+                      help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)")  # fmt: skip
     test.add_argument("--threshold-mode", choices=["average", "all"], default=None,
                       help="version 2: the floor applies to the average, or to every included file")  # fmt: skip
     test.add_argument("--baseline", default=None, metavar="REPORT",
@@ -148,3 +150,12 @@ def _views(command: argparse.ArgumentParser) -> None:
 
 def _format(command: argparse.ArgumentParser) -> None:
     command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+
+
+def _gate_tag(value: str) -> Any:
+    from behavegate.contract.v2_run import gate_tag_option
+
+    try:
+        return gate_tag_option(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None

@@ -99,15 +99,23 @@ def gather(
     judge each as it completes (``on_attempt`` sees that verdict), and build the Report
     from the same judged attempts."""
     judged: dict[tuple[str, int], ScenarioResult] = {}
+    schedule = None
+    if only is None and any(s.sequential is not None for s in contract.scenarios):
+        # A shard sends every attempt it owns; the merge decides sequentially.
+        from behavegate.commands.sequential_schedule import SequentialSchedule
+
+        schedule = SequentialSchedule(contract, options.runs)
 
     def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
         # Judged once, here: progress shows this verdict and the report reuses it.
         result = evaluate_scenario(job.scenario, observation, contract.agent, contract.version)
         judged[(job.scenario.id, job.attempt)] = result
+        if schedule is not None:
+            schedule.judged(job, result.status)
         if on_attempt is not None:
             on_attempt(job.scenario.id, result.status, timing.duration_ms / 1000)
 
-    results = live.observe(contract, settings, attempt_done, options.runs, only, connect)
+    results = live.observe(contract, settings, attempt_done, options.runs, only, connect, schedule)
     # Each attempt at its own index (a shard observes only some of them).
     attempts: dict[str, list[Observation | None]] = {}
     prejudged: dict[str, list[ScenarioResult | None]] = {}

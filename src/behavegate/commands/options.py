@@ -17,7 +17,7 @@ from behavegate.limits import (
     MAX_RUN_SECONDS,
     V2_MAX_SCENARIOS,
 )
-from behavegate.model import Contract, Gates, ObservationSet
+from behavegate.model import Contract, Gates, ObservationSet, TagGate
 
 
 @frozen
@@ -36,6 +36,7 @@ class RunOptions:
     tags: tuple[str, ...] = ()
     min_pass_rate: float | None = None
     threshold_mode: str | None = None
+    gate_tags: tuple[TagGate, ...] = ()  # --gate-tag TAG=RATE: over gates.by_tag's rate for TAG
 
     def gates(self, contract_gates: Gates) -> Gates:
         """The contract's suite gates with command-line overrides applied."""
@@ -43,7 +44,15 @@ class RunOptions:
             contract_gates,
             min_pass_rate=self.min_pass_rate if self.min_pass_rate is not None else contract_gates.min_pass_rate,
             threshold_mode=self.threshold_mode or contract_gates.threshold_mode,
+            by_tag=_tag_gates(contract_gates.by_tag, self.gate_tags),
         )
+
+
+def _tag_gates(written: tuple[TagGate, ...], given: tuple[TagGate, ...]) -> tuple[TagGate, ...]:
+    merged = {gate.tag: gate for gate in written}
+    for gate in given:
+        merged[gate.tag] = replace(merged.get(gate.tag, gate), min_pass_rate=gate.min_pass_rate)
+    return tuple(merged.values())
 
 
 def scenario_selection(values: list[str] | None) -> tuple[str, ...] | None:
@@ -82,9 +91,13 @@ def _integer_between(value: Any, low: int, high: int, flag: str) -> None:
 
 def validate_v2(options: RunOptions, contract: Contract) -> None:
     if contract.version < 2 and (
-        options.runs is not None or options.tags or options.min_pass_rate is not None or options.threshold_mode
+        options.runs is not None
+        or options.tags
+        or options.min_pass_rate is not None
+        or options.threshold_mode
+        or options.gate_tags
     ):
-        raise UsageError("--runs, --tag, --min-pass-rate and --threshold-mode need a version 2 contract")
+        raise UsageError("--runs, --tag, --min-pass-rate, --threshold-mode and --gate-tag need a version 2 contract")
     if options.runs is not None and not 1 <= options.runs <= 100:
         raise UsageError("--runs must be between 1 and 100")
     if options.min_pass_rate is not None and not 0 <= options.min_pass_rate <= 1:

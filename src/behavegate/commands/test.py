@@ -141,6 +141,7 @@ def _judge(
         tags=tuple(args.tags),
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
+        gate_tags=tuple(args.gate_tag or ()),
     )
     validate(options, offline=observations is not None or bool(args.traces), version=contract.version)
     validate_v2(options, contract)

@@ -18,8 +18,8 @@ from typing import Any
 from behavegate.contract.yaml_lines import LineMap
 from behavegate.errors import ContractError, Problem
 
-QUERY_KEYS = ("id", "query", "expected_tools", "expected_elements", "category")
-TOP_KEYS = ("version", "agent", "queries", "defaults", "gates")
+QUERY_KEYS = ("id", "query", "expected_tools", "expected_elements", "category", "expect")
+TOP_KEYS = ("version", "agent", "queries", "defaults", "gates", "include")
 
 
 def is_golden(raw: dict[str, Any]) -> bool:
@@ -48,15 +48,16 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
                 problems.append(
                     Problem(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", lines.of_key(query, key))
                 )
-        scenarios.append(_scenario(query, index, lines))
+        scenarios.append(_scenario(query, index, lines, problems))
     problems += _undeclared_tools(raw, queries, lines)
     if problems:
         raise ContractError(problems)
-    contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates") if key in raw}
+    contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates", "include") if key in raw}
     contract.setdefault("agent", {})
     contract.update(version=2, scenarios=scenarios)
+    keys = {"version": lines.of_key(raw, "version"), "scenarios": lines.of_key(raw, "queries")}
     _register(
-        lines, contract, {"version": lines.of_key(raw, "version"), "scenarios": lines.of_key(raw, "queries")}, lines.of(raw)
+        lines, contract, {**keys, **{k: lines.of_key(raw, k) for k in ("agent", "defaults", "gates", "include")}}, lines.of(raw)
     )
     lines.items[id(scenarios)] = [lines.of_item(queries, i) or 0 for i in range(len(scenarios))]
     return contract
@@ -82,28 +83,42 @@ def _undeclared_tools(raw: dict[str, Any], queries: list[Any], lines: LineMap) -
     return []
 
 
-def _scenario(query: dict[str, Any], index: int, lines: LineMap) -> dict[str, Any]:
+def _scenario(query: dict[str, Any], index: int, lines: LineMap, problems: list[Problem]) -> dict[str, Any]:
     line = lines.of(query)
     scenario: dict[str, Any] = {"id": query.get("id", f"query-{index + 1:03d}"), "prompt": query.get("query")}
     key_lines = {"id": lines.of_key(query, "id"), "prompt": lines.of_key(query, "query")}
     if "category" in query:
         scenario["tags"] = [query["category"]]
         key_lines["tags"] = lines.of_key(query, "category")
-    expect: dict[str, Any] = {}
-    expect_lines: dict[str, int | None] = {}
-    if "expected_tools" in query:
-        expect["tools"] = {"set": query["expected_tools"]}
-        expect_lines["tools"] = lines.of_key(query, "expected_tools")
-        _register(lines, expect["tools"], {"set": lines.of_key(query, "expected_tools")}, line)
-        if isinstance(query["expected_tools"], list):
-            lines.items.setdefault(id(query["expected_tools"]), [])
-    if "expected_elements" in query:
-        expect["response"] = {"icontains": query["expected_elements"]}
-        expect_lines["response"] = lines.of_key(query, "expected_elements")
-        _register(lines, expect["response"], {"icontains": lines.of_key(query, "expected_elements")}, line)
+    # Any version-2 `expect` keys the entry writes (safety included), with the
+    # generated checks merged in; the reader reports a key written twice.
+    written: dict[str, Any] = query["expect"] if isinstance(query.get("expect"), dict) else {}
+    expect: Any = dict(written)
+    expect_lines: dict[str, int | None] = {key: lines.of_key(written, key) for key in written}
+    if "expect" in query and not isinstance(query["expect"], dict):
+        expect = query["expect"]  # the reader names the problem at its line
+    for key, block, generated in (("expected_tools", "tools", "set"), ("expected_elements", "response", "icontains")):
+        if key not in query or not isinstance(expect, dict):
+            continue
+        mine: dict[str, Any] = expect[block] if isinstance(expect.get(block), dict) else {}
+        merged = {**mine, generated: query[key]}
+        block_lines = {k: lines.of_key(mine, k) for k in mine}
+        if generated in mine:
+            where = f"queries[{index}].expect.{block}.{generated}"
+            problems.append(
+                Problem(
+                    f"{where} is also set by queries[{index}].{key}; write one of the two", where, lines.of_key(mine, generated)
+                )
+            )
+        expect[block] = merged
+        expect_lines[block] = lines.of_key(query, key)
+        _register(lines, merged, {**block_lines, generated: lines.of_key(query, key)}, line)
+        if key == "expected_tools" and isinstance(query[key], list):
+            lines.items.setdefault(id(query[key]), [])
     scenario["expect"] = expect
-    key_lines["expect"] = line
-    _register(lines, expect, expect_lines, line)
+    key_lines["expect"] = lines.of_key(query, "expect") or line
+    if isinstance(expect, dict):
+        _register(lines, expect, expect_lines, line)
     _register(lines, scenario, key_lines, line)
     return scenario
 

@@ -26,6 +26,7 @@ from behavegate.contract.v2 import (
     THRESHOLD_MODES,
     V2_KEYS,
 )
+from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
 TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
@@ -105,7 +106,9 @@ def build(version: int) -> dict[str, Any]:
         "min_pass_rate": RATE,
         "gate": {"enum": list(GATES)},
         "max_turns": {"type": "integer", "minimum": 1, "maximum": 20},
-    }
+        "sequential": {"oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": False, "properties": {
+            key: {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5} for key in SEQUENTIAL_KEYS}}]},
+    }  # fmt: skip
     scenario = _block(
         {
             "id": SAFE_ID,
@@ -151,7 +154,11 @@ def build(version: int) -> dict[str, Any]:
             "scenarios": {"type": "array", "minItems": 1, "maxItems": 1000, "items": scenario},
             "defaults": _block(run_settings, DEFAULT_KEYS),
             "gates": _block({"min_pass_rate": RATE, "threshold_mode": {"enum": list(THRESHOLD_MODES)},
-                             "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0}}, GATE_KEYS),
+                             "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0},
+                             "by_tag": {"type": "object", "propertyNames": SAFE_ID, "additionalProperties": {
+                                 "type": "object", "minProperties": 1, "additionalProperties": False,
+                                 "properties": {"min_pass_rate": RATE, "min_score": RATE}}},
+                             "min_score": RATE}, GATE_KEYS),
             "include": {"type": "array", "items": TEXT},
         },
         keys("top", TOP_KEYS),
@@ -167,14 +174,15 @@ def build_golden() -> dict[str, Any]:
     v2 = build(2)["properties"]
     query = _block(
         {"id": SAFE_ID, "query": TEXT, "expected_tools": {"type": "array", "items": TOOL_NAME},
-         "expected_elements": {"type": "array", "items": TEXT}, "category": SAFE_ID},
+         "expected_elements": {"type": "array", "items": TEXT}, "category": SAFE_ID,
+         "expect": {**v2["scenarios"]["items"]["properties"]["expect"], "type": "object"}},
         golden_queries.QUERY_KEYS,
         required=["query"],
     )  # fmt: skip
     query["type"] = "object"
     top = _block(
         {"version": {"const": 2}, "agent": v2["agent"], "defaults": v2["defaults"], "gates": v2["gates"],
-         "queries": {"type": "array", "minItems": 1, "items": query}},
+         "queries": {"type": "array", "minItems": 1, "items": query}, "include": v2["include"]},
         golden_queries.TOP_KEYS,
         required=["queries"],
     )  # fmt: skip

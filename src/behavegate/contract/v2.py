@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.contract import rules as f
+from behavegate.contract import v2_run as run
 from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
@@ -30,13 +31,24 @@ PII_DETECTORS = (
 V2_KEYS = {
     "top": ("defaults", "gates", "include"),
     "agent": ("parameters", "missing_tool_calls"),
-    "scenario": ("messages", "tags", "runs", "min_pass_rate", "gate", "tool_results", "max_turns", "canaries", "parameters"),
+    "scenario": (
+        "messages",
+        "tags",
+        "runs",
+        "min_pass_rate",
+        "gate",
+        "tool_results",
+        "max_turns",
+        "canaries",
+        "parameters",
+        "sequential",
+    ),
     "expect": ("steps", "latency", "usage", "safety"),
     "response": ("icontains", "matches", "not_matches"),
     "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors"),
 }
-DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns")
-GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms")
+DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
+GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag", "min_score")
 
 
 def rate(value: Any, path: str, line: int | None = None) -> float:
@@ -131,6 +143,7 @@ class V2Fields:
             "min_pass_rate": self._take(rate, raw, "min_pass_rate", path),
             "gate": self._take(lambda v, p, ln: choice(v, p, ln, GATES), raw, "gate", path),
             "max_turns": self._take(lambda v, p, ln: positive_int(v, p, ln, high=MAX_TURNS), raw, "max_turns", path),
+            "sequential": self._take(lambda v, p, ln: run.sequential(v, p, ln, self.lines.of_key), raw, "sequential", path),
         }
         return {key: value for key, value in found.items() if value is not None}
 
@@ -143,6 +156,8 @@ class V2Fields:
             min_pass_rate=self._take(rate, block, "min_pass_rate", "gates"),
             threshold_mode=mode or "average",
             latency_p95_ms=self._take(positive_number, block, "latency_p95_ms", "gates"),
+            min_score=self._take(rate, block, "min_score", "gates"),
+            by_tag=self._take(lambda v, p, ln: run.tag_gates(v, p, ln, self.lines.of_key), block, "by_tag", "gates") or (),
         )
 
     # -- agent ---------------------------------------------------------------------
@@ -204,6 +219,8 @@ class V2Fields:
 
     def scenario_extras(self, raw: dict[str, Any], path: str, defaults: dict[str, Any]) -> dict[str, Any]:
         extras: dict[str, Any] = {**defaults, **self.run_settings(raw, path)}
+        if extras.get("sequential") is False:  # `sequential: false` turns a default off
+            extras["sequential"] = None
         tags = self.names(raw, "tags", f"{path}.tags", f.safe_id) if "tags" in raw else None
         if tags:
             extras["tags"] = tags

@@ -34,6 +34,7 @@ from behavegate.evidence.chat import (
     normalize,
     parse_body,
 )
+from behavegate.evidence.schedule import Schedule, next_job
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
@@ -270,18 +271,23 @@ async def observe_all(
     runs: int | None = None,
     only: AbstractSet[tuple[str, int]] | None = None,
     connect: Connect | None = None,
+    schedule: Schedule | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
     """``concurrency`` workers, each with its own connection, take attempts in
     order; results come back in contract order whatever finishes first.
 
     ``on_done`` (the command judges each attempt as it completes: safety scans, regexes, schemas)
     runs on one thread of its own, never on the event loop: CPU work there would hold
-    up every response in flight. One thread keeps the calls in completion order."""
+    up every response in flight. One thread keeps the calls in completion order.
+
+    ``schedule`` (sequential scenarios): attempts are taken round the scenarios, a
+    worker waits for its attempt's verdict before taking the next, and attempts
+    the schedule no longer wants are never sent (evidence/schedule.py)."""
     todo = jobs(contract, runs, only)
     results: list[tuple[Job, Observation, Timing] | None] = [None] * len(todo)
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for index in range(len(todo)):
-        queue.put_nowait(index)
+    pending = list(range(len(todo)))
+    if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
+        pending.sort(key=lambda index: todo[index].attempt)
     opened: Connect = connect or (lambda: http_connection(settings))
     loop = asyncio.get_running_loop()
     done_calls: list[asyncio.Future[None]] = []
@@ -290,12 +296,13 @@ async def observe_all(
 
         async def worker() -> None:
             async with opened() as send:
-                while not queue.empty():
-                    index = queue.get_nowait()
+                while (index := next_job(pending, todo, schedule)) is not None:
                     job = todo[index]
                     observation, timing = await _observe(send, contract, job, settings)
                     if on_done is not None:
                         done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
+                        if schedule is not None:
+                            await done_calls[-1]  # its verdict decides what is sent next
                     results[index] = (job, observation, timing)
 
         await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
@@ -310,13 +317,14 @@ def observe(
     runs: int | None = None,
     only: AbstractSet[tuple[str, int]] | None = None,
     connect: Connect | None = None,
+    schedule: Schedule | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
     """Every attempt observed (see :func:`observe_all`); ``connect``: what answers (default: the endpoint)."""
     # Everything imported so far lives for the whole run: keep the collector from
     # rescanning it on every generation-2 pass while responses stream in.
     gc.freeze()
     try:
-        return asyncio.run(observe_all(contract, settings, on_done, runs, only, connect))
+        return asyncio.run(observe_all(contract, settings, on_done, runs, only, connect, schedule))
     finally:
         gc.unfreeze()
 

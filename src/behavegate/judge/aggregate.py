@@ -6,7 +6,9 @@ incompletes, needing k = ⌈t·n⌉ passes:
 * pass when p ≥ k;
 * fail when p + i < k: even if every incomplete attempt had passed, the
   threshold is out of reach;
-* incomplete otherwise: missing evidence is never counted as pass or fail.
+* incomplete otherwise: missing evidence is never counted as pass or fail;
+* and incomplete whatever the threshold when no attempt was judged pass or
+  fail: a scenario never observed cannot pass, not even with ``min_pass_rate: 0``.
 
 ``gate: lower_bound`` applies the same rule to the lower end of the Wilson 95%
 interval instead of the raw rate. With ``runs: 1, min_pass_rate: 1`` this is
@@ -49,6 +51,8 @@ def reaches(passes: int, runs: int, min_pass_rate: float, gate: str) -> bool:
 def scenario_status(statuses: Sequence[Status], runs: int, min_pass_rate: float, gate: str = "rate") -> Status:
     passes = statuses.count("pass")
     incomplete = statuses.count("incomplete") + max(runs - len(statuses), 0)
+    if passes + statuses.count("fail") == 0:
+        return "incomplete"  # evidence is required: nothing observed never passes
     if reaches(passes, runs, min_pass_rate, gate):
         return "pass"
     if not reaches(passes + incomplete, runs, min_pass_rate, gate):

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from behavegate.frozen import replace
 from behavegate.judge import aggregate
 from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
 from behavegate.judge.gaps import response_gap, tool_gap
 from behavegate.judge.matching import assign_calls
+from behavegate.judge.scores import attempt_scores, mean_scores, score_gate
 from behavegate.model import (
     AgentTarget,
     Attempt,
@@ -108,13 +110,12 @@ def evaluate_repeated(
     judged: Sequence[ScenarioResult | None] = (),
     version: int = 2,
 ) -> ScenarioResult:
+    """``sequential``: the attempts are consumed in order until the evidence decides
+    (judge/sequential.py); the ones after are counted as unused, not judged."""
+    if scenario.sequential is not None:
+        return _sequential(scenario, observations, agent, runs or scenario.runs, judged, version)
     planned = max(runs or scenario.runs, len(observations))
-    tries = []
-    for index in range(planned):
-        observation = observations[index] if index < len(observations) else None
-        prior = judged[index] if index < len(judged) else None
-        result = prior or evaluate_scenario(scenario, observation, agent, version)
-        tries.append(Attempt(index, result.status, result.verdicts, observation))
+    tries = _judge_attempts(scenario, observations, agent, planned, judged, version)
     statuses = [t.status for t in tries]
     status = aggregate.scenario_status(statuses, planned, scenario.min_pass_rate, scenario.gate)
     shown = next((t for t in tries if t.status == status), tries[0])
@@ -124,8 +125,66 @@ def evaluate_repeated(
         shown.verdicts,
         shown.observation,
         attempts=tuple(tries),
-        reliability=aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
+        reliability=replace(
+            aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
+            scores=mean_scores([t.scores for t in tries]),
+        ),
     )
+
+
+def _judge_attempts(
+    scenario: Scenario,
+    observations: Sequence[Observation | None],
+    agent: AgentTarget | None,
+    count: int,
+    judged: Sequence[ScenarioResult | None],
+    version: int,
+) -> list[Attempt]:
+    tries = []
+    for index in range(count):
+        observation = observations[index] if index < len(observations) else None
+        prior = judged[index] if index < len(judged) else None
+        result = prior or evaluate_scenario(scenario, observation, agent, version)
+        tries.append(Attempt(index, result.status, result.verdicts, observation, attempt_scores(scenario.expect, observation)))
+    return tries
+
+
+def _sequential(
+    scenario: Scenario,
+    observations: Sequence[Observation | None],
+    agent: AgentTarget | None,
+    cap: int,
+    judged: Sequence[ScenarioResult | None],
+    version: int,
+) -> ScenarioResult:
+    from behavegate.judge import sequential
+
+    assert scenario.sequential is not None
+    d = sequential.design(scenario.min_pass_rate, scenario.sequential, cap)
+    # Observed attempts only, in order (a gap -- an attempt a shard or a budget left
+    # unobserved -- is judged incomplete where it stands).
+    last = max((i for i, o in enumerate(observations) if o is not None), default=-1)
+    observed = max(last + 1, max((i + 1 for i, j in enumerate(judged) if j is not None), default=0))
+    tries: list[Attempt] = []
+    decision = sequential.decide([], d, scenario.gate)
+    for index in range(min(observed, cap)):
+        tries.extend(_judge_attempts(scenario, observations[index : index + 1], agent, 1, judged[index : index + 1], version))
+        tries[-1] = replace(tries[-1], index=index)
+        decision = sequential.decide([t.status for t in tries], d, scenario.gate)
+        if decision.by == "boundary":
+            break
+    used = tries[: decision.used] or _judge_attempts(scenario, (), agent, 1, (), version)
+    unused = sum(1 for o in observations[decision.used :] if o is not None)
+    statuses = [t.status for t in used]
+    shown = next((t for t in used if t.status == decision.status), used[0])
+    rel = aggregate.reliability(statuses, len(used), scenario.min_pass_rate, scenario.gate)
+    rel = replace(
+        rel,
+        sequential=sequential.summary(d, replace(decision, used=len(used))),
+        unused=unused,
+        scores=mean_scores([t.scores for t in used]),
+    )
+    return ScenarioResult(scenario, decision.status, shown.verdicts, shown.observation, attempts=tuple(used), reliability=rel)
 
 
 def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateResult, ...]:
@@ -137,6 +196,15 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
             groups.setdefault(key or "contract", []).append(result)
         for name, group in groups.items():
             found.append(_accuracy_gate(name, group, gates.min_pass_rate))
+    for tag_gate in gates.by_tag:  # each its own gate; the scenarios carrying the tag
+        tagged = [r for r in results if tag_gate.tag in r.scenario.tags]
+        if tag_gate.min_pass_rate is not None:
+            name = f"tag[{tag_gate.tag}].min_pass_rate"
+            found.append(_accuracy_gate(name, tagged, tag_gate.min_pass_rate, name))
+        if tag_gate.min_score is not None:
+            found.append(score_gate(f"tag[{tag_gate.tag}].min_score", tagged, tag_gate.min_score))
+    if gates.min_score is not None:
+        found.append(score_gate("min_score", results, gates.min_score))
     if gates.latency_p95_ms is not None:
         latencies = [
             t.observation.latency_ms
@@ -158,11 +226,16 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
     return tuple(found)
 
 
-def _accuracy_gate(name: str, group: Sequence[ScenarioResult], floor: float) -> GateResult:
+def _accuracy_gate(name: str, group: Sequence[ScenarioResult], floor: float, gate: str = "") -> GateResult:
     rates = [r.reliability for r in group if r.reliability is not None]
+    gate = gate or ("min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]")
+    if not any(x.passed + x.failed for x in rates):  # evidence is required, whatever the floor
+        none: dict[str, Any] = {"pass_rate": None, "scenarios": len(rates)}
+        return GateResult(
+            gate, "incomplete", f"no attempt was observed, so the floor of {floor:.1%} cannot be judged", floor, none
+        )
     mean = sum(x.pass_rate for x in rates) / len(rates) if rates else 0.0
     best = sum((x.passed + x.incomplete) / x.runs for x in rates) / len(rates) if rates else 0.0
-    gate = "min_pass_rate" if name == "suite" else f"min_pass_rate[{name}]"
     observed = {"pass_rate": round(mean, 6), "scenarios": len(rates)}
     if mean >= floor - 1e-12:
         return GateResult(gate, "pass", f"pass rate {mean:.1%} reaches {floor:.1%}", floor, observed)

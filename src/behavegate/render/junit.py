@@ -23,7 +23,7 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[
 from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT
 from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
-from behavegate.render.table import pass_rate
+from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.result import Report
 from behavegate.text import visible
@@ -60,6 +60,8 @@ def _detail(report: Report, result: ScenarioResult) -> str:
         lines.extend(f"[{v.status}] {_assertion_line(report, result, v)}" for v in result.verdicts)
         return "\n".join(lines)
     lines.append(f"pass rate {pass_rate(reliability)} (needs {reliability.min_pass_rate:.0%}, gate {reliability.gate})")
+    if (note := sequential_note(reliability)) is not None:
+        lines.append(note)
     for attempt in result.attempts:
         lines.append(f"attempt {attempt.index + 1}: {attempt.status}")
         lines.extend(f"  [{v.status}] {_assertion_line(report, result, v)}" for v in attempt.verdicts if v.status != "pass")

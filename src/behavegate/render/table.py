@@ -23,7 +23,25 @@ def pass_rate(reliability: Reliability) -> str:
     """``7/8 88% [53-98%]`` with ``flaky`` when some attempts passed and some failed."""
     low, high = reliability.interval
     text = f"{reliability.passed}/{reliability.runs} {reliability.pass_rate:.0%} [{low * 100:.0f}-{high * 100:.0f}%]"
-    return text + (" flaky" if reliability.flaky else "")
+    text += " flaky" if reliability.flaky else ""
+    plan = reliability.sequential
+    if plan is not None:  # sequential: attempts used of the cap, and what decided
+        text += f" (sequential: {plan['used']} of max {plan['cap']}, by {plan['decided_by']})"
+    return text
+
+
+def sequential_note(reliability: Reliability) -> str | None:
+    """A sequential scenario's decision boundary and design, in one line."""
+    plan = reliability.sequential
+    if plan is None:
+        return None
+    bound, design = plan["boundary"], plan["design"]
+    return (
+        f"sequential: pass when passes ≥ {bound['pass_when_passes_at_least']}, fail when passes ≤ "
+        f"{bound['fail_when_passes_at_most']} (n = attempts judged pass or fail); design: false fail "
+        f"{design['false_fail']:.2%} at {design['good_rate']:.0%}, missed drop {design['missed_drop']:.2%} at "
+        f"{design['drop_rate']:.0%}; {reliability.unused} observed attempt(s) unused"
+    )
 
 
 def troubles(result: ScenarioResult) -> list[Verdict]:
@@ -88,6 +106,8 @@ def render(report: Report) -> str:
     out.extend(line(row) for row in rows)
     if repeated:
         out.append("(Passed, Failed, Incomplete: assertion checks over every attempt. Pass rate: attempts that passed.)")
+        notes = [(r.scenario.id, sequential_note(r.reliability)) for r in report.results if r.reliability is not None]
+        out.extend(f"{one_line(name)}: {note}" for name, note in notes if note is not None)
     problems = [r for r in report.results if r.status != "pass"]
     if problems:
         out.append("")

@@ -361,7 +361,6 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
 
 def _scenario_status(scenario: Any) -> str:
     """The scenario's status re-derived from its assertions (and attempts)."""
-    from behavegate.judge.aggregate import scenario_status
 
     def derived(assertions: list[Any], where: str) -> str:
         found = [a["status"] for a in assertions]
@@ -386,13 +385,28 @@ def _scenario_status(scenario: Any) -> str:
                 f"{name} attempt {attempt['attempt']} status does not match assertions",
             )
             tries.append(tried)
-        status = scenario_status(tries, reliability["runs"], reliability["min_pass_rate"], reliability["gate"])
+        status = _rederived(tries, reliability)
         _expect(
             [reliability["passed"], reliability["failed"]] == [tries.count("pass"), tries.count("fail")],
             "behavior_evidence_invalid", f"{name} reliability counts do not match its attempts",
         )  # fmt: skip
     _expect(scenario["status"] == status, "behavior_evidence_invalid", f"{name} status does not match assertions")
     return status
+
+
+def _rederived(tries: list[Any], reliability: Any) -> str:
+    """A scenario's status from its attempts: the fixed rule, or the sequential test it ran."""
+    from behavegate.judge.aggregate import scenario_status
+
+    plan = reliability.get("sequential")
+    if plan is None:
+        return scenario_status(tries, reliability["runs"], reliability["min_pass_rate"], reliability["gate"])
+    from behavegate.judge.sequential import decide, design
+    from behavegate.model import SequentialSpec
+
+    settings = plan["settings"]
+    spec = SequentialSpec(settings["false_fail"], settings["missed_drop"], settings["margin"])
+    return decide(tries, design(reliability["min_pass_rate"], spec, plan["cap"]), reliability["gate"]).status
 
 
 def render(run_dir: Path, issues: list[Issue], fmt: str) -> str:

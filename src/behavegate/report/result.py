@@ -357,6 +357,7 @@ def _scenario(result: ScenarioResult, v2: bool) -> dict[str, Any]:
                 "status": attempt.status,
                 "assertions": verdicts(attempt.verdicts),
                 "observation": observation(attempt.observation),
+                **({"scores": dict(attempt.scores)} if attempt.scores is not None else {}),  # graded
             }
             for attempt in result.attempts
         ]
@@ -382,6 +383,10 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
         extra["tool_calls_key"] = contract.agent.missing_tool_calls
+        from behavegate.judge.scores import scores_block
+
+        if (scores := scores_block(results)) is not None:  # graded scores per tag and suite
+            extra["scores"] = scores
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
