@@ -4,6 +4,7 @@ checked before any work is paid for; and the rendered run shown or written there
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -48,7 +49,7 @@ def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Pat
     written: dict[str, str] = {}
     if args.output:
         place = place_flag(args, "output", root)
-        write_file(place, output.rstrip() + "\n" if isinstance(output, str) else [*output, "\n"], "--output")
+        write_file(place, output.rstrip() + "\n" if isinstance(output, str) else itertools.chain(output, ["\n"]), "--output")
         written["report"] = str(place.path)  # shown relative to the workspace by outputs.step_paths
         if args.format == "table":
             console.out(f"Wrote agent behavior {noun}: {place.path}")

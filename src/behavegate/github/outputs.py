@@ -5,6 +5,7 @@ boundary) and step outputs (``$GITHUB_OUTPUT``), all rendered from the one Repor
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,7 +46,7 @@ def write_output(path: str, text: str | Iterable[str], root: Path, label: str, *
     from behavegate.files import place_output, write_file
 
     if not isinstance(text, str):  # a JSON document in pieces, ending in "}"
-        text = [*text, "\n"]
+        text = itertools.chain(text, ["\n"])
     elif not append and not text.endswith("\n"):
         text += "\n"
     write_file(place_output(path, root, label, os.environ, root, append=append), text, label)
