@@ -15,7 +15,7 @@ from behavegate.commands.options import RunOptions
 from behavegate.contract.load import parse_contract_text
 from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.frozen import replace
-from behavegate.model import Contract, Expectation, ObservationSet, RunFacts, Scenario, Timing
+from behavegate.model import Contract, Expectation, ObservationSet, RunFacts, Scenario, Status, Timing
 from behavegate.report.result import Report
 
 ROOT = Path("/project")
@@ -49,7 +49,7 @@ def example_report(which: str) -> Report:
     return report((EXAMPLE / "contract.yml").read_text(), (EXAMPLE / f"observations-{which}.json").read_text())
 
 
-def edit_result(report: Report, index: int, status: str | None = None, **verdict_changes: dict[str, Any]) -> Report:
+def edit_result(report: Report, index: int, status: Status | None = None, **verdict_changes: dict[str, Any]) -> Report:
     """A copy of ``report`` with scenario ``index`` changed: its status, and
     ``verdict_changes`` mapping a verdict position (as text) to field changes."""
     results = list(report.results)
