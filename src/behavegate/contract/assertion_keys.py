@@ -51,6 +51,9 @@ REQUESTS: dict[str, Requested] = {
     "usage.max_total_tokens": lambda e: _once("usage.max_total_tokens", e.max_total_tokens),
     "safety.pii": lambda e: _each("safety.pii", e.pii),
     "safety.injection": lambda e: _once("safety.injection", e.injection),
+    "response.uses_tool_result": lambda e: _each("response.uses_tool_result", e.uses_tool_result),
+    "tools.no_repeat": lambda e: _once("tools.no_repeat", e.no_repeat),
+    "turns.max": lambda e: _once("turns.max", e.max_model_turns),
 }  # fmt: skip
 
 

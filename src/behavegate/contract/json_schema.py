@@ -47,6 +47,41 @@ REQUIRED_CALL = {
     ]
 }
 
+RESULT = {"oneOf": [{"required": ["content"]}, {"required": ["error"]}]}
+TOOL_RESULTS = {
+    "oneOf": [
+        {"type": "object", "propertyNames": TOOL_NAME},  # {tool_name: result}
+        {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["name"],
+                        "additionalProperties": False,
+                        "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}, "content": {}, "error": TEXT},
+                        **RESULT,
+                    },
+                    {
+                        "type": "object",
+                        "required": ["default"],
+                        "additionalProperties": False,
+                        "properties": {
+                            "default": {
+                                "type": "object",
+                                "additionalProperties": False,
+                                "properties": {"content": {}, "error": TEXT},
+                                **RESULT,
+                            }
+                        },
+                    },
+                ]
+            },
+        },
+    ]
+}
+
 
 def _block(properties: dict[str, Any], keys: tuple[str, ...], **extra: Any) -> dict[str, Any]:
     missing = set(keys) - set(properties)
@@ -63,7 +98,9 @@ def build(version: int) -> dict[str, Any]:
     response = _block(
         {"contains": TEXTS, "excludes": TEXTS, "icontains": TEXTS,
          "matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
-         "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}}},
+         "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
+         "uses_tool_result": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["tool", "field"],
+                              "additionalProperties": False, "properties": {"tool": TOOL_NAME, "field": TEXT}}}},
         keys("response", RESPONSE_KEYS),
     )  # fmt: skip
     tools = _block(
@@ -83,6 +120,7 @@ def build(version: int) -> dict[str, Any]:
             "arguments_valid": {"type": "boolean"},
             "known_only": {"type": "boolean"},
             "no_errors": {"type": "boolean"},
+            "no_repeat": {"type": "boolean"},
         },
         keys("tools", TOOLS_KEYS),
     )  # fmt: skip
@@ -95,6 +133,7 @@ def build(version: int) -> dict[str, Any]:
             "steps": _block({"max": {"type": "integer", "minimum": 1}}, ("max",)),
             "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
             "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
+            "turns": _block({"max": {"type": "integer", "minimum": 1, "maximum": 20}}, ("max",)),
             "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}}, "injection": {"type": "boolean"}},
                              ("pii", "injection")),
         },
@@ -120,7 +159,7 @@ def build(version: int) -> dict[str, Any]:
                          "additionalProperties": False, "properties": {"role": {"enum": list(MESSAGE_ROLES)},
                          "content": TEXT, "name": TEXT, "tool_call_id": TEXT}}},
             "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
-            "tool_results": {"type": "object", "propertyNames": TOOL_NAME},
+            "tool_results": TOOL_RESULTS,
             "canaries": TEXTS,
             "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
             **run_settings,

@@ -295,6 +295,12 @@ class _Reader(ExpectFields):
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
         if expect is not None and not requests_any(expect):
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
+        if expect is not None and self.v2 and expect.uses_tool_result:
+            from behavegate.contract.v2_conversation import grounding_problems
+
+            for index, problem in grounding_problems(expect, extras):
+                where = f"{path}.expect.response.uses_tool_result[{index}].tool"
+                c.add(f"{where}: {problem}", where, assertion_lines.get(f"response.uses_tool_result[{index}]"))
         if not c.clean_since(mark) or expect is None or scenario_id is None or prompt is None:
             return None
         return Scenario(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.contract import rules as f
+from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_run as run
 from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
@@ -43,9 +44,9 @@ V2_KEYS = {
         "parameters",
         "sequential",
     ),
-    "expect": ("steps", "latency", "usage", "safety"),
-    "response": ("icontains", "matches", "not_matches"),
-    "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors"),
+    "expect": ("steps", "latency", "usage", "safety", "turns"),
+    "response": ("icontains", "matches", "not_matches", "uses_tool_result"),
+    "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors", "no_repeat"),
 }
 DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
 GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag", "min_score")
@@ -102,6 +103,7 @@ MEASURES = (
     ("steps", "max", "max_steps", positive_int),
     ("latency", "max_ms", "max_latency_ms", positive_number),
     ("usage", "max_total_tokens", "max_total_tokens", positive_int),
+    ("turns", "max", "max_model_turns", lambda v, p, ln: positive_int(v, p, ln, high=MAX_TURNS)),
 )
 
 
@@ -231,7 +233,11 @@ class V2Fields:
         canaries = self.names(raw, "canaries", f"{path}.canaries", f.text) if "canaries" in raw else None
         if canaries:
             extras["canaries"] = canaries
-        if "tool_results" in raw:
+        if isinstance(raw.get("tool_results"), list):
+            rules = conversation.tool_rules(self.c, raw["tool_results"], f"{path}.tool_results", self.lines)
+            if rules is not None:
+                extras["tool_rules"] = rules
+        elif "tool_results" in raw:
             results = self.c.take(
                 f.json_mapping, raw["tool_results"], f"{path}.tool_results", self.lines.of_key(raw, "tool_results")
             )
@@ -251,6 +257,11 @@ class V2Fields:
                 extras[key] = values or ()
                 for i in range(len(values or ())):
                     at[f"response.{key}[{i}]"] = self.lines.of_item(raw[key], i) or 0
+        if "uses_tool_result" in raw:
+            fields = conversation.tool_fields(self.c, raw, f"{path}.uses_tool_result", self.lines)
+            extras["uses_tool_result"] = fields or ()
+            for i in range(len(fields or ())):
+                at[f"response.uses_tool_result[{i}]"] = self.lines.of_item(raw["uses_tool_result"], i) or 0
         return extras
 
     def tools_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
@@ -284,7 +295,7 @@ class V2Fields:
         if "set" in raw:
             extras["tool_set"] = self.names(raw, "set", f"{path}.set")
             at["tools.set"] = line(raw, "set") or 0
-        for key in ("arguments_valid", "known_only", "no_errors"):
+        for key in ("arguments_valid", "known_only", "no_errors", "no_repeat"):
             if key in raw:
                 extras[key] = self._take(f.boolean, raw, key, path)
                 at[f"tools.{key}"] = line(raw, key) or 0

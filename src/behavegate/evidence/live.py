@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import json
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from collections.abc import Set as AbstractSet
@@ -35,11 +34,13 @@ from behavegate.evidence.chat import (
     parse_body,
 )
 from behavegate.evidence.schedule import Schedule, next_job
+from behavegate.evidence.scripted import answer as scripted_answer
+from behavegate.evidence.scripted import unmatched_reason
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
+from behavegate.model import Contract, Conversation, Observation, Scenario, ScriptedResult, Timing, ToolCall, scripts_results
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -138,9 +139,10 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
     history = [encode_message(message) for message in payload["messages"]]
     budget = settings.budget
     earlier: list[ToolCall] = []
-    errors: list[str | None] = []
+    returned: list[ScriptedResult] = []
     turns = sent = received = tokens = 0
     usage_complete = True
+    scripted = scripts_results(scenario)
     while True:
         turns += 1
         # Budgets are checked before each request: the one that would exceed the
@@ -169,26 +171,32 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
         else:
             tokens += observation.total_tokens
         calls = observation.tool_calls or ()
-        if not (scenario.tool_results and calls and turns < scenario.max_turns):
+        if not (scripted and calls and turns < scenario.max_turns):
             break
         history.append(turn.assistant)
         for index, call_id in enumerate(turn.call_ids):
-            content, failure = scripted_result(scenario, calls[index].name)
-            message = {"role": "tool", "tool_call_id": call_id or f"call_{turns}_{index}", "content": content}
+            answered = scripted_answer(scenario, calls[index], len(earlier) + index)
+            if answered is None:  # a rule list with no rule (and no default) for this call
+                return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
+            message = {"role": "tool", "tool_call_id": call_id or f"call_{turns}_{index}", "content": answered.content}
             history.append(encode_message(message))
-            errors.append(failure)
+            returned.append(answered.record)
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
     observation = replace(observation, total_tokens=tokens if usage_complete else None)
+    if scripted or scenario.expect.max_model_turns is not None:
+        # Still calling tools when max_turns ran out: the agent may be looping.
+        looping = scripted and bool(observation.tool_calls) and turns >= scenario.max_turns
+        observation = replace(observation, conversation=Conversation(turns, scenario.max_turns, tuple(returned), looping))
     if not earlier:
         return replace(observation, steps=turns)
     all_calls = None if observation.tool_calls is None else (*earlier, *observation.tool_calls)
-    answered = observation.tool_calls == ()
+    answered_all = observation.tool_calls == ()
     return replace(
         observation,
         tool_calls=all_calls,
         steps=turns + len(earlier),
-        tool_errors=tuple(errors) if answered else None,
+        tool_errors=tuple(r.error for r in returned) if answered_all else None,
     )
 
 
@@ -236,16 +244,6 @@ def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: in
     """The attempt stops: its evidence is incomplete, never judged on a part."""
     reason = f"attempt budget exceeded: {what} {observed:,} > {limit:,} at turn {turn}"
     return Observation(scenario_id=scenario.id, error=reason)
-
-
-def scripted_result(scenario: Scenario, name: str) -> tuple[str, str | None]:
-    """(tool message content, error) for a call the agent made."""
-    if name not in scenario.tool_results:
-        return json.dumps({"error": f"no scripted result for tool {name!r}"}), f"no scripted result for tool {name!r}"
-    result = scenario.tool_results[name]
-    if isinstance(result, dict) and "error" in result:
-        return json.dumps(result), str(result["error"])
-    return (result if isinstance(result, str) else json.dumps(result)), None
 
 
 @frozen

@@ -25,7 +25,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_OBSERVATION_ENTRIES,
 )
-from behavegate.model import Observation, ObservationSet, ToolCall
+from behavegate.model import Conversation, Observation, ObservationSet, ScriptedResult, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -56,7 +56,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
+V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "conversation")
+CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
+RESULT_KEYS = ("call", "name", "content", "error")
 
 
 def load_observations(path: str | Path, root: Path, *, attempts: bool = False, bases: tuple[Path, ...] = ()) -> ObservationSet:
@@ -285,4 +287,40 @@ def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[Tool
             if calls is None or len(checked) != len(calls):
                 c.add(f"{path}.tool_errors must have one entry per tool call", f"{path}.tool_errors")
             extras["tool_errors"] = checked
+    if raw.get("conversation") is not None:
+        extras["conversation"] = _conversation(c, raw["conversation"], f"{path}.conversation", calls)
     return extras
+
+
+def _conversation(c: f.Collector, value: Any, path: str, calls: tuple[ToolCall, ...] | None) -> Conversation | None:
+    """A recorded conversation: model turns, the run's max_turns, the scripted results
+    returned (each naming the call it answered) and the possible-loop flag."""
+    from behavegate.contract.v2 import positive_int
+
+    raw = c.take(f.mapping, value, path, required=True)
+    if raw is None:
+        return None
+    mark = c.mark()
+    _unknown(c, raw, CONVERSATION_KEYS, path)
+    turns = c.take(positive_int, raw.get("turns"), f"{path}.turns")
+    max_turns = c.take(positive_int, raw.get("max_turns"), f"{path}.max_turns")
+    loop = c.take(f.boolean, raw.get("possible_loop", False), f"{path}.possible_loop")
+    results: list[ScriptedResult] = []
+    for index, item in enumerate(c.take(f.listing, raw.get("results"), f"{path}.results") or ()):
+        item_path = f"{path}.results[{index}]"
+        result = c.take(f.mapping, item, item_path, required=True)
+        if result is None:
+            continue
+        _unknown(c, result, RESULT_KEYS, item_path)
+        call = c.take(f.integer, result.get("call"), f"{item_path}.call")
+        name = c.take(f.tool_name, result.get("name"), f"{item_path}.name")
+        if call is not None and name is not None and (calls is None or not 0 <= call < len(calls) or calls[call].name != name):
+            c.add(f"{item_path}.call must index a tool call named {name!r}", f"{item_path}.call")
+        if ("content" in result) == ("error" in result):
+            c.add(f"{item_path} takes content or error", item_path)
+        error = c.take(f.text, result["error"], f"{item_path}.error") if "error" in result else None
+        if c.clean_since(mark) and call is not None and name is not None:
+            results.append(ScriptedResult(call, name, result.get("content"), error))
+    if not c.clean_since(mark) or turns is None or max_turns is None or loop is None:
+        return None
+    return Conversation(turns, max_turns, tuple(results), loop)

@@ -14,6 +14,7 @@ from typing import Any
 
 from behavegate.contract.assertion_keys import REQUESTS, Requested
 from behavegate.frozen import frozen
+from behavegate.judge.conversation_checks import judge_no_repeat, judge_turns, judge_uses_tool_result
 from behavegate.judge.evidence import EMPTY_PATTERNS, Evidence
 from behavegate.judge.measure_checks import judge_latency, judge_steps, judge_usage
 from behavegate.judge.response_checks import (
@@ -82,6 +83,9 @@ REGISTRY: tuple[AssertionType, ...] = (
     AssertionType("usage.max_total_tokens", "usage_max_total_tokens", REQUESTS["usage.max_total_tokens"], judge_usage),
     AssertionType("safety.pii", "safety_pii", REQUESTS["safety.pii"], judge_pii),
     AssertionType("safety.injection", "safety_injection", REQUESTS["safety.injection"], judge_injection),
+    AssertionType("response.uses_tool_result", "response_uses_tool_result", REQUESTS["response.uses_tool_result"], judge_uses_tool_result),
+    AssertionType("tools.no_repeat", "tool_no_repeat", REQUESTS["tools.no_repeat"], judge_no_repeat),
+    AssertionType("turns.max", "turns_max", REQUESTS["turns.max"], judge_turns),
 )  # fmt: skip
 
 BY_KEY: dict[str, AssertionType] = {entry.key: entry for entry in REGISTRY}

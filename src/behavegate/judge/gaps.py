@@ -29,6 +29,9 @@ def response_gap(observation: Observation | None, version: int = 1) -> str | Non
         return gap
     if observation.response_gap:  # the evidence source said why (trace evidence)
         return observation.response_gap
+    loop = possible_loop(observation)
+    if loop is not None and (observation.finish_reason != "stop" or observation.response_complete is not True):
+        return loop  # what would have been "no final answer", named for what it probably is
     reason = observation.finish_reason
     if reason is not None and reason != "stop":
         fix = None if observation.trace_id else _response_fix(reason)  # the fixes name live-run flags
@@ -58,6 +61,22 @@ def tool_gap(observation: Observation | None, version: int = 1) -> str | None:
     if observation.tool_calls_complete is None:
         return "tool-call completion evidence was not observed"
     return None
+
+
+def possible_loop(observation: Observation | None) -> str | None:
+    """Version 2: why an attempt that ran out of ``max_turns`` while still calling tools
+    may be a loop, with the calls it repeated (None: it did not)."""
+    conversation = observation.conversation if observation is not None else None
+    if conversation is None or not conversation.possible_loop:
+        return None
+    from behavegate.evidence.scripted import describe_repeats, repeated_calls
+
+    repeats = repeated_calls(observation.tool_calls or ()) if observation is not None else []
+    said = f"; repeated calls: {describe_repeats(repeats)}" if repeats else "; no call was repeated"
+    return (
+        f"possible loop: the agent was still calling tools when max_turns ({conversation.max_turns}) ran out, "
+        f"with no final answer{said}: raise max_turns if the task needs more turns, or fix the agent"
+    )
 
 
 def _response_fix(reason: str) -> str | None:

@@ -39,15 +39,18 @@ SEVERITY = {
             "tool_sequence",
             "tool_set",
             "tool_no_errors",
+            "tool_no_repeat",
             "tool_max_calls",
             "tool_call_count",
             "tool_min_calls",
             "steps_max",
+            "turns_max",
             "usage_max_total_tokens",
             "latency_max",
             "response_contains",
             "response_icontains",
             "response_matches",
+            "response_uses_tool_result",
             "source_required",
         )
     )

@@ -16,7 +16,15 @@ from behavegate.text import one_line
 EXCERPT_CHARS = 120
 MAX_NAMES = 12
 RESPONSE_KINDS = frozenset(
-    {"response_contains", "response_excludes", "response_icontains", "response_matches", "response_not_matches", "refusal"}
+    {
+        "response_contains",
+        "response_excludes",
+        "response_icontains",
+        "response_matches",
+        "response_not_matches",
+        "refusal",
+        "response_uses_tool_result",
+    }
 )
 
 

@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from behavegate.limits import SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
-from behavegate.render.table import failure_note, pass_rate
+from behavegate.render.table import LOOPS_SHOWN, failure_note, pass_rate
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -62,6 +62,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
 
     # Budget: header and notes first, then the baseline comparison, rows, details, until the limit.
     budget = limit - 4_000
+    loops = report.possible_loops()
+    budget -= 600 * min(len(loops), LOOPS_SHOWN)  # each at most an id and a 300-character reason
     baseline = _baseline(env, report, budget // 2)
     budget -= len(baseline.encode())
     rows: list[str] = []
@@ -114,6 +116,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         gates=report.gates,
         issues=report.issues,
         latency=report.latency(),
+        loops=loops[:LOOPS_SHOWN],
+        loops_cut=max(0, len(loops) - LOOPS_SHOWN),
         evidence_note=report.evidence_note,
     )
 

@@ -15,6 +15,7 @@ from behavegate.render.excerpt import evidence_note
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
+LOOPS_SHOWN = 10  # possible-loop lines in the table and the summary
 _COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
 _COLUMNS_V2 = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Pass rate", "Details")
 
@@ -113,6 +114,11 @@ def render(report: Report) -> str:
         out.append("")
     for result in problems:
         out.extend(scenario_problems(report, result))
+    loops = report.possible_loops()
+    for scenario_id, attempt, why in loops[:LOOPS_SHOWN]:
+        out.append(f"Possible loop in {one_line(scenario_id)} attempt {attempt}: {one_line(why, 300)}")
+    if len(loops) > LOOPS_SHOWN:
+        out.append(f"({len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all)")
     for gate in report.gates:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
     for issue in report.issues:

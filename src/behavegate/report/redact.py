@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 
 from behavegate.frozen import replace
-from behavegate.model import Attempt, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.model import Attempt, Conversation, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 
@@ -98,7 +98,19 @@ def redact_observation(observation: Observation, secret: str) -> Observation:
         sources=sources,
         error=text(observation.error),
         tool_errors=None if observation.tool_errors is None else tuple(map(text, observation.tool_errors)),
+        conversation=_conversation(observation.conversation, secret),
     )
+
+
+def _conversation(conversation: Conversation | None, secret: str) -> Conversation | None:
+    if conversation is None:
+        return None
+    results = tuple(
+        replace(r, name=redact_text(r.name, secret), content=redact_json(r.content, secret),
+                error=None if r.error is None else redact_text(r.error, secret))
+        for r in conversation.results
+    )  # fmt: skip
+    return replace(conversation, results=results)
 
 
 def redact_verdict(verdict: Verdict, secret: str) -> Verdict:

@@ -20,7 +20,7 @@ from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
 from behavegate.limits import MAX_SHARDS, REPORT_MAX_NESTING
-from behavegate.model import Observation, Status, ToolCall, Verdict, combine
+from behavegate.model import Conversation, Observation, ScriptedResult, Status, ToolCall, Verdict, combine
 from behavegate.text import one_line
 
 STATUSES = ("pass", "fail", "incomplete")
@@ -274,7 +274,8 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
     keys = OBSERVATION_KEYS + V2_KEYS if v2 else OBSERVATION_KEYS
     if not isinstance(value, dict):
         r.bad(where, "must be a JSON object or null")
-    raw = r.exact(value, (*keys, "trace") if v2 and "trace" in value else keys, where)
+    optional = tuple(key for key in ("trace", "conversation") if v2 and key in value)
+    raw = r.exact(value, (*keys, *optional), where)
     if raw["id"] != scenario_id:
         r.bad(f"{where}.id", f"must be {scenario_id!r}")
     calls = r.listing(raw["tool_calls"], f"{where}.tool_calls", optional=True)
@@ -303,6 +304,8 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
             "tool_errors": None if errors is None else tuple(errors),
             "trace_id": None if traced is None else r.text(traced["trace_id"], f"{where}.trace.trace_id"),
         }
+        if "conversation" in raw:
+            fields["conversation"] = _conversation(r, raw["conversation"], f"{where}.conversation", tool_calls or ())
     return Observation(
         scenario_id=scenario_id,
         response=r.text(raw["response"], f"{where}.response", optional=True),
@@ -314,6 +317,29 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
         sources=None if sources is None else tuple(sources),
         error=r.text(raw["error"], f"{where}.error", optional=True),
         **fields,
+    )
+
+
+def _conversation(r: _Reader, value: Any, where: str, calls: tuple[ToolCall, ...]) -> Conversation:
+    """The inverse of ``Conversation.as_dict``."""
+    raw = r.exact(value, ("turns", "max_turns", "possible_loop", "results"), where)
+    results = []
+    for i, item in enumerate(r.listing(raw["results"], f"{where}.results")):
+        at = f"{where}.results[{i}]"
+        failed = isinstance(item, dict) and "error" in item
+        result = r.exact(item, ("call", "name", "error" if failed else "content"), at)
+        call = r.integer(result["call"], f"{at}.call")
+        if call >= len(calls) or calls[call].name != r.text(result["name"], f"{at}.name"):
+            r.bad(f"{at}.call", "must index a tool call of that name")
+        results.append(
+            ScriptedResult(call, result["name"], r.shallow(result.get("content"), f"{at}.content"),
+                           r.text(result["error"], f"{at}.error") if failed else None)
+        )  # fmt: skip
+    return Conversation(
+        r.integer(raw["turns"], f"{where}.turns", 1),
+        r.integer(raw["max_turns"], f"{where}.max_turns", 1),
+        tuple(results),
+        bool(r.flag(raw["possible_loop"], f"{where}.possible_loop")),
     )
 
 

@@ -1,0 +1,113 @@
+"""Checks of a conversation: the answer uses a scripted tool result (grounding, no judge
+needed), no identical call twice, and how many model turns it took."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from behavegate.contract.v2_conversation import field_steps
+from behavegate.evidence.scripted import describe_repeats, repeated_calls
+from behavegate.judge.evidence import Evidence, checked, incomplete
+from behavegate.judge.measure_checks import _measure
+from behavegate.judge.tool_checks import _calls
+from behavegate.model import ScriptedResult, ToolField, Verdict
+
+_MISSING = object()
+
+
+def field_value(content: Any, path: str) -> Any:
+    """The value at ``path`` in a scripted result (a string holding JSON is read as JSON);
+    ``_MISSING`` when the path does not lead anywhere."""
+    value = content
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return _MISSING
+    for step in field_steps(path):
+        if isinstance(value, dict) and isinstance(step, str) and step in value:
+            value = value[step]
+        elif isinstance(value, list) and (isinstance(step, int) or step.isdigit()) and int(step) < len(value):
+            value = value[int(step)]
+        else:
+            return _MISSING
+    return value
+
+
+def _as_text(value: Any) -> str | None:
+    """How a scalar appears in an answer; None for objects, lists and null."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return json.dumps(value)
+    return None
+
+
+def judge_uses_tool_result(assertion: str, spec: tuple[int, ToolField], ev: Evidence) -> Verdict:
+    """The final answer contains the field's value from every result returned for the tool
+    (distinct values; error results carry none)."""
+    wanted = spec[1]
+    kind, expected, where = "response_uses_tool_result", wanted.as_dict(), f"{wanted.tool}.{wanted.field}"
+    obs = ev.observation
+    if ev.response_gap or obs is None or obs.response is None:
+        return incomplete(assertion, kind, ev.response_gap or "final response was not observed", expected)
+    if obs.conversation is None:
+        return incomplete(assertion, kind, "the tool results returned in this attempt were not recorded", expected)
+    results: list[ScriptedResult] = [r for r in obs.conversation.results if r.name == wanted.tool]
+    if not results:
+        return incomplete(assertion, kind, f"tool {wanted.tool!r} was never called, so no result of it can be used", expected)
+    answered = [r for r in results if r.error is None]
+    if not answered:
+        return incomplete(assertion, kind, f"every result returned for {wanted.tool!r} was an error", expected)
+    values: list[str] = []
+    for result in answered:
+        value = field_value(result.content, wanted.field)
+        if value is _MISSING:
+            return incomplete(
+                assertion, kind, f"field {wanted.field!r} is missing from the result returned for call {result.call}",
+                expected, {"call_index": result.call},
+            )  # fmt: skip
+        text = _as_text(value)
+        if text is None:
+            return incomplete(
+                assertion, kind, f"{where} is {type(value).__name__ if value is not None else 'null'}, not a value "
+                "an answer can contain; point field at a string, number or boolean", expected, {"call_index": result.call},
+            )  # fmt: skip
+        if text not in values:
+            values.append(text)
+    missing = [value for value in values if value not in obs.response]
+    shown = " and ".join(repr(v) for v in (missing or values))
+    return checked(
+        assertion, kind, not missing, f"the answer contains {shown} from {where}",
+        f"expected the answer to contain {shown} from {where}, observed an answer of {len(obs.response)} characters "
+        "without it", {**expected, "values": values}, {"missing": missing},
+    )  # fmt: skip
+
+
+def judge_no_repeat(assertion: str, wanted: bool, ev: Evidence) -> Verdict:
+    kind = "tool_no_repeat"
+    calls = _calls(assertion, kind, wanted, ev)
+    if isinstance(calls, Verdict):
+        return calls
+    repeats = repeated_calls(calls)
+    observed = {
+        "call_count": len(calls),
+        "repeated": [{"call": call.as_dict(), "call_indices": where} for call, where in repeats[:20]],
+    }
+    if not repeats and wanted:
+        unseen = [c.name for c in calls if c.arguments is None]
+        clash = sorted({name for name in unseen if sum(c.name == name for c in calls) > 1})
+        if clash:
+            return incomplete(assertion, kind, f"arguments of calls to {clash} were not observed, so repeats cannot be ruled out",
+                              wanted, observed)  # fmt: skip
+    return checked(assertion, kind, not repeats or not wanted, f"no identical call was made twice ({len(calls)} calls)",
+                    f"expected no identical tool call twice, observed {describe_repeats(repeats)}", wanted, observed)  # fmt: skip
+
+
+def judge_turns(assertion: str, limit: int, ev: Evidence) -> Verdict:
+    conversation = ev.observation.conversation if ev.observation else None
+    turns = conversation.turns if conversation else None
+    return _measure(assertion, "turns_max", limit, turns, "model turns were not recorded for this attempt", "model turns", ev)
