@@ -83,6 +83,7 @@ def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple
             if result is not None:
                 found.append(ToolResultRule(None, None, result[0], result[1]))
             continue
+        item_mark = c.mark()
         _unknown(c, raw, RULE_KEYS, item_path, lines)
         if "name" not in raw:
             c.add(f"{item_path}.name is required", f"{item_path}.name", line)
@@ -92,7 +93,7 @@ def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple
         if "arguments" in raw:
             arguments = c.take(f.json_mapping, raw["arguments"], f"{item_path}.arguments", lines.of_key(raw, "arguments"))
         result = _result(c, raw, item_path, line, lines)
-        if name is None or result is None or ("arguments" in raw and arguments is None):
+        if name is None or result is None or not c.clean_since(item_mark):
             continue
         if name in seen_bare:
             earlier = seen_bare[name]
@@ -127,8 +128,8 @@ def tool_fields(c: f.Collector, raw: dict[str, Any], path: str, lines: Any) -> t
         for key in FIELD_KEYS:
             if key not in spec:
                 c.add(f"{item_path}.{key} is required", f"{item_path}.{key}", line)
-        tool = c.take(f.tool_name, spec.get("tool"), f"{item_path}.tool", lines.of_key(spec, "tool") or line)
-        field = c.take(_field_path, spec.get("field"), f"{item_path}.field", lines.of_key(spec, "field") or line)
+        tool = c.take(f.tool_name, spec["tool"], f"{item_path}.tool", lines.of_key(spec, "tool")) if "tool" in spec else None
+        field = c.take(_field_path, spec["field"], f"{item_path}.field", lines.of_key(spec, "field")) if "field" in spec else None
         if tool is not None and field is not None:
             found.append(ToolField(tool, field))
     return tuple(found) if c.clean_since(mark) else None

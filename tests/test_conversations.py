@@ -1,0 +1,516 @@
+"""Deeper conversations: ``tool_results`` rules (name + argument subset, first match,
+default), ``response.uses_tool_result``, ``tools.no_repeat``, ``turns.max``, possible
+loops at ``max_turns``, and usage and latency over the whole conversation: each against
+a real loopback agent, and each replayed offline from the recorded run."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from helpers import QuietHandler, contract, loopback, send_json
+from hypothesis import given
+from hypothesis import strategies as st
+
+from behavegate.cli import main
+from behavegate.errors import ContractError, ObservationError
+from behavegate.evidence.observation_file import parse_observation_text
+from behavegate.evidence.scripted import answer, canonical_call, repeated_calls, rule_for
+from behavegate.judge.conversation_checks import _MISSING, field_value
+from behavegate.model import Expectation, Scenario, ToolCall, ToolResultRule
+
+# --- rule matching ----------------------------------------------------------------------
+
+RULES = (
+    ToolResultRule("lookup", {"order_id": "A-1"}, content={"status": "shipped"}),
+    ToolResultRule("lookup", {"order_id": "B-2"}, error="not found"),
+    ToolResultRule("lookup", None, content={"status": "unknown"}),
+    ToolResultRule("refund", {"order": {"id": 7}}, content="ok"),
+    ToolResultRule(None, None, error="no such tool"),
+)
+
+
+def test_the_first_rule_whose_name_and_argument_subset_match_answers() -> None:
+    assert rule_for(RULES, ToolCall("lookup", {"order_id": "A-1", "verbose": True})) is RULES[0]
+    assert rule_for(RULES, ToolCall("lookup", {"order_id": "B-2"})) is RULES[1]
+    assert rule_for(RULES, ToolCall("lookup", {"order_id": "C-3"})) is RULES[2]
+    assert rule_for(RULES, ToolCall("lookup", None)) is RULES[2]  # unobserved arguments match no subset
+
+
+def test_nested_arguments_match_as_a_json_subset_and_numbers_by_value() -> None:
+    assert rule_for(RULES, ToolCall("refund", {"order": {"id": 7.0, "note": "x"}})) is RULES[3]
+    assert rule_for(RULES, ToolCall("refund", {"order": {"id": True}})) is RULES[4]  # a bool is never a number
+
+
+def test_the_default_answers_what_no_rule_matches_and_without_one_nothing_does() -> None:
+    assert rule_for(RULES, ToolCall("delete_everything", {})) is RULES[4]
+    assert rule_for(RULES[:4], ToolCall("delete_everything", {})) is None
+    assert rule_for(RULES[:4], ToolCall("refund", {"order": {"id": 8}})) is None
+
+
+def test_an_answer_records_the_call_it_answered_and_what_was_sent() -> None:
+    scenario = Scenario("s", "p", Expectation(), tool_rules=RULES)
+    shipped = answer(scenario, ToolCall("lookup", {"order_id": "A-1"}), 3)
+    failed = answer(scenario, ToolCall("lookup", {"order_id": "B-2"}), 4)
+    assert shipped is not None and shipped.content == '{"status": "shipped"}'
+    assert shipped.record.call == 3 and shipped.record.content == {"status": "shipped"}
+    assert failed is not None and failed.content == '{"error": "not found"}' and failed.record.error == "not found"
+    assert answer(Scenario("s", "p", scenario.expect, tool_rules=RULES[:1]), ToolCall("x", {}), 0) is None
+
+
+JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
+JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2), max_leaves=6)  # fmt: skip
+ARGUMENTS = st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=5)
+
+
+@given(ARGUMENTS, st.data())
+def test_any_subset_of_a_calls_arguments_matches_it(arguments: dict[str, Any], data: st.DataObject) -> None:
+    keys = data.draw(st.lists(st.sampled_from(sorted(arguments)), unique=True) if arguments else st.just([]))
+    rule = ToolResultRule("t", {key: arguments[key] for key in keys}, content=1)
+    assert rule_for((rule,), ToolCall("t", arguments)) is rule
+    assert rule_for((rule,), ToolCall("u", arguments)) is None  # never another tool's
+
+
+@given(ARGUMENTS, st.text(max_size=3), JSON_VALUES)
+def test_a_key_the_call_lacks_or_holds_differently_never_matches(arguments: dict[str, Any], key: str, value: Any) -> None:
+    if key in arguments and json.dumps(arguments[key], sort_keys=True) == json.dumps(value, sort_keys=True):
+        return
+    if key in arguments and isinstance(value, dict) and isinstance(arguments[key], dict):
+        return  # a nested object may legitimately be a subset of the observed one
+    rule = ToolResultRule("t", {key: value}, content=1)
+    assert rule_for((rule,), ToolCall("t", arguments)) is None
+
+
+def test_identical_calls_are_found_by_canonical_json_whatever_the_key_order() -> None:
+    calls = (ToolCall("a", {"x": 1, "y": [1, 2]}), ToolCall("b", {}), ToolCall("a", {"y": [1, 2], "x": 1}), ToolCall("a", None),
+             ToolCall("a", None))  # fmt: skip
+    repeats = repeated_calls(calls)
+    assert [(call.name, where) for call, where in repeats] == [("a", [0, 2])]
+    assert canonical_call(calls[2]) == 'a {"x":1,"y":[1,2]}'
+
+
+@pytest.mark.parametrize(
+    ("content", "path", "value"),
+    [
+        ({"a": {"b": [10, {"c": "x"}]}}, "a.b[1].c", "x"),
+        ({"a": {"b": [10, 20]}}, "a.b.1", 20),
+        ('{"eta": "soon"}', "eta", "soon"),  # a string holding JSON is read as JSON
+        ({"a": {"b": None}}, "a.b", None),
+        ({"a": 1}, "b", _MISSING),
+        ({"a": [1]}, "a[3]", _MISSING),
+        ({"a": [1]}, "a.x", _MISSING),
+        ("not json", "a", _MISSING),
+    ],
+)
+def test_field_paths_are_dotted_with_list_indices(content: Any, path: str, value: Any) -> None:
+    assert field_value(content, path) == value
+
+
+# --- contract validation -----------------------------------------------------------------
+
+
+def problems(text: str) -> list[tuple[str, int | None]]:
+    with pytest.raises(ContractError) as caught:
+        contract(text)
+    return [(p.text, p.line) for p in caught.value.problems]
+
+
+BAD_RULES = textwrap.dedent("""\
+    version: 2
+    agent:
+      model: m
+      tools:
+        - {name: lookup, description: d, parameters: {type: object}}
+    scenarios:
+      - id: s
+        prompt: p
+        max_turns: 3
+        tool_results:
+          - {name: lookup, content: {a: 1}, error: boom}
+          - {arguments: {x: 1}, content: 1}
+          - {name: lookup, colour: red, content: 1}
+          - {name: lookup}
+          - {name: "bad name!", content: 1}
+          - {name: lookup, arguments: [1], content: 1}
+          - {name: lookup, content: 1}
+          - {name: lookup, arguments: {x: 2}, content: 1}
+          - {default: {content: 1}, name: lookup}
+          - {default: {error: x}}
+          - {default: {error: ""}}
+        expect:
+          response:
+            uses_tool_result:
+              - {tool: lookup, field: "a..b"}
+              - {tool: other, field: a}
+              - {tool: lookup}
+          tools: {no_repeat: maybe}
+          turns: {max: 0}
+    """)
+
+
+def test_every_rule_list_problem_is_reported_at_its_line() -> None:
+    assert problems(BAD_RULES) == [
+        ("scenarios[0].tool_results[0] takes content or error, not both", 11),
+        ("scenarios[0].tool_results[1].name is required", 12),
+        ("Unknown behavior contract key: scenarios[0].tool_results[2].colour", 13),
+        ("scenarios[0].tool_results[3] needs content or error", 14),
+        ("scenarios[0].tool_results[4].name must use 1-64 letters, numbers, underscores, or hyphens", 15),
+        ("scenarios[0].tool_results[5].arguments must be a mapping", 16),
+        ("scenarios[0].tool_results[7] can never match: scenarios[0].tool_results[6] answers every call of 'lookup' first", 18),
+        ("scenarios[0].tool_results[8] takes default alone, not with ['name']", 19),
+        ("scenarios[0].tool_results[9].default must be the last rule", 20),
+        ("scenarios[0].tool_results[10].default.error must be a non-empty string", 21),
+        ("scenarios[0].expect.response.uses_tool_result[0].field must be a dotted path such as items[0].status, got 'a..b'", 25),
+        ("scenarios[0].expect.response.uses_tool_result[2].field is required", 27),
+        ("scenarios[0].expect.tools.no_repeat must be true or false", 28),
+        ("scenarios[0].expect.turns.max must be between 1 and 20", 29),
+    ]
+
+
+def test_a_grounding_check_on_a_tool_no_rule_answers_is_a_contract_error() -> None:
+    text = BAD_RULES.split("    tool_results:")[0] + textwrap.indent(
+        textwrap.dedent("""\
+            tool_results:
+              - {name: lookup, content: {a: 1}}
+            expect:
+              response:
+                uses_tool_result:
+                  - {tool: lookup, field: a}
+                  - {tool: other, field: a}
+        """),
+        "    ",
+    )
+    assert problems(text) == [
+        (
+            "scenarios[0].expect.response.uses_tool_result[1].tool: no tool_results entry answers 'other', "
+            "so its result can never be used",
+            16,
+        )
+    ]
+
+
+def test_an_empty_rule_list_is_an_error_and_the_mapping_form_still_loads() -> None:
+    base = "version: 2\nagent: {model: m}\nscenarios:\n  - id: s\n    prompt: p\n    expect: {refusal: false}\n"
+    assert problems(base + "    tool_results: []\n") == [("scenarios[0].tool_results must contain at least one rule", 7)]
+    loaded = contract(base + "    tool_results: {lookup: {status: ok}}\n")
+    assert loaded.scenarios[0].tool_results == {"lookup": {"status": "ok"}} and loaded.scenarios[0].tool_rules is None
+
+
+def test_version_1_knows_none_of_the_new_keys() -> None:
+    text = textwrap.dedent("""\
+        version: 1
+        agent: {model: m}
+        scenarios:
+          - id: s
+            prompt: p
+            expect:
+              response: {contains: [x], uses_tool_result: [{tool: a, field: b}]}
+              tools: {no_repeat: true}
+              turns: {max: 2}
+        """)
+    texts = [text for text, _ in problems(text)]
+    assert "Unknown behavior contract key: scenarios[0].expect.turns" in texts
+    assert "Unknown behavior contract key: scenarios[0].expect.response.uses_tool_result" in texts
+    assert "Unknown behavior contract key: scenarios[0].expect.tools.no_repeat" in texts
+
+
+# --- a real loopback agent -------------------------------------------------------------------
+
+
+def _call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+class ScriptedAgent(QuietHandler):
+    """Behaves as its prompt says; each turn's answer depends on the tool messages so far."""
+
+    delay: ClassVar[float] = 0.0
+    requests: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ScriptedAgent.requests.append(body)
+        time.sleep(self.delay)
+        messages = body["messages"]
+        prompt = next(m["content"] for m in messages if m["role"] == "user")
+        results = [m["content"] for m in messages if m["role"] == "tool"]
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        calls, text = self.script(prompt, turn, results)
+        message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": calls}
+        reason = "tool_calls" if calls else "stop"
+        send_json(self, {"choices": [{"message": message, "finish_reason": reason}], "usage": {"total_tokens": 100 + turn}})
+
+    @staticmethod
+    def script(prompt: str, turn: int, results: list[str]) -> tuple[list[dict[str, Any]], str | None]:
+        a1 = _call(f"c{turn}", "lookup_order", {"order_id": "A-1"})
+        if prompt == "loop":
+            return [a1], None
+        if prompt == "unmatched":
+            return ([_call("c0", "lookup_order", {"order_id": "Z-9"})], None) if turn == 0 else ([], "?")
+        if prompt == "no call":
+            return [], "I cannot look that up."
+        if prompt == "repeat":
+            return ([a1], None) if turn < 2 else ([], f"It ships {json.loads(results[-1])['eta']}.")
+        if prompt == "both":  # two calls in one turn, answered by different rules
+            calls = [_call("c1", "lookup_order", {"order_id": "A-1"}), _call("c2", "lookup_order", {"order_id": "B-2"})]
+            return (calls, None) if turn == 0 else ([], " | ".join(results))
+        if turn == 0:
+            return [a1], None
+        if prompt == "grounded":
+            return [], f"Order A-1 ships on {json.loads(results[0])['eta']}."
+        return [], "Your order is on its way."  # ungrounded
+
+
+RULES_YAML = """\
+    tool_results:
+      - {name: lookup_order, arguments: {order_id: A-1}, content: {status: shipped, eta: "2026-01-09", lines: [{sku: X1}]}}
+      - {name: lookup_order, arguments: {order_id: B-2}, error: order not found}"""
+
+CONVERSATIONS = f"""\
+version: 2
+agent:
+  model: m
+  missing_tool_calls: none
+  tools:
+    - {{name: lookup_order, description: d, parameters: {{type: object}}}}
+scenarios:
+  - id: grounded
+    prompt: grounded
+    max_turns: 4
+{RULES_YAML}
+    expect:
+      response: {{uses_tool_result: [{{tool: lookup_order, field: eta}}]}}
+      tools: {{no_repeat: true}}
+      turns: {{max: 2}}
+      usage: {{max_total_tokens: 201}}
+  - id: ungrounded
+    prompt: ungrounded
+    max_turns: 4
+{RULES_YAML}
+    expect:
+      response: {{uses_tool_result: [{{tool: lookup_order, field: eta}}]}}
+  - id: never-called
+    prompt: no call
+    max_turns: 4
+{RULES_YAML}
+    expect:
+      response: {{uses_tool_result: [{{tool: lookup_order, field: eta}}]}}
+  - id: field-missing
+    prompt: grounded
+    max_turns: 4
+{RULES_YAML}
+    expect:
+      response: {{uses_tool_result: [{{tool: lookup_order, field: "lines[0].price"}}]}}
+  - id: repeat
+    prompt: repeat
+    max_turns: 4
+{RULES_YAML}
+    expect:
+      response: {{uses_tool_result: [{{tool: lookup_order, field: "lines[0].sku"}}], contains: [ships]}}
+      tools: {{no_repeat: true}}
+      turns: {{max: 2}}
+  - id: loop
+    prompt: loop
+    max_turns: 3
+{RULES_YAML}
+    expect:
+      response: {{contains: [shipped]}}
+      tools: {{max_calls: 10}}
+      turns: {{max: 3}}
+  - id: unmatched
+    prompt: unmatched
+    max_turns: 3
+{RULES_YAML}
+    expect:
+      tools: {{max_calls: 10}}
+  - id: both
+    prompt: both
+    max_turns: 2
+{RULES_YAML}
+    expect:
+      response: {{contains: ["order not found", "shipped"]}}
+      tools: {{no_errors: true}}
+"""
+
+
+@pytest.fixture
+def agent() -> Iterator[str]:
+    ScriptedAgent.delay, ScriptedAgent.requests = 0.0, []
+    with loopback(ScriptedAgent) as url:
+        yield url
+
+
+def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
+    code = main(["test", *args, "--format", "json", "--no-artifacts"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def verdicts(report: dict[str, Any]) -> dict[str, dict[str, tuple[str, str]]]:
+    return {s["id"]: {v["assertion"]: (v["status"], v["message"]) for v in s["assertions"]} for s in report["scenarios"]}
+
+
+@pytest.fixture
+def live(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, dict[str, Any]]:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONVERSATIONS)
+    return run_json(["contract.yml", "--endpoint", agent, "--save-observations", "recorded.json"], capsys)
+
+
+def test_an_answer_grounded_in_the_scripted_result_passes(live: tuple[int, dict[str, Any]]) -> None:
+    found = verdicts(live[1])["grounded"]
+    assert found["response.uses_tool_result[0]"] == ("pass", "the answer contains '2026-01-09' from lookup_order.eta")
+    assert found["tools.no_repeat"][0] == "pass" and found["turns.max"] == ("pass", "model turns 2 is within 2")
+    grounded = live[1]["scenarios"][0]["observation"]
+    assert grounded["conversation"] == {
+        "turns": 2, "max_turns": 4, "possible_loop": False,
+        "results": [{"call": 0, "name": "lookup_order",
+                     "content": {"status": "shipped", "eta": "2026-01-09", "lines": [{"sku": "X1"}]}}],
+    }  # fmt: skip
+
+
+def test_an_answer_without_the_value_fails_with_expected_and_observed(live: tuple[int, dict[str, Any]]) -> None:
+    status, message = verdicts(live[1])["ungrounded"]["response.uses_tool_result[0]"]
+    assert status == "fail"
+    assert message == (
+        "expected the answer to contain '2026-01-09' from lookup_order.eta, observed an answer of 25 characters without it"
+    )
+
+
+def test_a_tool_never_called_or_a_missing_field_is_incomplete_and_says_which(live: tuple[int, dict[str, Any]]) -> None:
+    found = verdicts(live[1])
+    assert found["never-called"]["response.uses_tool_result[0]"] == (
+        "incomplete",
+        "tool 'lookup_order' was never called, so no result of it can be used",
+    )
+    assert found["field-missing"]["response.uses_tool_result[0]"] == (
+        "incomplete",
+        "field 'lines[0].price' is missing from the result returned for call 0",
+    )
+
+
+def test_a_repeated_call_fails_no_repeat_naming_the_call_and_its_positions(live: tuple[int, dict[str, Any]]) -> None:
+    found = verdicts(live[1])["repeat"]
+    assert found["tools.no_repeat"] == (
+        "fail",
+        'expected no identical tool call twice, observed lookup_order {"order_id":"A-1"} at calls 0, 1',
+    )
+    assert found["turns.max"] == ("fail", "expected model turns at most 2, observed 3")
+    assert found["response.uses_tool_result[0]"][0] == "fail"  # "X1" was never said
+    assert found["response.contains[0]"][0] == "pass"
+
+
+def test_running_out_of_max_turns_is_a_possible_loop_in_the_json_and_the_reason(live: tuple[int, dict[str, Any]]) -> None:
+    loop = next(s for s in live[1]["scenarios"] if s["id"] == "loop")
+    assert loop["status"] == "incomplete"
+    assert loop["observation"]["conversation"]["possible_loop"] is True
+    assert loop["observation"]["conversation"]["turns"] == 3
+    found = verdicts(live[1])["loop"]
+    assert found["response.contains[0]"] == (
+        "incomplete",
+        "possible loop: the agent was still calling tools when max_turns (3) ran out, with no final answer; "
+        'repeated calls: lookup_order {"order_id":"A-1"} at calls 0, 1, 2: raise max_turns if the task needs more '
+        "turns, or fix the agent",
+    )
+    assert found["turns.max"][0] == "pass" and found["tools.max_calls"][0] == "pass"  # judged on the calls so far
+
+
+def test_a_call_no_rule_matches_makes_the_attempt_incomplete_naming_the_call(live: tuple[int, dict[str, Any]]) -> None:
+    unmatched = next(s for s in live[1]["scenarios"] if s["id"] == "unmatched")
+    assert unmatched["status"] == "incomplete"
+    assert unmatched["observation"]["error"] == (
+        'no tool_results rule matches the call lookup_order {"order_id":"Z-9"} at turn 1: '
+        "add a rule for it, or a {default: ...} rule"
+    )
+
+
+def test_calls_in_one_turn_are_answered_by_their_own_rules(live: tuple[int, dict[str, Any]]) -> None:
+    both = next(s for s in live[1]["scenarios"] if s["id"] == "both")
+    assert (
+        both["observation"]["response"]
+        == '{"status": "shipped", "eta": "2026-01-09", "lines": [{"sku": "X1"}]} | {"error": "order not found"}'
+    )
+    assert both["observation"]["tool_errors"] == [None, "order not found"]
+    assert verdicts(live[1])["both"]["tools.no_errors"][0] == "fail"
+
+
+def test_usage_is_summed_over_every_request_of_the_conversation(live: tuple[int, dict[str, Any]]) -> None:
+    grounded = live[1]["scenarios"][0]
+    assert grounded["observation"]["total_tokens"] == 100 + 101
+    assert verdicts(live[1])["grounded"]["usage.max_total_tokens"][0] == "pass"
+
+
+def test_the_recorded_run_replays_offline_to_identical_verdicts(
+    live: tuple[int, dict[str, Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recorded = json.loads((tmp_path / "recorded.json").read_text())
+    assert any("conversation" in item for item in recorded["scenarios"])
+    code, offline = run_json(["contract.yml", "--observations", "recorded.json"], capsys)
+    assert code == live[0] == 1  # failures beat incompletes
+    assert verdicts(offline) == verdicts(live[1])
+    assert [s["status"] for s in offline["scenarios"]] == [s["status"] for s in live[1]["scenarios"]]
+
+
+def test_the_table_and_summary_list_each_possible_loop(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONVERSATIONS)
+    main(["test", "contract.yml", "--endpoint", agent, "--scenario", "loop", "--no-artifacts", "--summary", "summary.md"])
+    table = capsys.readouterr().out
+    assert "Possible loop in loop attempt 1: possible loop: the agent was still calling tools when max_turns (3)" in table
+    summary = (tmp_path / "summary.md").read_text()
+    assert "🔁 **Possible loop** `loop` attempt 1: `possible loop: the agent was still calling tools" in summary
+
+
+def test_latency_covers_every_request_of_the_conversation(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ScriptedAgent.delay = 0.05
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONVERSATIONS)
+    _, report = run_json(["contract.yml", "--endpoint", agent, "--scenario", "loop"], capsys)
+    assert len(ScriptedAgent.requests) == 3
+    assert report["scenarios"][0]["observation"]["latency_ms"] >= 3 * 50  # a lower bound only: never flaky
+
+
+def test_a_mapping_form_conversation_still_sends_and_records_as_before(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = CONVERSATIONS.split("  - id: ungrounded")[0].replace(RULES_YAML, "    tool_results: {lookup_order: {eta: soon}}")
+    (tmp_path / "contract.yml").write_text(text)
+    code, report = run_json(["contract.yml", "--endpoint", agent], capsys)
+    tool_message = next(m for m in ScriptedAgent.requests[1]["messages"] if m["role"] == "tool")
+    assert tool_message == {"role": "tool", "tool_call_id": "c0", "content": '{"eta": "soon"}'}
+    assert code == 0 and verdicts(report)["grounded"]["response.uses_tool_result[0]"][0] == "pass"
+
+
+# --- recorded conversations in observation files --------------------------------------------
+
+
+def _file(conversation: Any) -> str:
+    item = {"id": "s", "response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
+            "tool_calls": [{"name": "lookup", "arguments": {}}], "conversation": conversation}  # fmt: skip
+    return json.dumps({"version": 2, "scenarios": [item]})
+
+
+def test_a_recorded_conversation_must_point_at_real_calls() -> None:
+    good = {"turns": 2, "max_turns": 3, "possible_loop": False, "results": [{"call": 0, "name": "lookup", "content": 1}]}
+    parsed = parse_observation_text(_file(good), Path("/o.json"), attempts=True)
+    assert parsed.observations["s"].conversation is not None
+    for bad, message in [
+        ({**good, "results": [{"call": 1, "name": "lookup", "content": 1}]}, "scenarios[0].conversation.results[0].call"),
+        ({**good, "results": [{"call": 0, "name": "lookup"}]}, "scenarios[0].conversation.results[0] takes content or error"),
+        ({**good, "turns": 0}, "scenarios[0].conversation.turns must be"),
+        ({**good, "extra": 1}, "Unknown behavior contract key: scenarios[0].conversation.extra"),
+    ]:
+        with pytest.raises(ObservationError) as caught:
+            parse_observation_text(_file(bad), Path("/o.json"), attempts=True)
+        assert any(p.text.startswith(message) for p in caught.value.problems), caught.value.problems
