@@ -18,11 +18,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behavegate.cli import main
+from behavegate.conversation import ToolResultRule
 from behavegate.errors import ContractError, ObservationError
 from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.evidence.scripted import answer, canonical_call, repeated_calls, rule_for
 from behavegate.judge.conversation_checks import _MISSING, field_value
-from behavegate.model import Expectation, Scenario, ToolCall, ToolResultRule
+from behavegate.model import Expectation, Scenario, ToolCall
 
 # --- rule matching ----------------------------------------------------------------------
 
@@ -464,9 +465,9 @@ def test_the_table_and_summary_list_each_possible_loop(
     (tmp_path / "contract.yml").write_text(CONVERSATIONS)
     main(["test", "contract.yml", "--endpoint", agent, "--scenario", "loop", "--no-artifacts", "--summary", "summary.md"])
     table = capsys.readouterr().out
-    assert "Possible loop in loop attempt 1: possible loop: the agent was still calling tools when max_turns (3)" in table
+    assert "Possible loop in loop attempt 1: the agent was still calling tools when max_turns (3)" in table
     summary = (tmp_path / "summary.md").read_text()
-    assert "🔁 **Possible loop** `loop` attempt 1: `possible loop: the agent was still calling tools" in summary
+    assert "🔁 **Possible loop** `loop` attempt 1: `the agent was still calling tools" in summary
 
 
 def test_latency_covers_every_request_of_the_conversation(
@@ -514,3 +515,44 @@ def test_a_recorded_conversation_must_point_at_real_calls() -> None:
         with pytest.raises(ObservationError) as caught:
             parse_observation_text(_file(bad), Path("/o.json"), attempts=True)
         assert any(p.text.startswith(message) for p in caught.value.problems), caught.value.problems
+
+
+def test_shards_of_a_conversation_run_merge_with_their_recorded_results(
+    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONVERSATIONS)
+    _, whole = run_json(["contract.yml", "--endpoint", agent], capsys)
+    for index in (1, 2):
+        main(
+            ["test", "contract.yml", "--endpoint", agent, "--no-artifacts", "--shard", f"{index}/2", "--report", f"s{index}.json"]
+        )
+    capsys.readouterr()
+    main(["merge", "s1.json", "s2.json", "--no-artifacts", "--format", "json"])
+    merged = json.loads(capsys.readouterr().out)
+    assert verdicts(merged) == verdicts(whole)
+    conversations = [[a["observation"].get("conversation") for a in s["attempts"]] for s in merged["scenarios"]]
+    assert conversations == [[a["observation"].get("conversation") for a in s["attempts"]] for s in whole["scenarios"]]
+    assert conversations[0][0]["results"][0]["content"]["eta"] == "2026-01-09"
+
+
+def test_a_hostile_repeated_call_is_quoted_short_on_one_line() -> None:
+    from behavegate.evidence.scripted import describe_repeats
+
+    call = ToolCall("lookup", {"q": "x\n::error::owned " + "y" * 5000})
+    calls = (call,) * 40 + tuple(ToolCall(f"t{i}", {}) for i in range(8)) * 2
+    text = describe_repeats(repeated_calls(calls))
+    assert "\n" not in text and len(text) < 2000
+    assert "at calls 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 30 more" in text and text.endswith("4 more calls repeated")
+
+
+def test_a_recorded_conversation_is_redacted_like_the_rest_of_the_evidence() -> None:
+    from behavegate.conversation import Conversation, ScriptedResult
+    from behavegate.model import Observation
+    from behavegate.report.redact import redact_observation
+
+    conversation = Conversation(
+        2, 3, (ScriptedResult(0, "t", {"token": "sk-secret-123456"}), ScriptedResult(1, "t", error="sk-secret-123456"))
+    )
+    redacted = redact_observation(Observation("s", conversation=conversation), "sk-secret-123456").conversation
+    assert redacted is not None and "sk-secret" not in json.dumps(redacted.as_dict())

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
+from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.frozen import field, fields, frozen
 
 Status = Literal["pass", "fail", "incomplete"]
@@ -93,30 +94,6 @@ class Expectation:
     uses_tool_result: tuple[ToolField, ...] = ()
     no_repeat: bool | None = None
     max_model_turns: int | None = None  # turns.max
-
-
-@frozen
-class ToolField:
-    """``response.uses_tool_result`` item: a field of a tool's scripted result (a dotted
-    path, list indices as ``[0]``) whose value the final answer must contain."""
-
-    tool: str
-    field: str
-
-    def as_dict(self) -> dict[str, JSON]:
-        return {"tool": self.tool, "field": self.field}
-
-
-@frozen
-class ToolResultRule:
-    """One ``tool_results`` rule (the list form): calls of ``name`` whose arguments
-    contain ``arguments`` (a JSON subset) get ``content``, or fail with ``error``.
-    ``name`` None: the default, used when no other rule matches."""
-
-    name: str | None
-    arguments: Mapping[str, JSON] | None = None
-    content: JSON = None
-    error: str | None = None
 
 
 @frozen
@@ -211,11 +188,6 @@ class Contract:
         return tuple(scenario.id for scenario in self.scenarios)
 
 
-def scripts_results(scenario: Scenario) -> bool:
-    """Does the scenario answer tool calls (so a conversation can go on past one request)?"""
-    return bool(scenario.tool_results) or scenario.tool_rules is not None
-
-
 # --- evidence -------------------------------------------------------------------
 
 
@@ -229,46 +201,6 @@ class ToolCall(NamedCall):
     call_id: str | None = None
     executed: bool | None = None
     group: int | None = None
-
-
-@frozen
-class ScriptedResult:
-    """What behavegate sent back for one tool call: ``call`` indexes the attempt's
-    ``tool_calls``; ``content`` is the scripted value (as the contract wrote it),
-    ``error`` the failure text when the result is a failed call."""
-
-    call: int
-    name: str
-    content: JSON = None
-    error: str | None = None
-
-    def as_dict(self) -> dict[str, JSON]:
-        data: dict[str, JSON] = {"call": self.call, "name": self.name}
-        if self.error is not None:
-            data["error"] = self.error
-        else:
-            data["content"] = self.content
-        return data
-
-
-@frozen
-class Conversation:
-    """A version-2 multi-turn attempt as it went: model requests made, the run's
-    ``max_turns``, every scripted result returned, and whether the agent was still
-    calling tools when ``max_turns`` ran out (a possible loop)."""
-
-    turns: int
-    max_turns: int
-    results: tuple[ScriptedResult, ...] = ()
-    possible_loop: bool = False
-
-    def as_dict(self) -> dict[str, JSON]:
-        return {
-            "turns": self.turns,
-            "max_turns": self.max_turns,
-            "possible_loop": self.possible_loop,
-            "results": [result.as_dict() for result in self.results],
-        }
 
 
 @frozen
@@ -297,8 +229,7 @@ class Observation:
     trace_id: str | None = None
     response_gap: str | None = field(default=None, compare=False)
     tool_gap: str | None = field(default=None, compare=False)
-    # Version 2, a live conversation that scripts tool results (or a recorded one): what it returned.
-    conversation: Conversation | None = None
+    conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -326,9 +257,7 @@ class Observation:
                 "trace_id": self.trace_id,
                 "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
             }
-        if self.conversation is not None:
-            data["conversation"] = self.conversation.as_dict()
-        return data
+        return data if self.conversation is None else {**data, "conversation": self.conversation.as_dict()}
 
 
 @frozen

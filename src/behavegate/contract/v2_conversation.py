@@ -8,7 +8,8 @@ import re
 from typing import Any
 
 from behavegate.contract import rules as f
-from behavegate.model import Expectation, ToolField, ToolResultRule
+from behavegate.conversation import ToolField, ToolResultRule
+from behavegate.model import Expectation
 
 RULE_KEYS = ("name", "arguments", "content", "error")
 DEFAULT_KEYS = ("content", "error")

@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from behavegate import __version__
+from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import (
     EndpointError,
     assistant_turn,
@@ -35,12 +36,12 @@ from behavegate.evidence.chat import (
 )
 from behavegate.evidence.schedule import Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
-from behavegate.evidence.scripted import unmatched_reason
+from behavegate.evidence.scripted import scripts_results, unmatched_reason
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Conversation, Observation, Scenario, ScriptedResult, Timing, ToolCall, scripts_results
+from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from behavegate.contract import rules as f
+from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.errors import ObservationError, Problem
 from behavegate.files import read_project_text
 from behavegate.limits import (
@@ -25,7 +26,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_OBSERVATION_ENTRIES,
 )
-from behavegate.model import Conversation, Observation, ObservationSet, ScriptedResult, ToolCall
+from behavegate.model import Observation, ObservationSet, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

@@ -14,9 +14,12 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from behavegate.contract.subset import json_subset
+from behavegate.conversation import ScriptedResult, ToolResultRule
 from behavegate.frozen import frozen
-from behavegate.judge.matching import json_subset
-from behavegate.model import JSON, Scenario, ScriptedResult, ToolCall, ToolResultRule
+from behavegate.limits import SHOWN_CALL_CHARS, SHOWN_POSITIONS, SHOWN_REPEATS
+from behavegate.model import JSON, Scenario, ToolCall
+from behavegate.text import one_line
 
 
 @frozen
@@ -25,6 +28,11 @@ class Answer:
 
     content: str
     record: ScriptedResult
+
+
+def scripts_results(scenario: Scenario) -> bool:
+    """Does the scenario answer tool calls (so a conversation can go on past one request)?"""
+    return bool(scenario.tool_results) or scenario.tool_rules is not None
 
 
 def canonical_call(call: ToolCall) -> str:
@@ -52,9 +60,22 @@ def repeated_calls(calls: tuple[ToolCall, ...]) -> list[tuple[ToolCall, list[int
     return [(first[key], where) for key, where in positions.items() if len(where) > 1]
 
 
+def shown_call(call: ToolCall) -> str:
+    """A call as a message shows it: canonical, one line, at most 200 characters (agent text)."""
+    return one_line(canonical_call(call), SHOWN_CALL_CHARS)
+
+
 def describe_repeats(repeats: list[tuple[ToolCall, list[int]]]) -> str:
-    """``lookup {"q":"A-1"} at calls 0, 2`` for each repeated call (call positions count from 0)."""
-    return "; ".join(f"{canonical_call(call)} at calls {', '.join(map(str, where))}" for call, where in repeats)
+    """``lookup {"q":"A-1"} at calls 0, 2`` for each repeated call (call positions count
+    from 0); the first few calls and positions, with how many more."""
+    parts = []
+    for call, where in repeats[:SHOWN_REPEATS]:
+        positions = ", ".join(map(str, where[:SHOWN_POSITIONS]))
+        more = f" and {len(where) - SHOWN_POSITIONS} more" if len(where) > SHOWN_POSITIONS else ""
+        parts.append(f"{shown_call(call)} at calls {positions}{more}")
+    if len(repeats) > SHOWN_REPEATS:
+        parts.append(f"{len(repeats) - SHOWN_REPEATS} more calls repeated")
+    return "; ".join(parts)
 
 
 def rule_for(rules: Sequence[ToolResultRule], call: ToolCall) -> ToolResultRule | None:
@@ -96,6 +117,5 @@ def _text(value: Any) -> str:
 
 def unmatched_reason(call: ToolCall, turn: int) -> str:
     return (
-        f"no tool_results rule matches the call {canonical_call(call)} at turn {turn}: "
-        "add a rule for it, or a {default: ...} rule"
+        f"no tool_results rule matches the call {shown_call(call)} at turn {turn}: add a rule for it, or a {{default: ...}} rule"
     )

@@ -7,11 +7,12 @@ import json
 from typing import Any
 
 from behavegate.contract.v2_conversation import field_steps
+from behavegate.conversation import ScriptedResult, ToolField
 from behavegate.evidence.scripted import describe_repeats, repeated_calls
 from behavegate.judge.evidence import Evidence, checked, incomplete
 from behavegate.judge.measure_checks import _measure
 from behavegate.judge.tool_checks import _calls
-from behavegate.model import ScriptedResult, ToolField, Verdict
+from behavegate.model import Verdict
 
 _MISSING = object()
 

@@ -3,35 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from behavegate.contract.subset import is_number, json_subset
 from behavegate.model import RequiredCall, ToolCall
 
-
-def is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def json_subset(expected: Any, observed: Any) -> bool:
-    """Does ``observed`` contain ``expected``?
-
-    Objects match partially (extra observed keys are fine), arrays position by
-    position with equal length, numbers by value (1 == 1.0, never a bool), and
-    everything else by type and value.
-    """
-    if isinstance(expected, dict):
-        return isinstance(observed, dict) and all(
-            key in observed and json_subset(value, observed[key]) for key, value in expected.items()
-        )
-    if isinstance(expected, list):
-        return (
-            isinstance(observed, list)
-            and len(expected) == len(observed)
-            and all(json_subset(e, o) for e, o in zip(expected, observed, strict=True))
-        )
-    if is_number(expected):
-        return is_number(observed) and expected == observed
-    return type(expected) is type(observed) and expected == observed
+__all__ = ["assign_calls", "call_matches", "is_number", "json_subset", "unclaimed"]
 
 
 def call_matches(required: RequiredCall, call: ToolCall) -> bool:

@@ -14,9 +14,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from behavegate.limits import SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
+from behavegate.limits import LOOPS_SHOWN, SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
-from behavegate.render.table import LOOPS_SHOWN, failure_note, pass_rate
+from behavegate.render.table import failure_note, pass_rate, possible_loops
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -62,7 +62,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
 
     # Budget: header and notes first, then the baseline comparison, rows, details, until the limit.
     budget = limit - 4_000
-    loops = report.possible_loops()
+    loops = possible_loops(report)
     budget -= 600 * min(len(loops), LOOPS_SHOWN)  # each at most an id and a 300-character reason
     baseline = _baseline(env, report, budget // 2)
     budget -= len(baseline.encode())

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from behavegate.limits import LOOPS_SHOWN
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
-LOOPS_SHOWN = 10  # possible-loop lines in the table and the summary
 _COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
 _COLUMNS_V2 = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Pass rate", "Details")
 
@@ -60,6 +60,21 @@ def failure_note(result: ScenarioResult, verdict: Verdict) -> str | None:
 
 def _value(value: Any) -> str:
     return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 200)
+
+
+def possible_loops(report: Report) -> list[tuple[str, int, str]]:
+    """(scenario id, attempt number from 1, why) of every attempt that ran out of
+    ``max_turns`` while still calling tools (version 2); ``why`` is the incomplete
+    reason without its ``possible loop: `` label."""
+    from behavegate.judge.gaps import possible_loop
+
+    found = []
+    for result in report.results:
+        for attempt in result.attempts:
+            why = possible_loop(attempt.observation)
+            if why is not None:
+                found.append((result.scenario.id, attempt.index + 1, why.removeprefix("possible loop: ")))
+    return found
 
 
 def scenario_problems(report: Report, result: ScenarioResult) -> list[str]:
@@ -114,7 +129,7 @@ def render(report: Report) -> str:
         out.append("")
     for result in problems:
         out.extend(scenario_problems(report, result))
-    loops = report.possible_loops()
+    loops = possible_loops(report)
     for scenario_id, attempt, why in loops[:LOOPS_SHOWN]:
         out.append(f"Possible loop in {one_line(scenario_id)} attempt {attempt}: {one_line(why, 300)}")
     if len(loops) > LOOPS_SHOWN:

@@ -18,8 +18,9 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import quote, quote_plus
 
+from behavegate.conversation import Conversation
 from behavegate.frozen import replace
-from behavegate.model import Attempt, Conversation, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.model import Attempt, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 

@@ -223,19 +223,6 @@ class Report:
             return None
         return {"attempts": len(values), "p50": percentile(values, 50), "p95": percentile(values, 95), "max": max(values)}
 
-    def possible_loops(self) -> list[tuple[str, int, str]]:
-        """(scenario id, attempt number from 1, why) of every attempt that ran out of
-        ``max_turns`` while still calling tools (version 2)."""
-        from behavegate.judge.gaps import possible_loop
-
-        found = []
-        for result in self.results:
-            for attempt in result.attempts:
-                why = possible_loop(attempt.observation)
-                if why is not None:
-                    found.append((result.scenario.id, attempt.index + 1, why))
-        return found
-
     # -- the skylos-shaped JSON view ------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:

@@ -1,0 +1,74 @@
+"""The data model of conversations (version 2): ``tool_results`` rules and
+``uses_tool_result`` items (contract), and what a conversation returned (evidence).
+Part of the data model (``model.py``), kept apart to keep modules small."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from behavegate.frozen import frozen
+
+
+@frozen
+class ToolField:
+    """``response.uses_tool_result`` item: a field of a tool's scripted result (a dotted
+    path, list indices as ``[0]``) whose value the final answer must contain."""
+
+    tool: str
+    field: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "field": self.field}
+
+
+@frozen
+class ToolResultRule:
+    """One ``tool_results`` rule (the list form): calls of ``name`` whose arguments
+    contain ``arguments`` (a Any subset) get ``content``, or fail with ``error``.
+    ``name`` None: the default, used when no other rule matches."""
+
+    name: str | None
+    arguments: Mapping[str, Any] | None = None
+    content: Any = None
+    error: str | None = None
+
+
+@frozen
+class ScriptedResult:
+    """What behavegate sent back for one tool call: ``call`` indexes the attempt's
+    ``tool_calls``; ``content`` is the scripted value (as the contract wrote it),
+    ``error`` the failure text when the result is a failed call."""
+
+    call: int
+    name: str
+    content: Any = None
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"call": self.call, "name": self.name}
+        if self.error is not None:
+            data["error"] = self.error
+        else:
+            data["content"] = self.content
+        return data
+
+
+@frozen
+class Conversation:
+    """A version-2 multi-turn attempt as it went: model requests made, the run's
+    ``max_turns``, every scripted result returned, and whether the agent was still
+    calling tools when ``max_turns`` ran out (a possible loop)."""
+
+    turns: int
+    max_turns: int
+    results: tuple[ScriptedResult, ...] = ()
+    possible_loop: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "turns": self.turns,
+            "max_turns": self.max_turns,
+            "possible_loop": self.possible_loop,
+            "results": [result.as_dict() for result in self.results],
+        }
