@@ -556,3 +556,39 @@ def test_a_recorded_conversation_is_redacted_like_the_rest_of_the_evidence() -> 
     )
     redacted = redact_observation(Observation("s", conversation=conversation), "sk-secret-123456").conversation
     assert redacted is not None and "sk-secret" not in json.dumps(redacted.as_dict())
+
+
+def test_the_documented_conversation_loads_and_is_answered_as_documented() -> None:
+    from doc_examples import examples
+
+    scenario = contract(examples("contract.md")["conversation"]).scenarios[0]
+    assert scenario.tool_rules is not None and len(scenario.tool_rules) == 4
+    shipped = answer(scenario, ToolCall("lookup_order", {"order_id": "A-1"}), 0)
+    other = answer(scenario, ToolCall("lookup_order", {"order_id": "C-3"}), 1)
+    stray = answer(scenario, ToolCall("cancel_order", {}), 2)
+    assert shipped is not None and shipped.record.content == {"status": "shipped", "eta": "2026-01-09"}
+    assert other is not None and other.record.content == {"status": "unknown"}
+    assert stray is not None and stray.record.error == "no such tool here"
+
+
+def test_an_in_process_agent_gets_the_same_rules_and_the_same_unmatched_reason(tmp_path: Path) -> None:
+    from behavegate.api import Call, Reply, load_contract, run_callable
+
+    (tmp_path / "contract.yml").write_text(CONVERSATIONS)
+    loaded = load_contract(tmp_path / "contract.yml")
+
+    def agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        prompt = messages[0]["content"]
+        answered = [m for m in messages if m["role"] == "tool"]
+        if answered:
+            return Reply(f"ETA {json.loads(answered[0]['content'])['eta']}", total_tokens=100)
+        order = "Z-9" if prompt == "unmatched" else "A-1"
+        return Reply(None, [Call("lookup_order", {"order_id": order})], finish_reason="tool_calls", total_tokens=100)
+
+    report = run_callable(loaded, agent)
+    by_id = {r.scenario.id: r for r in report.results}
+    assert by_id["grounded"].status == "pass"
+    observation = by_id["unmatched"].observation
+    assert observation is not None and str(observation.error).startswith(
+        'no tool_results rule matches the call lookup_order {"order_id":"Z-9"}'
+    )
