@@ -592,3 +592,13 @@ def test_an_in_process_agent_gets_the_same_rules_and_the_same_unmatched_reason(t
     assert observation is not None and str(observation.error).startswith(
         'no tool_results rule matches the call lookup_order {"order_id":"Z-9"}'
     )
+
+
+def test_a_broken_rule_list_is_not_also_reported_as_answering_nothing() -> None:
+    text = BAD_RULES.split("    tool_results:")[0] + textwrap.indent(textwrap.dedent("""\
+        tool_results:
+          - {name: lookup, content: 1, error: x}
+        expect:
+          response: {uses_tool_result: [{tool: lookup, field: a}]}
+        """), "    ")  # fmt: skip
+    assert problems(text) == [("scenarios[0].tool_results[0] takes content or error, not both", 11)]

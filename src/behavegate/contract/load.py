@@ -295,7 +295,8 @@ class _Reader(ExpectFields):
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
         if expect is not None and not requests_any(expect):
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
-        if expect is not None and self.v2 and expect.uses_tool_result:
+        scripted_ok = "tool_results" not in raw or {"tool_rules", "tool_results"} & set(extras)
+        if expect is not None and self.v2 and expect.uses_tool_result and scripted_ok:  # else its problems are reported
             from behavegate.contract.v2_conversation import grounding_problems
 
             for index, problem in grounding_problems(expect, extras):
