@@ -12,6 +12,7 @@ Timeouts here only guard against a hung browser; no test asserts on speed.
 from __future__ import annotations
 
 import base64
+import contextlib
 import fcntl
 import json
 import os
@@ -130,20 +131,16 @@ class Browser:
         return page
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(BrowserError, OSError):
             self.send("Browser.close")
-        except (BrowserError, OSError):
-            pass
         try:
             self._process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
         for fd in (self._to_browser, self._from_browser):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass
         shutil.rmtree(self._profile, ignore_errors=True)
 
     def __enter__(self) -> Browser:

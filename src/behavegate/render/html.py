@@ -72,7 +72,10 @@ def _where(report: Report, result: ScenarioResult, assertion: str | None = None)
 
 def _strip(statuses: Sequence[str]) -> dict[str, Any]:
     """The attempt strip: one cell per attempt, coloured (and titled) by its status."""
-    cells = [{"x": i * (STRIP_CELL + STRIP_GAP), "status": status, "title": f"attempt {i + 1}: {status}"} for i, status in enumerate(statuses)]
+    cells = [
+        {"x": i * (STRIP_CELL + STRIP_GAP), "status": status, "title": f"attempt {i + 1}: {status}"}
+        for i, status in enumerate(statuses)
+    ]
     width = max(1, len(statuses) * (STRIP_CELL + STRIP_GAP) - STRIP_GAP)
     counts = {status: sum(1 for s in statuses if s == status) for status in ("pass", "fail", "incomplete")}
     return {"cells": cells, "width": width, "height": STRIP_CELL + 4, "cell": STRIP_CELL, "counts": counts}
@@ -97,7 +100,8 @@ def _bar(result: ScenarioResult) -> dict[str, Any] | None:
         "text": pass_rate(reliability),
         "title": (
             f"pass rate {reliability.pass_rate:.0%}, 95% interval {low:.0%}-{high:.0%}, "
-            f"threshold {reliability.min_pass_rate:.0%}" + (" (gated on the interval's lower end)" if reliability.gate == "lower_bound" else "")
+            f"threshold {reliability.min_pass_rate:.0%}"
+            + (" (gated on the interval's lower end)" if reliability.gate == "lower_bound" else "")
         ),
         "gate": reliability.gate,
         "threshold_text": f"{reliability.min_pass_rate:.0%}",
@@ -162,7 +166,9 @@ def _finding(report: Report, finding: Finding, key: str) -> dict[str, Any]:
     }
 
 
-def _scenario(report: Report, index: int, result: ScenarioResult, budget: Budget, findings: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _scenario(
+    report: Report, index: int, result: ScenarioResult, budget: Budget, findings: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     statuses = [attempt.status for attempt in result.attempts] or [result.status]
     troubled = [
         {
@@ -213,7 +219,9 @@ def _scenario(report: Report, index: int, result: ScenarioResult, budget: Budget
 def _scores(scores: Any) -> list[dict[str, Any]] | None:
     if not scores:
         return None
-    return [{"metric": metric, "value": float(value)} for metric, value in scores.items() if metric not in ("attempts", "scenarios")]
+    return [
+        {"metric": metric, "value": float(value)} for metric, value in scores.items() if metric not in ("attempts", "scenarios")
+    ]
 
 
 def view(report: Report) -> dict[str, Any]:
@@ -228,7 +236,14 @@ def view(report: Report) -> dict[str, Any]:
             for row, finding in zip(rows, found, strict=True):
                 if finding.scenario:
                     by_scenario.setdefault(finding.scenario, []).append(row)
-            sections.append({"key": key, "heading": heading, "rows": rows[: regressions.SHOWN_PER_LIST], "cut": max(0, len(rows) - regressions.SHOWN_PER_LIST)})
+            sections.append(
+                {
+                    "key": key,
+                    "heading": heading,
+                    "rows": rows[: regressions.SHOWN_PER_LIST],
+                    "cut": max(0, len(rows) - regressions.SHOWN_PER_LIST),
+                }
+            )
     ordered = sorted(enumerate(report.results), key=lambda item: (ORDER.get(item[1].status, 3), item[0]))
     scenarios = [_scenario(report, index, result, budget, by_scenario) for index, result in ordered]
     troubled = sum(1 for s in scenarios if s["status"] != "pass")
@@ -261,7 +276,9 @@ def view(report: Report) -> dict[str, Any]:
         if comparison is None
         else {"sections": sections, "source": clip(regressions.source_line(comparison), 2000), "status": comparison.status},
         "suite_scores": None if scores is None else _scores(scores["suite"]),
-        "tag_scores": None if scores is None else [{"tag": clip(tag, 100), "scores": _scores(value)} for tag, value in scores["tags"].items()],
+        "tag_scores": None
+        if scores is None
+        else [{"tag": clip(tag, 100), "scores": _scores(value)} for tag, value in scores["tags"].items()],
         "scenarios": scenarios,
         "withheld": budget.withheld,
         "floor_decides": report.floor_decides,
