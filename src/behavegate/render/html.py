@@ -45,7 +45,7 @@ def clip(text: str, limit: int) -> str:
 
 def value_text(value: Any, limit: int = HTML_VALUE_CHARS) -> str:
     """An expected or observed value: text as it is, anything else as JSON."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, indent=1)
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
     return clip(text, limit)
 
 
@@ -278,7 +278,7 @@ def view(report: Report) -> dict[str, Any]:
         "suite_scores": None if scores is None else _scores(scores["suite"]),
         "tag_scores": None
         if scores is None
-        else [{"tag": clip(tag, 100), "scores": _scores(value)} for tag, value in scores["tags"].items()],
+        else [{"tag": clip(tag, 100), "scores": {m["metric"]: m["value"] for m in _scores(value) or ()}} for tag, value in scores["tags"].items()],
         "scenarios": scenarios,
         "withheld": budget.withheld,
         "floor_decides": report.floor_decides,
