@@ -278,7 +278,10 @@ def view(report: Report) -> dict[str, Any]:
         "suite_scores": None if scores is None else _scores(scores["suite"]),
         "tag_scores": None
         if scores is None
-        else [{"tag": clip(tag, 100), "scores": {m["metric"]: m["value"] for m in _scores(value) or ()}} for tag, value in scores["tags"].items()],
+        else [
+            {"tag": clip(tag, 100), "scores": {m["metric"]: m["value"] for m in _scores(value) or ()}}
+            for tag, value in scores["tags"].items()
+        ],
         "scenarios": scenarios,
         "withheld": budget.withheld,
         "floor_decides": report.floor_decides,
