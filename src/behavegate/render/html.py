@@ -50,7 +50,8 @@ def value_text(value: Any, limit: int = HTML_VALUE_CHARS) -> str:
 
 
 class Budget:
-    """Agent text shown over the whole report (a 5,000-scenario run stays a file a browser opens)."""
+    """Agent text (answers, tool arguments) and the assertion texts that can quote it, shown
+    over the whole report: a 5,000-scenario run stays a file a browser opens."""
 
     def __init__(self, chars: int) -> None:
         self.left = chars
@@ -63,6 +64,15 @@ class Budget:
             return None
         self.left -= len(shown)
         return shown
+
+    def show(self, text: str, limit: int) -> str:
+        """As :meth:`take`, with a note in place of a text the budget no longer allows."""
+        shown = self.take(text, limit)
+        return (
+            shown
+            if shown is not None
+            else f"(left out: the HTML report's size budget; {len(text):,} characters in the JSON report)"
+        )
 
 
 def _where(report: Report, result: ScenarioResult, assertion: str | None = None) -> str:
@@ -175,9 +185,9 @@ def _scenario(
             "assertion": clip(v.assertion, 300),
             "kind": v.kind,
             "status": v.status,
-            "message": clip(v.message, 2000),
-            "expected": value_text(v.expected),
-            "observed": value_text(v.observed),
+            "message": budget.show(v.message, 2000),
+            "expected": budget.show(value_text(v.expected, 10**9), HTML_VALUE_CHARS),
+            "observed": budget.show(value_text(v.observed, 10**9), HTML_VALUE_CHARS),
             "where": _where(report, result, v.assertion),
         }
         for v in result.verdicts
