@@ -167,3 +167,15 @@ def test_a_shard_writes_no_html_or_sarif(
     monkeypatch.chdir(tmp_path)
     assert main(["test", "contract.yml", "--shard", "1/2", "--html", "r.html", "--sarif", "r.sarif"]) == 2
     assert "--html and --sarif belong to `behavegate merge`" in capsys.readouterr().err
+
+
+def test_a_run_that_could_not_be_judged_writes_no_html_or_sarif(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty SARIF upload would mark every open finding fixed: an invalid run writes none."""
+    (tmp_path / "contract.yml").write_text("version: 2\nscenarios: nope\n")
+    monkeypatch.chdir(tmp_path)
+    code = main(["test", "contract.yml", "--observations", "missing.json", "--html", "r.html", "--sarif", "r.sarif",
+                 "--github-output", "out.txt"])  # fmt: skip
+    assert code == 2
+    assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.sarif").exists()
+    outputs = (tmp_path / "out.txt").read_text().splitlines()
+    assert "status=error" in outputs and "html=" in outputs and "sarif=" in outputs
