@@ -216,7 +216,7 @@ def sticky_comment(
         return
     try:
         text = read_placed(place_output(summary_file, workdir, "summary-file", env, workdir), SUMMARY_MAX_BYTES)
-        url = post(text or "", _contract_shown(inputs, workdir, env), token, env)
+        url = post(text or "", _contract_shown(inputs), token, env)
     except (CommentError, BehavegateError, OSError) as error:
         console.commands([command("warning", str(error), title="behavegate: PR comment")])
         return
@@ -226,22 +226,12 @@ def sticky_comment(
             write_output(env["GITHUB_OUTPUT"], output_block({"comment-url": url}), workdir, "--github-output", append=True)
 
 
-def _contract_shown(inputs: Inputs, workdir: Path, env: Mapping[str, str]) -> str:
-    """The contract as the report names it (the marker's second half), else the input."""
-    from behavegate.errors import BehavegateError
-    from behavegate.files import place_output, read_placed
-    from behavegate.limits import V2_MAX_REPORT_BYTES
+def _contract_shown(inputs: Inputs) -> str:
+    """The contract as the marker names it: its path from the workspace, as the inputs give it
+    (the report is not read again: a large run's JSON report is hundreds of megabytes)."""
+    import posixpath
 
-    with contextlib.suppress(BehavegateError, ValueError, RecursionError, OSError):
-        text = read_placed(
-            place_output(inputs.text("report") or DEFAULTS["report"], workdir, "report", env, workdir), V2_MAX_REPORT_BYTES
-        )
-        ours = json.loads(text or "{}").get("behavegate")
-        if isinstance(ours, dict) and isinstance(ours.get("contract_path"), str):
-            return str(ours["contract_path"])
-        if isinstance(ours, dict) and isinstance(ours.get("contracts"), list):
-            return " ".join(str(c) for c in ours["contracts"])
-    return inputs.text("contract") or "contract"
+    return posixpath.normpath(posixpath.join(inputs.text("working-directory") or ".", inputs.text("contract") or "(discovered)"))
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:

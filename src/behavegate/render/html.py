@@ -321,8 +321,7 @@ def page(views: Iterable[dict[str, Any]], title: str, status: Status) -> str:
     shown = list(views)
     tags = sorted({tag for v in shown for s in v["scenarios"] for tag in s["tags"]})
     policy = (
-        f"default-src 'none'; style-src '{_digest(css)}'; script-src '{_digest(script)}'; img-src data:; "
-        "base-uri 'none'; form-action 'none'"
+        f"default-src 'none'; style-src '{_digest(css)}'; script-src '{_digest(script)}'; base-uri 'none'; form-action 'none'"
     )
     return env.get_template("html_report.html.j2").render(
         title=title, status=status, views=shown, css=css, script=script, policy=policy, tags=tags,
