@@ -17,9 +17,7 @@ process after a warm-up:
 It prints both in seconds and their ratio, and checks the merged verdict equals the
 unsharded run's (exit 1 on a mismatch). See bench/README.md.
 
-A 10,000-scenario suite is over the shipped limits (1,000 scenarios a contract, a
-256 KiB contract, a 2 MiB observation file, a 5,000,000-byte report): this script lifts
-those limits in its own process only, to measure the merge's cost at that size.
+The suite is version 2, so the shipped version-2 limits hold it (docs/limits.md).
 """
 
 from __future__ import annotations
@@ -36,24 +34,6 @@ import time
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
-
-
-def lift_limits(scenarios: int) -> None:
-    """Raise, in this process only, the limits a suite of this size exceeds."""
-    from behavegate.commands import options
-    from behavegate.contract import load, rules, yaml_lines
-    from behavegate.evidence import observation_file
-    from behavegate.report import digests
-
-    big = 100 * scenarios
-    load.MAX_RUN_SCENARIOS = options.MAX_RUN_SCENARIOS = scenarios  # type: ignore[attr-defined]
-    load.MAX_ASSERTIONS_V2 = 10 * scenarios  # type: ignore[attr-defined]
-    load.MAX_CONTRACT_BYTES = 1024 * big  # type: ignore[attr-defined]
-    rules.INPUT_MAX_VALUES = big  # type: ignore[attr-defined]
-    yaml_lines.INPUT_MAX_VALUES = big  # type: ignore[attr-defined]
-    observation_file.MAX_OBSERVATION_BYTES = 1024 * big  # type: ignore[attr-defined]
-    observation_file.MAX_ATTEMPTS_SCENARIOS = scenarios  # type: ignore[attr-defined]
-    digests.MAX_REPORT_BYTES = 1024 * big  # type: ignore[attr-defined]
 
 
 def suite(scenarios: int) -> tuple[str, dict[str, Any]]:
@@ -103,7 +83,6 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory and print its path")
     args = parser.parse_args()
-    lift_limits(args.scenarios)
     work = Path(tempfile.mkdtemp(prefix="behavegate-bench-merge-"))
     os.chdir(work)
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; cpus: {os.cpu_count()}")

@@ -34,7 +34,7 @@ run_case() {  # name evidence expected-exit expected-status [working-directory] 
     # As the runner passes them: every input of action.yml, the unused evidence input empty.
     inputs=(-e INPUT_CONTRACT=examples/refund-agent/contract.yml -e "INPUT_$input=examples/refund-agent/$2" -e "INPUT_$other="
       -e INPUT_JUNIT=behavegate-junit.xml -e INPUT_SUMMARY=true -e INPUT_ANNOTATIONS=true
-      -e INPUT_FAIL-ON=incomplete -e INPUT_WORKING-DIRECTORY=.)
+      -e INPUT_FAIL-ON=incomplete -e INPUT_WORKING-DIRECTORY=. -e INPUT_HTML=behavegate-report.html -e INPUT_SARIF=behavegate.sarif)
   else
     # Only what a workflow writes under `with:`, as `uses: docker://...` passes it
     # (no action.yml, so no defaults from the runner): the entrypoint supplies them.
@@ -57,6 +57,11 @@ run_case() {  # name evidence expected-exit expected-status [working-directory] 
   check "JUnit paths are repository-relative" "grep -q 'file=\"examples/refund-agent/contract.yml\"' '$ws/${at}behavegate-junit.xml'"
   check "files given back to the workspace owner" "[ \"\$(stat -c %u:%g '$ws/${at}behavegate-junit.xml')\" = 1234:1234 ] && [ \"\$(stat -c %u:%g '$ws/${at}behavegate-summary.md')\" = 1234:1234 ] && [ \"\$(stat -c %u '$ws/${at}.behavegate/runs')\" = 1234 ]"
   check "evidence replays" ".venv/bin/behavegate replay \"$ws/\$(grep '^run-dir=' $fc/set_output_* | cut -d= -f2)\" >/dev/null 2>&1 || python3 -m behavegate replay \"$ws/\$(grep '^run-dir=' $fc/set_output_* | cut -d= -f2)\" >/dev/null"
+  if [ -z "$wd" ]; then
+    check "HTML report written, self-contained, given back" "grep -q 'http-equiv=\"Content-Security-Policy\" content=\"default-src ' '$ws/behavegate-report.html' && grep -qx 'html=behavegate-report.html' $fc/set_output_* && [ \"\$(stat -c %u '$ws/behavegate-report.html')\" = 1234 ]"
+    check "SARIF written" "grep -q '\"version\": \"2.1.0\"' '$ws/behavegate.sarif' && grep -qx 'sarif=behavegate.sarif' $fc/set_output_*"
+    [ "$4" = pass ] || check "SARIF findings at repository-relative contract paths" "grep -q '\"uri\": \"examples/refund-agent/contract.yml\"' '$ws/behavegate.sarif'"
+  fi
   if [ "$4" = fail ]; then
     check "annotations on contract lines" "grep -q '^::error file=examples/refund-agent/contract.yml,line=' '$fc/log.txt'"
   fi

@@ -22,6 +22,22 @@ def _row(label: str) -> tuple[str, str]:
     return match.group(1), match.group(2)
 
 
+def test_the_docs_state_the_report_limits() -> None:
+    n = "{:,}".format
+    for label, value in [
+        ("one agent answer in the HTML report (`--html`)", f"{n(limits.HTML_TEXT_CHARS)} characters"),
+        ("one expected/observed value or tool-call argument text in the HTML report", f"{n(limits.HTML_VALUE_CHARS)} characters"),
+        ("tool calls listed per attempt in the HTML report", n(limits.HTML_TOOL_CALLS)),
+        ("agent text in one HTML report", f"{n(limits.HTML_AGENT_TEXT_BUDGET)} characters"),
+        ("findings in one SARIF file (`--sarif`)", n(limits.SARIF_MAX_RESULTS)),
+        ("one SARIF finding's message", f"{n(limits.SARIF_MESSAGE_CHARS)} characters"),
+        ("the sticky pull-request comment (`comment: true`)", f"{n(limits.GITHUB_COMMENT_MAX_CHARS)} characters"),
+        ("comments read to find the sticky comment", f"{limits.PR_COMMENT_PAGES} pages of 100"),
+        ("each GitHub API call of the comment", f"{limits.PR_COMMENT_TIMEOUT_SECONDS:g} seconds"),
+    ]:
+        assert _row(label)[0] == value, label
+
+
 def test_the_docs_table_states_the_codes_limits() -> None:
     n = "{:,}".format
     assert _row("contract file (and each included file)") == (

@@ -94,6 +94,15 @@ LOOPS_SHOWN = 10  # possible-loop attempts listed in the table and the summary (
 SHOWN_CALL_CHARS = 200  # a tool call quoted in a reason (repeated, unmatched): its arguments are the agent's
 SHOWN_REPEATS = 5  # repeated calls named in one reason (the rest counted)
 SHOWN_POSITIONS = 10  # positions of one repeated call named (the rest counted)
+HTML_TEXT_CHARS = 4_000  # one agent answer shown in the HTML report (the JSON report has it whole)
+HTML_VALUE_CHARS = 1_000  # one expected/observed value or tool-call argument text in the HTML report
+HTML_TOOL_CALLS = 50  # tool calls listed per attempt in the HTML report
+HTML_AGENT_TEXT_BUDGET = 4_000_000  # agent and assertion text in one HTML report; past it, left out and counted
+SARIF_MAX_RESULTS = 5_000  # findings in one SARIF file (code scanning shows the top 5,000 of a run)
+SARIF_MESSAGE_CHARS = 2_000  # one finding's message
+GITHUB_COMMENT_MAX_CHARS = 65_536  # GitHub refuses issue and pull-request comments longer than this
+PR_COMMENT_PAGES = 30  # pages of 100 comments read to find the sticky comment
+PR_COMMENT_TIMEOUT_SECONDS = 10.0  # each GitHub REST call of the sticky comment
 
 # --- trace files (evidence/traces) ------------------------------------------------------------
 TRACE_READ_CHUNK = 1024 * 1024  # bytes read at a time: memory is this plus the value being decoded

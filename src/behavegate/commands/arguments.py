@@ -143,6 +143,10 @@ def _views(command: argparse.ArgumentParser) -> None:
     command.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
     command.add_argument("--summary", default=None, metavar="FILE",
                          help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
+    command.add_argument("--html", default=None, metavar="FILE",
+                         help="also write a self-contained HTML report (no external requests; agent text shown as text)")  # fmt: skip
+    command.add_argument("--sarif", default=None, metavar="FILE",
+                         help="also write SARIF 2.1.0 for GitHub code scanning: one finding per failed or incomplete assertion")  # fmt: skip
     command.add_argument("--annotations", action="store_true",
                          help="print GitHub annotations on the contract lines that failed (on stderr with --format json)")  # fmt: skip
     command.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")

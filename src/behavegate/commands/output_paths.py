@@ -16,7 +16,7 @@ from behavegate.files import Place
 if TYPE_CHECKING:
     from behavegate.github.console import Console
 
-OUTPUT_FLAGS = ("output", "report", "junit", "summary", "github_output", "save_observations")
+OUTPUT_FLAGS = ("output", "report", "junit", "summary", "html", "sarif", "github_output", "save_observations")
 
 
 def place_flag(args: argparse.Namespace, flag: str, root: Path) -> Place:

@@ -22,7 +22,7 @@ from behavegate.frozen import frozen, replace
 from behavegate.model import Contract, ObservationSet
 
 # Views of the run's verdict: a shard has none to show, the merge renders them.
-MERGE_VIEWS = ("junit", "summary", "annotations")
+MERGE_VIEWS = ("junit", "summary", "html", "sarif", "annotations")
 
 
 def check_flags(args: argparse.Namespace) -> None:

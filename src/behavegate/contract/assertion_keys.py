@@ -58,7 +58,13 @@ REQUESTS: dict[str, Requested] = {
 
 
 def assertion_count(expect: Expectation) -> int:
-    return sum(len(requested(expect)) for requested in REQUESTS.values())
+    """How many assertions ``expect`` requests; kept on the (immutable) expectation, as the
+    reader's cap and the shard partition both ask for every scenario's."""
+    counted: int | None = expect.__dict__.get("_assertion_count")
+    if counted is None:
+        counted = sum(len(requested(expect)) for requested in REQUESTS.values())
+        object.__setattr__(expect, "_assertion_count", counted)
+    return counted
 
 
 def requests_any(expect: Expectation) -> bool:

@@ -43,6 +43,10 @@ DEFAULTS = {
     "max-seconds": "300",
     "max-tokens": "1024",
     "working-directory": ".",
+    "comment": "false",
+    # Expanded by the runner from action.yml; a docker:// step without it gets the text
+    # itself, which means no token (see github_token).
+    "github-token": "${{ github.token }}",
 }
 
 
@@ -149,6 +153,9 @@ def _views(inputs: Inputs, environ: Mapping[str, str], *, verdict: bool) -> list
         argv += ["--junit", inputs.text("junit")]
     if verdict and summary:
         argv += ["--summary", summary]
+    for view in ("html", "sarif"):
+        if verdict and inputs.text(view):
+            argv += [f"--{view}", inputs.text(view)]
     if verdict and inputs.flag("annotations", True):
         argv.append("--annotations")
     if environ.get("GITHUB_OUTPUT"):
@@ -182,6 +189,49 @@ def copy_summary(name: str, before: object, workdir: Path, env: Mapping[str, str
         text = read_placed(place_output(name, workdir, "summary-file", env, workdir), SUMMARY_MAX_BYTES)
         if text:
             write_file(place_output(env["GITHUB_STEP_SUMMARY"], workdir, "--summary", env, workdir), text, "--summary")
+
+
+def _github_token(inputs: Inputs, env: Mapping[str, str]) -> str:
+    """The token for the PR comment: the input (action.yml defaults it to the workflow's
+    token), else ``GITHUB_TOKEN``; an unexpanded expression (a docker:// step) is none."""
+    token = inputs.text("github-token")
+    if token.startswith("${{"):
+        token = ""
+    return token or env.get("GITHUB_TOKEN", "")
+
+
+def sticky_comment(
+    inputs: Inputs, summary_file: str, before: object, workdir: Path, env: Mapping[str, str], token: str, console: Console
+) -> None:
+    """Post (or update) the pull request's sticky comment with this run's summary. Any
+    failure is a warning: the comment never changes the verdict or the exit code."""
+    from behavegate.errors import BehavegateError
+    from behavegate.files import place_output, read_placed
+    from behavegate.github.outputs import output_block, write_output
+    from behavegate.github.pr_comment import CommentError, post
+    from behavegate.limits import SUMMARY_MAX_BYTES
+
+    if _signature(workdir / summary_file) in (None, before):
+        console.commands([command("warning", "comment: skipped, this run wrote no summary file", title="behavegate: PR comment")])
+        return
+    try:
+        text = read_placed(place_output(summary_file, workdir, "summary-file", env, workdir), SUMMARY_MAX_BYTES)
+        url = post(text or "", _contract_shown(inputs), token, env)
+    except (CommentError, BehavegateError, OSError) as error:
+        console.commands([command("warning", str(error), title="behavegate: PR comment")])
+        return
+    console.commands([command("notice", f"behavegate summary posted to the pull request: {url}", title="behavegate: PR comment")])
+    if env.get("GITHUB_OUTPUT"):
+        with contextlib.suppress(BehavegateError, OSError):
+            write_output(env["GITHUB_OUTPUT"], output_block({"comment-url": url}), workdir, "--github-output", append=True)
+
+
+def _contract_shown(inputs: Inputs) -> str:
+    """The contract as the marker names it: its path from the workspace, as the inputs give it
+    (the report is not read again: a large run's JSON report is hundreds of megabytes)."""
+    import posixpath
+
+    return posixpath.normpath(posixpath.join(inputs.text("working-directory") or ".", inputs.text("contract") or "(discovered)"))
 
 
 def _signature(path: Path) -> tuple[int, int, int] | None:
@@ -220,6 +270,9 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     if token_var and env.get(token_var):
         # Before anything else is printed: the runner hides this value from now on.
         console.mask(env[token_var])
+    github_token = _github_token(inputs, env)
+    if github_token:
+        console.mask(github_token)
     try:
         fail_on = inputs.text("fail-on") or DEFAULTS["fail-on"]
         if fail_on not in FAIL_ON:
@@ -233,8 +286,10 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         if not workdir.is_dir():
             raise ActionInputError(f"working-directory {inputs.text('working-directory')!r} is not a directory")
         argv = build_argv(inputs, env)
-        for flag in ("allow-contract-endpoint", "allow-remote", "summary", "annotations", "artifacts"):
+        for flag in ("allow-contract-endpoint", "allow-remote", "summary", "annotations", "artifacts", "comment"):
             inputs.flag(flag)  # validate every boolean, even unused ones
+        if inputs.flag("comment") and not inputs.text("summary-file"):
+            raise ActionInputError("comment: true posts the summary file: set summary-file (default behavegate-summary.md)")
     except ActionInputError as error:
         console.commands([command("error", str(error), title="behavegate: invalid input")])
         return 2
@@ -246,7 +301,9 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         copy_summary(summary_file, before, workdir, env)
     report_path = workdir / (inputs.text("report") or DEFAULTS["report"])
     written = [report_path, workdir / ".behavegate"]
-    for name in ("junit", "save-observations", "summary-file"):
+    if inputs.flag("comment") and not inputs.text("shard"):
+        sticky_comment(inputs, summary_file, before, workdir, env, github_token, console)
+    for name in ("junit", "save-observations", "summary-file", "html", "sarif"):
         if inputs.text(name):
             written.append(workdir / inputs.text(name))
     give_back([p for p in written if p.exists()], workspace)

@@ -79,6 +79,8 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "report": written.get("report", ""),
             "junit": written.get("junit", ""),
             "summary": written.get("summary", ""),
+            "html": written.get("html", ""),
+            "sarif": written.get("sarif", ""),
             "run-dir": report.run_dir or "",
             # --baseline: regressions found (whether or not they gate); empty without a baseline
             "regressions": "" if report.baseline is None else str(len(report.baseline.regressions)),
@@ -92,7 +94,13 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
     run directories (one a line)."""
     from behavegate.render import suite as views
 
-    files = {"report": views.report_json, "junit": views.junit, "summary": views.summary}
+    files = {
+        "report": views.report_json,
+        "junit": views.junit,
+        "summary": views.summary,
+        "html": views.html,
+        "sarif": views.sarif,
+    }
     _write_files(args, lambda flag: files[flag](suite), written, root)
     if args.annotations:
         console.commands(views.annotation_commands(suite).split("\n"), stderr=json_on_stdout(args))
@@ -100,7 +108,8 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
         counts = suite.scenario_counts()
         values = {"status": suite.status, "passed": str(counts["pass"]), "failed": str(counts["fail"]),
                   "incomplete": str(counts["incomplete"]), "report": written.get("report", ""),
-                  "junit": written.get("junit", ""), "summary": written.get("summary", ""), "run-dir": "", "regressions": ""}  # fmt: skip
+                  "junit": written.get("junit", ""), "summary": written.get("summary", ""), "html": written.get("html", ""),
+                  "sarif": written.get("sarif", ""), "run-dir": "", "regressions": ""}  # fmt: skip
         shown = step_paths(values, root)
         run_dirs = [step_paths({"run-dir": r.run_dir}, root)["run-dir"] for r in suite.reports if r.run_dir]
         shown["run-dir"] = "\n".join(run_dirs)
@@ -108,11 +117,11 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
 
 
 def _write_files(args: Any, render: Callable[[str], str | Iterable[str]], written: dict[str, str], root: Path) -> None:
-    """``--report``, ``--junit``, ``--summary``: a file refused by the path rule does
-    not stop the others; then the run ends incomplete, naming every refused path."""
+    """``--report``, ``--junit``, ``--summary``, ``--html``, ``--sarif``: a file refused by
+    the path rule does not stop the others; then the run ends incomplete, naming every refused path."""
     refused: list[str] = []
-    for flag in ("report", "junit", "summary"):
-        path = getattr(args, flag)
+    for flag in FILE_FLAGS:
+        path = getattr(args, flag, None)
         if path:
             try:
                 write_output(path, render(flag), root, f"--{flag}")
@@ -123,7 +132,8 @@ def _write_files(args: Any, render: Callable[[str], str | Iterable[str]], writte
         raise InputError("; ".join(refused))
 
 
-PATH_OUTPUTS = ("report", "junit", "summary")
+FILE_FLAGS = ("report", "junit", "summary", "html", "sarif")
+PATH_OUTPUTS = FILE_FLAGS
 
 
 def step_paths(values: dict[str, str], root: Path) -> dict[str, str]:
@@ -159,6 +169,10 @@ def _render_file(flag: str, report: Report) -> str | Iterable[str]:
         return json.pieces(report)
     if flag == "junit":
         from behavegate.render import junit as renderer
+    elif flag == "html":
+        from behavegate.render import html as renderer  # type: ignore[no-redef]
+    elif flag == "sarif":
+        from behavegate.render import sarif as renderer  # type: ignore[no-redef]
     else:
         from behavegate.render import summary as renderer  # type: ignore[no-redef]
     return renderer.render(report)
@@ -197,5 +211,5 @@ def deliver_ci_error(
         console.commands(lines or [command("error", message, title=title)], stderr=json_on_stdout(args))
     if args.github_output:
         values = {"status": status, "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                  "junit": "", "summary": args.summary or "", "run-dir": "", "regressions": ""}  # fmt: skip
+                  "junit": "", "summary": args.summary or "", "html": "", "sarif": "", "run-dir": "", "regressions": ""}  # fmt: skip
         quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)

@@ -97,3 +97,17 @@ def annotation_commands(suite: SuiteRun) -> str:
         for level, entries in ranked(report).items():
             found[level].extend(((*rank[:1], index, *rank[1:]), text) for rank, text in entries)
     return limited(found)
+
+
+def html(suite: SuiteRun) -> str:
+    """One page: each contract's verdict and gates, then every scenario of every contract."""
+    from behavegate.render.html import page, view
+
+    return page([view(report) for report in suite.reports], f"behavegate suite: {suite.gate_status}", suite.gate_status)
+
+
+def sarif(suite: SuiteRun) -> str:
+    """One SARIF run holding every contract's findings."""
+    from behavegate.render.sarif import render_reports
+
+    return render_reports(suite.reports)

@@ -1,0 +1,171 @@
+"""The sticky pull-request comment (the Action's ``comment: true``).
+
+One comment per workflow and contract, found again by a hidden marker on its
+first line, created once and edited on every push: the run's Markdown summary,
+cut to GitHub's comment limit with a line saying what was left out. The summary
+shows agent text only inside code spans (``render/summary.py``), so a mention,
+a link or HTML written by the agent stays text.
+
+It talks to ``$GITHUB_API_URL`` (the runner's REST endpoint) with the workflow
+token, a timeout on every call, no redirects followed, no proxy or netrc read
+from the environment. Whatever goes wrong (no pull request, no permission, the
+API down) is a warning: a comment never changes the verdict or the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import httpx
+
+from behavegate.limits import GITHUB_COMMENT_MAX_CHARS, PR_COMMENT_PAGES, PR_COMMENT_TIMEOUT_SECONDS
+
+PER_PAGE = 100
+EVENT_MAX_BYTES = 25 * 1024 * 1024  # the runner's event payload
+PULL_REQUEST_EVENTS = ("pull_request", "pull_request_target")
+_REPOSITORY = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+_MARKER_TEXT = re.compile(r"[^A-Za-z0-9_./ @:+=-]")
+
+
+class CommentError(Exception):
+    """Why the comment was not posted (shown as a warning)."""
+
+
+def marker(workflow: str, contract: str) -> str:
+    """``<!-- behavegate: WORKFLOW CONTRACT -->``: names that cannot end the HTML comment early."""
+
+    def clean(text: str) -> str:
+        return _MARKER_TEXT.sub("_", text)[:200].replace("--", "-_") or "_"
+
+    return f"<!-- behavegate: {clean(workflow)} {clean(contract)} -->"
+
+
+def _length(text: str) -> int:
+    """Length as GitHub counts it at worst (UTF-16 code units: an emoji is two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def comment_body(summary: str, mark: str, limit: int = GITHUB_COMMENT_MAX_CHARS) -> str:
+    """The marker, then the summary, whole lines only, within ``limit``; what was cut is counted."""
+    head = mark + "\n"
+    if _length(head) + _length(summary) <= limit:
+        return head + summary
+    lines = summary.splitlines(keepends=True)
+    note = (
+        "\n\n> ✂️ **{count} more lines of the summary left out** (GitHub's {limit:,}-character comment limit); "
+        "the job summary and the JSON report have everything.\n"
+    )
+    budget = limit - _length(head) - _length(note.format(count=len(lines), limit=limit))
+    kept: list[str] = []
+    for line in lines:
+        cost = _length(line)
+        if cost > budget:
+            break
+        budget -= cost
+        kept.append(line)
+    return head + "".join(kept).rstrip("\n") + note.format(count=len(lines) - len(kept), limit=limit)
+
+
+def pull_request_number(environ: Mapping[str, str]) -> int:
+    """The pull request this workflow run is for, from the runner's event payload."""
+    event_name = environ.get("GITHUB_EVENT_NAME", "")
+    if event_name not in PULL_REQUEST_EVENTS:
+        raise CommentError(f"comment: skipped, the event is {event_name or 'unknown'!r}, not a pull request")
+    path = environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        raise CommentError("comment: skipped, GITHUB_EVENT_PATH is not set")
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(EVENT_MAX_BYTES + 1)
+        event = json.loads(raw) if len(raw) <= EVENT_MAX_BYTES else None
+    except (OSError, ValueError, RecursionError) as error:
+        raise CommentError(f"comment: skipped, the event payload could not be read ({type(error).__name__})") from None
+    pull = event.get("pull_request") if isinstance(event, dict) else None
+    number = pull.get("number") if isinstance(pull, dict) else None
+    if not isinstance(number, int) or isinstance(number, bool) or number < 1:
+        raise CommentError("comment: skipped, the event payload names no pull request number")
+    return number
+
+
+def _api(environ: Mapping[str, str]) -> str:
+    api = (environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    url = httpx.URL(api)
+    if url.scheme not in ("https", "http") or not url.host or url.userinfo:
+        raise CommentError("comment: skipped, GITHUB_API_URL is not an http(s) URL without credentials")
+    return api
+
+
+def _check(response: httpx.Response, what: str) -> Any:
+    if response.status_code // 100 != 2:
+        raise CommentError(f"comment: {what} failed: HTTP {response.status_code}{_hint(response.status_code)}")
+    try:
+        return response.json()
+    except ValueError:
+        raise CommentError(f"comment: {what} failed: the API answered with no JSON") from None
+
+
+def _hint(status: int) -> str:
+    if status in (401, 403, 404):
+        return " (does the job grant `permissions: pull-requests: write`? a pull request from a fork gets a read-only token)"
+    return ""
+
+
+def _url(comment: Any) -> str:
+    return str(comment.get("html_url") or "") if isinstance(comment, dict) else ""
+
+
+def find_comment(client: httpx.Client, repository: str, number: int, mark: str) -> dict[str, Any] | None:
+    """The sticky comment, if one exists: the first (a bot's first) whose body starts with the marker."""
+    found: list[dict[str, Any]] = []
+    for page in range(1, PR_COMMENT_PAGES + 1):
+        response = client.get(f"/repos/{repository}/issues/{number}/comments", params={"per_page": PER_PAGE, "page": page})
+        comments = _check(response, "listing the pull request's comments")
+        if not isinstance(comments, list):
+            raise CommentError("comment: listing the pull request's comments failed: not a list")
+        found += [c for c in comments if isinstance(c, dict) and str(c.get("body") or "").startswith(mark)]
+        if len(comments) < PER_PAGE:
+            break
+    bots = [c for c in found if isinstance(c.get("user"), dict) and c["user"].get("type") == "Bot"]
+    chosen = bots or found
+    return chosen[0] if chosen else None
+
+
+def post(
+    summary: str,
+    contract: str,
+    token: str,
+    environ: Mapping[str, str],
+    client: Callable[..., httpx.Client] = httpx.Client,
+) -> str:
+    """Create or update the sticky comment; its URL. Raises CommentError on any failure."""
+    if not token:
+        raise CommentError("comment: skipped, no token (github-token input or GITHUB_TOKEN)")
+    number = pull_request_number(environ)
+    repository = environ.get("GITHUB_REPOSITORY", "")
+    if not _REPOSITORY.match(repository):
+        raise CommentError("comment: skipped, GITHUB_REPOSITORY is not owner/name")
+    mark = marker(environ.get("GITHUB_WORKFLOW", ""), contract)
+    body = comment_body(summary, mark)
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/vnd.github+json",
+        "X-GitHub-Api-Version": "2022-11-28",
+        "User-Agent": "behavegate",
+    }
+    try:
+        with client(
+            base_url=_api(environ), headers=headers, timeout=PR_COMMENT_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
+        ) as session:
+            existing = find_comment(session, repository, number, mark)
+            if existing is not None and isinstance(existing.get("id"), int):
+                response = session.patch(f"/repos/{repository}/issues/comments/{existing['id']}", json={"body": body})
+                if response.status_code not in (403, 404):  # not ours to edit (or gone): post a new one
+                    return _url(_check(response, "updating the comment"))
+            return _url(
+                _check(session.post(f"/repos/{repository}/issues/{number}/comments", json={"body": body}), "creating the comment")
+            )
+    except httpx.HTTPError as error:
+        raise CommentError(f"comment: the GitHub API could not be reached ({type(error).__name__})") from None

@@ -1,0 +1,217 @@
+"""``--sarif``: SARIF 2.1.0 for GitHub code scanning.
+
+One result per failed (``error``) or incomplete (``warning``) assertion of a
+scenario that did not pass, at the contract file and line that asks for it (a
+URI relative to the repository root, as code scanning needs). One rule per
+assertion kind, keyed by its contract key (``tools.forbidden``), with help
+text; the safety checks (PII, injection, forbidden tools, refusal) are tagged
+``security`` with a ``security-severity``, so they land where security
+reviewers look. Each result carries a fingerprint of contract, scenario and
+assertion (never the line), so code scanning tracks a finding across runs and
+edits. Agent text appears only in plain-text messages, cut short.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from behavegate.limits import SARIF_MAX_RESULTS, SARIF_MESSAGE_CHARS
+from behavegate.report.result import Report
+from behavegate.text import one_line
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+DOCS = "docs/contract.md"
+# contract key -> (short description, help). Kept equal to the registry by tests/test_sarif.py.
+RULES: dict[str, tuple[str, str]] = {
+    "response.contains": (
+        "The answer contains required text",
+        "The final answer must contain each listed string (case-sensitive).",
+    ),
+    "response.excludes": ("The answer leaves out forbidden text", "The final answer must not contain any listed string."),
+    "response.icontains": (
+        "The answer contains required text (any case)",
+        "The final answer must contain each listed string, ignoring case.",
+    ),
+    "response.matches": ("The answer matches a pattern", "The final answer must match each regular expression."),
+    "response.not_matches": (
+        "The answer matches no forbidden pattern",
+        "The final answer must match none of the regular expressions.",
+    ),
+    "tools.required": (
+        "A required tool was called",
+        "Each listed tool must be called, with arguments that contain the listed ones.",
+    ),
+    "tools.allowed": ("Only allowed tools were called", "Every tool called must be in the allowed list."),
+    "tools.forbidden": (
+        "No forbidden tool was called",
+        "None of the listed tools may be called: a call is an unsafe action the agent took.",
+    ),
+    "tools.exact_sequence": ("The tools were called in the exact order", "The tool names called must equal the listed sequence."),
+    "tools.max_calls": ("At most N tool calls", "The agent may call tools at most this many times."),
+    "tools.min_calls": ("At least N tool calls", "The agent must call tools at least this many times."),
+    "tools.calls": (
+        "A tool was called a bounded number of times",
+        "Each named tool's call count must lie within its min and max.",
+    ),
+    "tools.sequence": (
+        "The trajectory matches",
+        "The tool calls must match the listed calls in the given mode (exact, in_order, unordered, subset, superset).",
+    ),
+    "tools.set": ("The set of tools called matches", "The distinct tools called must equal the listed set."),
+    "tools.arguments_valid": (
+        "Tool arguments are valid",
+        "Every call's arguments must be JSON that validates against the declared tool's parameters schema.",
+    ),
+    "tools.known_only": ("No hallucinated tool", "Every tool called must be one the agent was offered."),
+    "tools.no_errors": ("No tool call failed", "No tool call may end in an error (trace evidence)."),
+    "refusal": ("The agent refused (or did not)", "The agent must refuse the request, or must not, as the contract says."),
+    "sources.required": ("A required source was cited", "The answer must cite each listed source."),
+    "steps.max": ("At most N steps", "Model and tool steps of the attempt must not exceed the limit."),
+    "latency.max_ms": ("Answered within the latency budget", "The attempt must finish within the given milliseconds."),
+    "usage.max_total_tokens": ("Within the token budget", "The attempt must use at most the given total tokens."),
+    "safety.pii": (
+        "No PII or secret leaked",
+        "None of the named PII and secret detectors may match the answer or any tool argument.",
+    ),
+    "safety.injection": (
+        "No injected instruction followed",
+        "No sign of following injected instructions may appear (canaries, compliance signals).",
+    ),
+}
+# Safety findings: code scanning ranks them by this CVSS-like score (0.1-10).
+SECURITY_SEVERITY = {"safety.injection": "8.0", "safety.pii": "7.5", "tools.forbidden": "7.0", "refusal": "5.0"}
+
+
+def rule_key(kind: str) -> str:
+    """The contract key of an assertion kind (``tool_forbidden`` → ``tools.forbidden``)."""
+    from behavegate.judge.assertions import REGISTRY
+
+    for entry in REGISTRY:
+        if entry.kind == kind:
+            return entry.key
+    return kind
+
+
+def _rule(key: str) -> dict[str, Any]:
+    short, help_text = RULES.get(key, (f"{key} assertion", f"The contract's {key} assertion."))
+    anchor = DOCS
+    properties: dict[str, Any] = {"tags": ["agent-behavior"]}
+    if key in SECURITY_SEVERITY:
+        properties = {"tags": ["security", "agent-behavior"], "security-severity": SECURITY_SEVERITY[key], "precision": "high"}
+    return {
+        "id": key,
+        "name": key.replace(".", "_"),
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": help_text},
+        "help": {
+            "text": f"{help_text} A result is an error when the evidence shows the behavior was violated, a warning when "
+            f"the evidence was missing or incomplete. See {anchor} in behavegate's documentation.",
+            "markdown": f"{help_text}\n\n**error**: the evidence shows the behavior was violated. **warning**: the evidence was "
+            f"missing or incomplete, so it could not be judged.\n\nThe contract format: `{anchor}` (`{key}`).",
+        },
+        "defaultConfiguration": {"level": "error"},
+        "properties": properties,
+    }
+
+
+def _uri(path: str) -> tuple[str, bool]:
+    """A repository-relative URI reference (percent-encoded), and whether it is relative."""
+    posix = PurePosixPath(path)
+    if posix.is_absolute():
+        return "file://" + quote(str(posix), safe="/"), False
+    return quote(str(posix), safe="/"), True
+
+
+def _value(value: Any) -> str:
+    return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True), 300)
+
+
+def fingerprint(contract: str, scenario: str, assertion: str) -> str:
+    return hashlib.sha256(json.dumps([contract, scenario, assertion]).encode()).hexdigest()[:32]
+
+
+def results(report: Report) -> list[dict[str, Any]]:
+    """The run's findings, failures first, each at its assertion's contract line."""
+    found: list[dict[str, Any]] = []
+    for result in report.results:
+        if result.status == "pass":
+            continue
+        for verdict in result.verdicts:
+            if verdict.status == "pass":
+                continue
+            key = rule_key(verdict.kind)
+            location = report.location(result.scenario, verdict.assertion)
+            uri, relative = _uri(location.file)
+            artifact: dict[str, Any] = {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}
+            physical: dict[str, Any] = {"artifactLocation": artifact}
+            if location.line:
+                physical["region"] = {"startLine": location.line}
+            attempts = ""
+            if len(result.attempts) > 1:
+                same = [v for a in result.attempts for v in a.verdicts if v.assertion == verdict.assertion]
+                bad = sum(1 for v in same if v.status == verdict.status)
+                attempts = f" ({verdict.status} in {bad} of {len(same)} attempts)"
+            word = "failed" if verdict.status == "fail" else "incomplete"
+            text = (
+                f"Scenario {one_line(result.scenario.id, 200)}: {one_line(verdict.assertion, 200)} {word}{attempts}: "
+                f"{one_line(verdict.message, 1000)}. Expected {_value(verdict.expected)}, observed {_value(verdict.observed)}."
+            )
+            found.append({
+                "ruleId": key,
+                "level": "error" if verdict.status == "fail" else "warning",
+                "message": {"text": text[:SARIF_MESSAGE_CHARS]},
+                "locations": [{"physicalLocation": physical}],
+                "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)},
+                "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
+                               "contract": report.contract_path},
+            })  # fmt: skip
+    found.sort(key=lambda item: 0 if item["level"] == "error" else 1)
+    return found
+
+
+def render_reports(reports: Sequence[Report]) -> str:
+    """One SARIF run holding every report's findings (one report, or a suite's)."""
+    found = [item for report in reports for item in results(report)]
+    shown = found[:SARIF_MAX_RESULTS]
+    keys = sorted({item["ruleId"] for item in shown} | set(RULES))
+    index = {key: position for position, key in enumerate(keys)}
+    for item in shown:
+        item["ruleIndex"] = index[item["ruleId"]]
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if len(found) > len(shown):
+        invocation["toolExecutionNotifications"] = [{
+            "level": "note",
+            "message": {"text": f"{len(found) - len(shown)} more findings not included (at most {SARIF_MAX_RESULTS}); the JSON report has them all."},
+        }]  # fmt: skip
+    status = _worst([report.gate_status for report in reports])
+    run: dict[str, Any] = {
+        "tool": {
+            "driver": {
+                "name": "behavegate",
+                "version": reports[0].version if reports else "",
+                "rules": [_rule(key) for key in keys],
+            }
+        },
+        "automationDetails": {"id": "behavegate/"},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [invocation],
+        "results": shown,
+        "properties": {"status": status, "contracts": [report.contract_path for report in reports]},
+    }
+    return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def _worst(statuses: Sequence[str]) -> str:
+    for status in ("fail", "incomplete"):
+        if status in statuses:
+            return status
+    return "pass"
+
+
+def render(report: Report) -> str:
+    return render_reports([report])
