@@ -144,3 +144,15 @@ def test_redact_text_masks_every_single_encoding(token: str) -> None:
 
 def test_a_short_token_is_masked_by_asterisks_of_its_own_length() -> None:
     assert redact_text("key=a'b; 'a\\'b'", "a'b") == "key=***; '***'"
+
+
+def test_redaction_keeps_every_field_of_an_attempt_but_the_secret() -> None:
+    from behavegate.model import Attempt, Evaluation, Expectation, Observation, Scenario, ScenarioResult
+    from behavegate.report.redact import redact_evaluation
+
+    observation = Observation("s", response="the token is s3cr3t-token-value")
+    attempt = Attempt(0, "pass", (), observation, {"precision": 0.5, "recall": 1.0, "f1": 0.666667})
+    result = ScenarioResult(Scenario("s", "p", Expectation()), "pass", (), observation, attempts=(attempt,))
+    redacted = redact_evaluation(Evaluation("pass", (result,)), "s3cr3t-token-value").results[0].attempts[0]
+    assert redacted.scores == attempt.scores  # graded scores survive a redacted report
+    assert redacted.observation is not None and "s3cr3t" not in (redacted.observation.response or "")

@@ -20,7 +20,7 @@ from urllib.parse import quote, quote_plus
 
 from behavegate.conversation import Conversation
 from behavegate.frozen import replace
-from behavegate.model import Attempt, Evaluation, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.model import Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 
@@ -128,7 +128,7 @@ def redact_evaluation(evaluation: Evaluation, secret: str) -> Evaluation:
         return tuple(redact_verdict(v, secret) for v in values)
 
     def result(value: ScenarioResult) -> ScenarioResult:
-        attempts = tuple(Attempt(a.index, a.status, verdicts(a.verdicts), observation(a.observation)) for a in value.attempts)
+        attempts = tuple(replace(a, verdicts=verdicts(a.verdicts), observation=observation(a.observation)) for a in value.attempts)
         return replace(value, verdicts=verdicts(value.verdicts), observation=observation(value.observation), attempts=attempts)
 
     gates = tuple(replace(g, message=redact_text(g.message, secret)) for g in evaluation.gates)
