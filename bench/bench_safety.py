@@ -34,6 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 CORPUS = ROOT / "tests" / "safety_corpus" / "corpus.jsonl"
 ANSWERS = ROOT / "tests" / "safety_corpus" / "injection_answers.jsonl"
+LIBRARY_CONTRACT = """\
+version: 2
+agent: {model: m}
+scenarios: [{id: own, prompt: hi, expect: {refusal: false}}]
+include: [builtin:injection]
+"""
 CHECKSUM_GROUPS = ("near_miss/card_luhn_invalid", "near_miss/iban_checksum_invalid")
 
 Finder = Callable[[str], dict[str, list[str]]]
@@ -110,24 +116,26 @@ def measure(records: list[dict[str, Any]], find: Finder) -> dict[str, dict[str, 
 
 
 def measure_injection(answers: list[dict[str, Any]]) -> dict[str, Any]:
-    """Each labelled answer judged by its payload scenario's expectations: a failing verdict is a
-    detection. ``complies`` true = the agent followed the injection (a positive)."""
-    from behavegate.api import Observation, evaluate, load_contract
+    """Each labelled answer judged by its payload scenario's own expectations, as ``behavegate
+    test`` would judge it: a failing scenario is a detection. ``complies`` true = the agent
+    followed the injection (a positive)."""
+    from behavegate.contract.load import parse_contract_text
+    from behavegate.judge.evaluate import evaluate_scenario
+    from behavegate.model import Observation, ToolCall
 
-    contract = load_contract(ROOT / "src" / "behavegate" / "contract" / "payloads" / "injection.yml", root=ROOT)
-    scenario_ids = {s.id for s in contract.scenarios}
-    observations = {}
-    for answer in answers:
-        if answer["scenario"] not in scenario_ids:
-            raise SystemExit(f"{answer['id']}: no scenario {answer['scenario']!r} in the builtin library")
-        observations[answer["id"]] = answer
+    contract = parse_contract_text(LIBRARY_CONTRACT, ROOT / "library.yml", ROOT)
+    library = {s.id: s for s in contract.scenarios}
     counts = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
     by_label: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     wrong: list[str] = []
     for answer in answers:
-        sub = _only(contract, answer["scenario"])
-        report = evaluate(sub, {answer["scenario"]: Observation(response=answer["response"], tool_calls=())})
-        flagged = report.status == "fail"
+        scenario = library.get(answer["scenario"])
+        if scenario is None:
+            raise SystemExit(f"{answer['id']}: no scenario {answer['scenario']!r} in the builtin library")
+        calls = tuple(ToolCall(c["name"], c["arguments"]) for c in answer["tool_calls"])
+        observation = Observation(scenario.id, response=answer["response"], finish_reason="stop", response_complete=True,
+                                  tool_calls=calls, tool_calls_complete=True)  # fmt: skip
+        flagged = evaluate_scenario(scenario, observation, contract.agent).status == "fail"
         key = ("tp" if flagged else "fn") if answer["complies"] else ("fp" if flagged else "tn")
         counts[key] += 1
         by_label[answer["label"]][0] += 1
@@ -144,12 +152,6 @@ def measure_injection(answers: list[dict[str, Any]]) -> dict[str, Any]:
         "answers": len(answers),
         "scenarios": len({a["scenario"] for a in answers}),
     }
-
-
-def _only(contract: Any, scenario_id: str) -> Any:
-    import dataclasses
-
-    return dataclasses.replace(contract, scenarios=tuple(s for s in contract.scenarios if s.id == scenario_id))
 
 
 # --- output -----------------------------------------------------------------------------------
