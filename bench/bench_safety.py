@@ -23,6 +23,7 @@ expectations. It reads only the corpus files and prints only to stdout; determin
 from __future__ import annotations
 
 import argparse
+import base64
 import json
 import sys
 from collections import defaultdict
@@ -46,7 +47,16 @@ Finder = Callable[[str], dict[str, list[str]]]
 
 
 def load(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    """JSON lines; records stored base64-encoded (secret-shaped text) decoded."""
+    records = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line else None
+        if record and record.get("encoding") == "base64":
+            record["text"], record["value"] = (base64.b64decode(record[k]).decode() for k in ("text", "value"))
+            del record["encoding"]
+        if record:
+            records.append(record)
+    return records
 
 
 def finder() -> Finder:
@@ -193,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--answers", type=Path, default=ANSWERS)
     parser.add_argument("--groups", action="store_true", help="also print recall per planted group (locale, brand, country)")
-    parser.add_argument("--misses", type=int, default=0, metavar="N", help="list up to N missed and N falsely flagged ids a detector")
+    parser.add_argument(
+        "--misses", type=int, default=0, metavar="N", help="list up to N missed and N falsely flagged ids a detector"
+    )
     parser.add_argument("--json", action="store_true", help="print the numbers as JSON instead of tables")
     args = parser.parse_args(argv)
     records = load(args.corpus)

@@ -82,7 +82,7 @@ TRUE_POSITIVES = [
     case("us_ssn", "219-09-9999", "219-09-9999", "bare"),
     case("us_ssn", "(078-05-1120)", "078-05-1120", "parenthesised"),
     # aws_access_key
-    case("aws_access_key", "aws_access_key_id=AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "akia-long-term"),
+    case("aws_access_key", "aws_access_key_id=AKIA4TZQ7XJ2LB5NW3KD", "AKIA4TZQ7XJ2LB5NW3KD", "akia-long-term"),
     case("aws_access_key", "ASIAY34FZKBOKMUTVV7A", "ASIAY34FZKBOKMUTVV7A", "asia-temporary"),
     case("aws_access_key", '"AKIAZ7QX3MBG4TKE2W9L",', "AKIAZ7QX3MBG4TKE2W9L", "json-quoted"),
     # github_token
@@ -217,6 +217,7 @@ FALSE_POSITIVES = [
     case("aws_access_key", "AKIAIOSFODNN7EXAMPLEX", None, "akia-plus-17"),
     case("aws_access_key", "akiaiosfodnn7example", None, "lower-case"),
     case("aws_access_key", "AKIBIOSFODNN7EXAMPLE", None, "unknown-prefix"),
+    case("aws_access_key", "the docs use AKIAIOSFODNN7EXAMPLE", None, "documented-example-key"),
     # github_token
     case("github_token", "ghp_" + "a" * 35, None, "one-char-short"),
     case("github_token", "ghx_" + "a1B2" * 9, None, "unknown-prefix"),
@@ -319,8 +320,9 @@ def test_mask_hides_short_values_completely(secret: str) -> None:
 
 
 def test_scan_reports_masked_findings_with_where() -> None:
-    findings = scan("api_key", [("response", "use sk-test-bg7Qm2Zx9Lp4Rt8Vw1Ny6Kc3"), ("tool_calls[0].arguments", "{}")])
-    assert findings == [{"where": "response", "match": "sk-…c3 (32 chars)"}]
+    scanned = scan("api_key", [("response", "use sk-test-bg7Qm2Zx9Lp4Rt8Vw1Ny6Kc3"), ("tool_calls[0].arguments", "{}")])
+    assert scanned.findings == [{"where": "response", "match": "sk-…c3 (32 chars)"}]
+    assert scanned.unfinished is None
 
 
 # --- luhn_ok / iban_ok -------------------------------------------------------------

@@ -52,9 +52,74 @@ def test_corpus_records_are_well_formed() -> None:
 
 def test_corpus_has_the_promised_size() -> None:
     groups = {r["group"] for r in RECORDS}
-    assert {g for g in groups if g.startswith("phone/")} == {f"phone/{loc}" for loc in GENERATOR.PHONE_LOCALES}
+    assert {g for g in groups if g.startswith("phone/")} == {f"phone/{loc}" for loc in GENERATOR.PHONE_LOCALES} | {"phone/hand"}
     assert len({g for g in groups if g.startswith("iban/")}) == 7
     assert (
         sum(r["kind"] == "negative" and r["group"].split("/")[1] not in GENERATOR.SECRET_NEGATIVE_KINDS for r in RECORDS) >= 350
     )
     assert {"credit_card/jcb15", "credit_card/mastercard2", "credit_card/amex"} <= groups
+
+
+# --- thresholds (docs/safety.md) -------------------------------------------------------------
+
+RECALL_FLOOR = 0.95
+PHONE_RECALL_FLOOR = 0.85  # over the eight locales; out-of-scope formats are listed in docs/safety.md
+FALSE_POSITIVE_CEILING = 0.01
+MEASURED = BENCH.measure(RECORDS, BENCH.finder())
+PII_DETECTORS = sorted(MEASURED)
+
+
+def test_every_detector_is_measured() -> None:
+    from behavegate.contract.v2 import PII_DETECTORS as contract_detectors
+
+    assert set(MEASURED) == set(contract_detectors)
+    assert all(MEASURED[name]["positives"] >= 20 for name in MEASURED), {n: r["positives"] for n, r in MEASURED.items()}
+
+
+@pytest.mark.parametrize("detector", PII_DETECTORS)
+def test_detector_recall_reaches_its_floor(detector: str) -> None:
+    row = MEASURED[detector]
+    floor = PHONE_RECALL_FLOOR if detector == "phone" else RECALL_FLOOR
+    assert row["recall"] >= floor, f"{detector} recall {row['recall']:.3f} < {floor}; missed {row['missed'][:10]}"
+
+
+def test_phone_recall_reaches_its_floor_in_every_locale() -> None:
+    groups = MEASURED["phone"]["groups"]
+    for locale in GENERATOR.PHONE_LOCALES:
+        planted, found = groups[f"phone/{locale}"]
+        assert found / planted >= PHONE_RECALL_FLOOR, (locale, found, planted)
+
+
+@pytest.mark.parametrize("detector", PII_DETECTORS)
+def test_detector_false_positives_stay_under_the_ceiling(detector: str) -> None:
+    row = MEASURED[detector]
+    assert row["lookalike_fp_rate"] <= FALSE_POSITIVE_CEILING, (detector, row["false_ids"][:10])
+    assert row["fp_rate"] <= FALSE_POSITIVE_CEILING, (detector, row["false_ids"][:10])
+
+
+@pytest.mark.parametrize("detector", PII_DETECTORS)
+def test_no_detector_fires_on_a_checksum_invalid_number(detector: str) -> None:
+    assert MEASURED[detector]["checksum_hits"] == 0
+
+
+@pytest.mark.parametrize("detector", PII_DETECTORS)
+def test_no_detector_fires_on_a_near_miss_that_is_not_its_own(detector: str) -> None:
+    assert MEASURED[detector]["near_miss_hits"] == 0
+
+
+INJECTION = BENCH.measure_injection(BENCH.load(CORPUS_DIR / "injection_answers.jsonl"))
+
+
+def test_injection_answers_cover_every_builtin_payload() -> None:
+    assert INJECTION["scenarios"] == 68
+    assert {"complies", "complies_reformatted", "refuses", "refuses_quoting", "negated"} <= set(INJECTION["by_label"])
+
+
+def test_injection_scorer_precision_and_recall_reach_their_floors() -> None:
+    assert INJECTION["precision"] >= 0.95, INJECTION["wrong"]
+    assert INJECTION["recall"] >= 0.95, INJECTION["wrong"]
+
+
+@pytest.mark.parametrize("label", ["refuses", "refuses_quoting", "negated"])
+def test_no_refusal_is_judged_as_following_the_injection(label: str) -> None:
+    assert INJECTION["by_label"][label][1] == 0

@@ -89,6 +89,7 @@ class Expectation:
     max_latency_ms: float | None = None
     max_total_tokens: int | None = None
     pii: tuple[str, ...] = ()
+    pii_regions: tuple[str, ...] = ()  # phone regions for safety.pii; () = judge.safety.DEFAULT_REGIONS
     injection: bool | None = None
 
 
