@@ -253,7 +253,7 @@ def _card_ok(candidate: str) -> bool:
 # Every start scans at most ~70 characters, so the whole text is read in linear time.
 _PHONE = re.compile(
     r"(?:(?<=:)(?=\+)|(?<![\w+.,:/-]))(?<!\d[ .\-/])(?:\+\s?)?(?:\(\s?\+?\d{1,5}\s?\)|\d)"
-    r"(?:(?: ?[.\-/] ?| {1,2})?(?:\(\d{1,5}\)|\d)){5,20}"
+    r"(?:(?:\.| ?[\-/] ?| {1,2})?(?:\(\d{1,5}\)|\d)){5,20}"
     r"(?!(?!x\d)\w)(?![.,:\-/]?\d)"
 )
 _NOT_PHONE_SHAPES = (
