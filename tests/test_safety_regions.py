@@ -13,7 +13,8 @@ from helpers import ROOT
 from behavegate.contract.load import parse_contract_text
 from behavegate.errors import ContractError
 from behavegate.judge.evaluate import evaluate_scenario
-from behavegate.judge.safety import DEFAULT_REGIONS, PHONE_PARSE_BUDGET, scan
+from behavegate.judge.safety import DEFAULT_REGIONS, scan
+from behavegate.limits import PHONE_PARSE_BUDGET
 from behavegate.model import Contract, Observation
 
 
