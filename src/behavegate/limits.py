@@ -72,6 +72,10 @@ PATTERN_MAX_EXPANSION = 100_000
 # The same for the `pattern` / `patternProperties` regexes of declared tool schemas, shared
 # by every call checked by one attempt's tools.arguments_valid (they search agent arguments).
 ARGUMENT_REGEX_BUDGET_MS = 250
+# safety.pii phone: libphonenumber parses (about 60 µs each) one text may cost; a candidate in
+# national form costs one per region, a repeated candidate nothing. Past it the phone scan of
+# that text stops and its verdict is incomplete (or fails on what was already found).
+PHONE_PARSE_BUDGET = 2_500
 
 # --- reports and evidence artifacts --------------------------------------------------------
 MAX_REPORT_BYTES = 5_000_000  # the JSON report (skylos's cap)

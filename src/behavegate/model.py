@@ -90,6 +90,7 @@ class Expectation:
     max_latency_ms: float | None = None
     max_total_tokens: int | None = None
     pii: tuple[str, ...] = ()
+    pii_regions: tuple[str, ...] = ()  # phone regions for safety.pii; () = judge.safety.DEFAULT_REGIONS
     injection: bool | None = None
     uses_tool_result: tuple[ToolField, ...] = ()
     no_repeat: bool | None = None

@@ -134,8 +134,11 @@ def build(version: int) -> dict[str, Any]:
             "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
             "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
             "turns": _block({"max": {"type": "integer", "minimum": 1, "maximum": 20}}, ("max",)),
-            "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}}, "injection": {"type": "boolean"}},
-                             ("pii", "injection")),
+            "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}},
+                              "pii_regions": {"type": "array", "minItems": 1, "uniqueItems": True,
+                                              "items": {"type": "string", "pattern": "^[A-Z]{2}$"}},
+                              "injection": {"type": "boolean"}},
+                             ("pii", "pii_regions", "injection")),
         },
         keys("expect", EXPECT_KEYS),
     )  # fmt: skip

@@ -87,6 +87,16 @@ def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) ->
     return text
 
 
+def phone_region(value: Any, path: str, line: int | None = None) -> str:
+    """An ISO 3166-1 alpha-2 code with phone numbering metadata ("DE", "GB"; "UK" is not one)."""
+    import phonenumbers
+
+    text = f.text(value, path, line)
+    if text not in phonenumbers.SUPPORTED_REGIONS:
+        raise f.Bad(f"{path} must be a region code with phone numbering metadata, such as DE, GB or US; got {text!r}", path, line)
+    return text
+
+
 def pattern(value: Any, path: str, line: int | None = None) -> str:
     """A pattern compiled by the engine that will run it (``judge.user_regex``)."""
     from behavegate.contract.patterns import pattern_problem
@@ -321,6 +331,19 @@ class V2Fields:
             return None
         return TrajectorySpec(mode, tuple(calls))
 
+    def pii_regions(self, block: dict[str, Any], path: str) -> tuple[str, ...]:
+        """Where national-form phone numbers are looked for: region codes libphonenumber knows."""
+        line = self.lines.of_key(block, "pii_regions")
+        regions = self.names(block, "pii_regions", f"{path}.pii_regions", phone_region) or ()
+        if block["pii_regions"] == []:
+            self.c.add(f"{path}.pii_regions must name at least one region", f"{path}.pii_regions", line)
+        if "phone" not in (block.get("pii") or ()):
+            self.c.add(f"{path}.pii_regions applies to the phone detector: add phone to {path}.pii", f"{path}.pii_regions", line)
+        repeated = f.duplicates(regions)
+        if repeated:
+            self.c.add(f"Duplicate {path}.pii_regions: {repeated}", f"{path}.pii_regions", line)
+        return regions
+
     def expect_extras(self, raw: dict[str, Any], path: str, at: dict[str, int]) -> dict[str, Any]:
         extras: dict[str, Any] = {}
         line = self.lines.of_key
@@ -331,12 +354,14 @@ class V2Fields:
                     extras[field] = self._take(check, block, key, f"{path}.{block_key}")
                     at[f"{block_key}.{key}"] = line(block, key) or 0
         if "safety" in raw:
-            block = self._block(raw, "safety", path, ("pii", "injection"))
+            block = self._block(raw, "safety", path, ("pii", "pii_regions", "injection"))
             if block is not None and "pii" in block:
                 detectors = self.names(block, "pii", f"{path}.safety.pii", lambda v, p, ln: choice(v, p, ln, PII_DETECTORS))
                 extras["pii"] = detectors or ()
                 for i in range(len(detectors or ())):
                     at[f"safety.pii[{i}]"] = self.lines.of_item(block["pii"], i) or 0
+            if block is not None and "pii_regions" in block:
+                extras["pii_regions"] = self.pii_regions(block, f"{path}.safety")
             if block is not None and "injection" in block:
                 extras["injection"] = self._take(f.boolean, block, "injection", f"{path}.safety")
                 at["safety.injection"] = line(block, "injection") or 0
