@@ -128,7 +128,9 @@ def redact_evaluation(evaluation: Evaluation, secret: str) -> Evaluation:
         return tuple(redact_verdict(v, secret) for v in values)
 
     def result(value: ScenarioResult) -> ScenarioResult:
-        attempts = tuple(replace(a, verdicts=verdicts(a.verdicts), observation=observation(a.observation)) for a in value.attempts)
+        attempts = tuple(
+            replace(a, verdicts=verdicts(a.verdicts), observation=observation(a.observation)) for a in value.attempts
+        )
         return replace(value, verdicts=verdicts(value.verdicts), observation=observation(value.observation), attempts=attempts)
 
     gates = tuple(replace(g, message=redact_text(g.message, secret)) for g in evaluation.gates)
