@@ -470,13 +470,20 @@ def adversarial_texts(detector: str) -> list[tuple[str, str]]:
     return texts
 
 
+def _cpu_seconds(work: Callable[[str], object], text: str) -> float:
+    started = time.process_time()  # this process's CPU: other work on the machine does not count
+    work(text)
+    return time.process_time() - started
+
+
 def _slowest(work: Callable[[str], object], texts: list[tuple[str, str]]) -> tuple[float, str]:
-    slowest = (0.0, "")
-    for label, text in texts:
-        started = time.perf_counter()
-        work(text)
-        slowest = max(slowest, (time.perf_counter() - started, label))
-    return slowest
+    """The slowest text's CPU time, the best of three for any over the bound: a
+    superlinear pattern stays slow every time, a scheduling hiccup does not."""
+    timed = [(_cpu_seconds(work, text), label, text) for label, text in texts]
+    seconds, label, text = max(timed, key=lambda row: row[0])
+    if seconds >= ADVERSARIAL_BOUND_S:
+        seconds = min(seconds, *(_cpu_seconds(work, text) for _ in range(2)))
+    return seconds, label
 
 
 def test_every_detector_has_adversarial_generators() -> None:

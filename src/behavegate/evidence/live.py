@@ -34,7 +34,7 @@ from behavegate.evidence.chat import (
     normalize,
     parse_body,
 )
-from behavegate.evidence.schedule import Schedule, next_job
+from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
@@ -291,17 +291,31 @@ async def observe_all(
     loop = asyncio.get_running_loop()
     done_calls: list[asyncio.Future[None]] = []
 
+    verdict = asyncio.Event()  # set (and replaced) whenever a scheduled attempt is judged
+    sending = 0
+
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
 
         async def worker() -> None:
+            nonlocal verdict, sending
             async with opened() as send:
-                while (index := next_job(pending, todo, schedule)) is not None:
+                while (index := next_job(pending, todo, schedule, sending)) is not None:
+                    if index == WAIT:
+                        await verdict.wait()
+                        continue
                     job = todo[index]
-                    observation, timing = await _observe(send, contract, job, settings)
-                    if on_done is not None:
-                        done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
-                        if schedule is not None:
-                            await done_calls[-1]  # its verdict decides what is sent next
+                    sending += 1
+                    try:
+                        observation, timing = await _observe(send, contract, job, settings)
+                        if on_done is not None:
+                            done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
+                            if schedule is not None:
+                                await done_calls[-1]  # its verdict decides what is sent next
+                    finally:
+                        sending -= 1
+                        if schedule is not None:  # a verdict (or an error) may free room
+                            verdict.set()
+                            verdict = asyncio.Event()
                     results[index] = (job, observation, timing)
 
         await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
