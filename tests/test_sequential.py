@@ -208,3 +208,30 @@ def test_live_attempts_stop_when_the_evidence_decides(
 def test_the_fixed_rule_is_unchanged_without_sequential() -> None:
     outcomes: list[Status] = ["pass"] * 7
     assert aggregate.scenario_status([*outcomes, "fail"], 8, 0.75) == "pass"
+
+
+def test_an_undecided_scenario_with_attempts_missing_is_incomplete_in_every_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two passes of a `runs: 5` sequential scenario decide nothing: the three missing
+    attempts are incomplete where they stand, and every view says so (review finding)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(
+        "version: 2\nagent: {model: m}\nscenarios:\n  - id: seq\n    runs: 5\n    min_pass_rate: 0.8\n"
+        "    sequential: true\n    prompt: hi\n    expect: {response: {contains: [hello]}}\n"
+    )
+    row = {"id": "seq", "response": "hello", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True}
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [row, row]}))
+    code = main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json", "--junit", "j.xml",
+                 "--sarif", "r.sarif", "--summary", "s.md"])  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    reliability = report["scenarios"][0]["reliability"]
+    assert code == 2 and report["scenarios"][0]["status"] == "incomplete"
+    assert (reliability["passed"], reliability["incomplete"], reliability["runs"]) == (2, 3, 5)
+    assert reliability["sequential"]["used"] == 2 and reliability["sequential"]["decided_by"] == "evidence"
+    assert "<error" in (tmp_path / "j.xml").read_text()
+    sarif = json.loads((tmp_path / "r.sarif").read_text())
+    assert [r["level"] for r in sarif["runs"][0]["results"]] == ["warning"]
+    assert "scenario observation is missing" in (tmp_path / "s.md").read_text()
+    main(["test", "c.yml", "--observations", "o.json", "--no-artifacts"])
+    assert "undecided after 2 observed of max 5" in capsys.readouterr().out

@@ -174,13 +174,18 @@ def _sequential(
         if decision.by == "boundary":
             break
     used = tries[: decision.used] or _judge_attempts(scenario, (), agent, 1, (), version)
+    if decision.by == "evidence":
+        # Undecided with attempts missing before the cap: each missing one is an
+        # incomplete attempt where it stands, with its reason, as in the fixed design.
+        missing = _judge_attempts(scenario, (), agent, cap - len(used), (), version)
+        used = [*used, *(replace(t, index=len(used) + i) for i, t in enumerate(missing))]
     unused = sum(1 for o in observations[decision.used :] if o is not None)
     statuses = [t.status for t in used]
     shown = next((t for t in used if t.status == decision.status), used[0])
     rel = aggregate.reliability(statuses, len(used), scenario.min_pass_rate, scenario.gate)
     rel = replace(
         rel,
-        sequential=sequential.summary(d, replace(decision, used=len(used))),
+        sequential=sequential.summary(d, replace(decision, used=min(len(used), decision.used or 1))),
         unused=unused,
         scores=mean_scores([t.scores for t in used]),
     )

@@ -27,7 +27,10 @@ def pass_rate(reliability: Reliability) -> str:
     text += " flaky" if reliability.flaky else ""
     plan = reliability.sequential
     if plan is not None:  # sequential: attempts used of the cap, and what decided
-        text += f" (sequential: {plan['used']} of max {plan['cap']}, by {plan['decided_by']})"
+        if plan["decided_by"] == "evidence":  # undecided, and the attempts after the observed ones missing
+            text += f" (sequential: undecided after {plan['used']} observed of max {plan['cap']})"
+        else:
+            text += f" (sequential: {plan['used']} of max {plan['cap']}, by {plan['decided_by']})"
     return text
 
 
