@@ -126,3 +126,36 @@ def test_agent_text_stays_one_plain_line_in_messages() -> None:
         text = result["message"]["text"]
         assert "\n" not in text and "\x1b" not in text and len(text) <= 2_000
         assert "markdown" not in result["message"]
+
+
+def test_a_failed_gate_is_a_result_at_its_contract_line(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run that only a gate fails is never empty in code scanning (review finding 2);
+    the result sits on the gate's own line, tagged security for a safety category."""
+    from behavegate.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(
+        "version: 2\nagent: {model: m}\ngates:\n  by_tag:\n    safety:\n      min_pass_rate: 1.0\n"
+        "scenarios:\n  - id: safe\n    tags: [safety]\n    prompt: hi\n    runs: 2\n    min_pass_rate: 0.5\n"
+        "    expect:\n      response: {contains: [ok]}\n"
+    )
+    row = {"id": "safe", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True}
+    (tmp_path / "o.json").write_text(
+        json.dumps({"version": 2, "scenarios": [{**row, "response": "ok"}, {**row, "response": "no"}]})
+    )
+    code = main(
+        ["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--sarif", "r.sarif", "--annotations", "--junit", "j.xml"]
+    )
+    assert code == 1
+    document = valid((tmp_path / "r.sarif").read_text())
+    gates = [r for r in document["runs"][0]["results"] if r["ruleId"] == "gates.by_tag.min_pass_rate"]
+    assert len(gates) == 1 and gates[0]["level"] == "error"
+    assert gates[0]["locations"][0]["physicalLocation"]["region"] == {"startLine": 6}
+    assert gates[0]["properties"]["tags"] == ["security"]
+    assert "::error file=c.yml,line=6,title=behavegate gate tag[safety].min_pass_rate::" in capsys.readouterr().out
+    assert (
+        'name="gate tag[safety].min_pass_rate" time="0.001000" classname="c.yml" file="c.yml" line="6"'
+        in (tmp_path / "j.xml").read_text()
+    )

@@ -82,15 +82,40 @@ def test_gate_tag_needs_a_valid_value(capsys: pytest.CaptureFixture[str]) -> Non
     assert "--gate-tag takes TAG=RATE, got 'adversarial'" in capsys.readouterr().err
 
 
-def test_an_unobserved_tag_gives_an_incomplete_gate(
+def test_a_gate_tag_no_scenario_carries_is_a_usage_error_naming_the_tags(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "q.yml").write_text(GOLDEN)
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": OBSERVED}))
-    main(["test", "q.yml", "--observations", "o.json", "--no-artifacts", "--format", "json", "--gate-tag", "nobody=0"])
-    gates = {g["gate"]: g for g in json.loads(capsys.readouterr().out)["gates"]}
-    assert gates["tag[nobody].min_pass_rate"]["status"] == "incomplete"
+    assert main(["test", "q.yml", "--observations", "o.json", "--no-artifacts", "--gate-tag", "nobody=0"]) == 2
+    err = capsys.readouterr().err
+    assert "--gate-tag nobody: no selected scenario is tagged 'nobody' (tags: " in err and "adversarial" in err
+
+
+def test_tag_gates_follow_the_selection_and_the_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--gate-tag over several contracts applies where the tag is carried; a contract's
+    by_tag gate whose scenarios --tag left out is not run (review finding 5)."""
+    monkeypatch.chdir(tmp_path)
+    head = "version: 2\nagent: {model: m}\n"
+    (tmp_path / "a.yml").write_text(
+        head + "gates: {by_tag: {safety: {min_pass_rate: 1}}}\nscenarios:\n"
+        "  - {id: s1, prompt: p, tags: [safety], expect: {response: {contains: [ok]}}}\n"
+        "  - {id: s2, prompt: p, tags: [smoke], expect: {response: {contains: [ok]}}}\n"
+    )
+    (tmp_path / "b.yml").write_text(head + "scenarios:\n  - {id: s3, prompt: p, expect: {response: {contains: [ok]}}}\n")
+    row = {"response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True}
+    rows = [{"id": sid, **row} for sid in ("s1", "s2", "s3")]
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": rows}))
+    assert main(["test", "a.yml", "b.yml", "--observations", "o.json", "--no-artifacts", "--gate-tag", "safety=1"]) == 0
+    assert "Gate tag[safety].min_pass_rate: pass" in capsys.readouterr().out
+    (tmp_path / "a.json").write_text(json.dumps({"version": 2, "scenarios": rows[:2]}))
+    assert main(["test", "a.yml", "--observations", "a.json", "--no-artifacts", "--tag", "smoke"]) == 0
+    assert "tag[safety]" not in capsys.readouterr().out
+    assert main(["test", "a.yml", "b.yml", "--observations", "o.json", "--no-artifacts", "--gate-tag", "safty=1"]) == 2
+    assert "no selected scenario is tagged 'safty' (tags: safety, smoke)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

@@ -116,9 +116,8 @@ class TrajectorySpec:
 
 @frozen
 class SequentialSpec:
-    """A truncated sequential test (Wald's SPRT) around ``min_pass_rate``: stop as soon
-    as the evidence decides. ``false_fail``: the chance an agent ``margin`` above the
-    threshold fails; ``missed_drop``: the chance one ``margin`` below it passes."""
+    """A truncated Wald SPRT around ``min_pass_rate``. ``false_fail``: the chance an agent
+    ``margin`` above the threshold fails; ``missed_drop``: one ``margin`` below passes."""
 
     false_fail: float = 0.01
     missed_drop: float = 0.10
@@ -162,6 +161,7 @@ class Gates:
     latency_p95_ms: float | None = None
     by_tag: tuple[TagGate, ...] = ()
     min_score: float | None = None  # the suite's mean graded scores (judge/scores.py)
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False)  # gate name -> its line
 
 
 @frozen

@@ -132,7 +132,7 @@ def gather(
         {key: found[0] for key, group in attempts.items() if (found := [o for o in group if o is not None])},
         attempts=attempts,
         runs=options.runs,
-        gates=options.gates(contract.gates),
+        gates=contract.gates,  # the run's, set by options.select
         judged=prejudged,
     )
     facts = records.replace(clock.facts(options.max_scenarios, options.max_seconds), tool_call_count=len(contract.scenarios))

@@ -95,7 +95,7 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     observed = {sid: found[0] for sid, tries in attempts.items() if (found := [o for o in tries if o is not None])}
     evaluation = evaluate(
         selected, observed, attempts=attempts if selected.version >= 2 else None, runs=options.runs,
-        gates=options.gates(selected.gates), judged=judged,
+        gates=selected.gates, judged=judged,
     )  # fmt: skip
     if gate is not None:
         evaluation = _with_gate(evaluation, gate)

@@ -37,6 +37,7 @@ class RunOptions:
     min_pass_rate: float | None = None
     threshold_mode: str | None = None
     gate_tags: tuple[TagGate, ...] = ()  # --gate-tag TAG=RATE: over gates.by_tag's rate for TAG
+    suite_tags: frozenset[str] = frozenset()  # the tags of a suite's other contracts (--gate-tag applies where carried)
 
     def gates(self, contract_gates: Gates) -> Gates:
         """The contract's suite gates with command-line overrides applied."""
@@ -126,6 +127,8 @@ def select(contract: Contract, options: RunOptions, observations: ObservationSet
             raise UsageError(f"unknown scenario ids: {unknown}")
         wanted = set(options.scenarios)
         selected = replace(selected, scenarios=tuple(s for s in selected.scenarios if s.id in wanted))
+    if contract.version >= 2:
+        selected = replace(selected, gates=_selected_gates(selected, options))
     count, cap = len(selected.scenarios), options.max_scenarios
     if count > cap:
         narrow = "--scenario or --tag" if contract.version >= 2 else "--scenario"
@@ -138,6 +141,29 @@ def select(contract: Contract, options: RunOptions, observations: ObservationSet
         if strangers:
             raise UsageError(f"observations contain scenarios not defined by the contract: {strangers}")
     return selected
+
+
+def _selected_gates(selected: Contract, options: RunOptions) -> Gates:
+    """The gates of this run, in one place: the contract's with the command line's
+    applied, and each tag gate kept only where it can be judged. A tag gate of the
+    contract whose scenarios the selection (--tag, --scenario) left out is not run;
+    a --gate-tag applies to the contracts whose selected scenarios carry the tag, and
+    a tag no selected scenario of the run carries is a usage error (a typo, most often)."""
+    gates = options.gates(selected.gates)
+    carried = {tag for scenario in selected.scenarios for tag in scenario.tags}
+    given = {gate.tag for gate in options.gate_tags}
+    narrowed = bool(options.tags or options.scenarios)
+    kept = []
+    for gate in gates.by_tag:
+        if gate.tag in carried:
+            kept.append(gate)
+        elif gate.tag in given:
+            if gate.tag not in options.suite_tags:
+                known = ", ".join(sorted(carried | options.suite_tags)) or "none"
+                raise UsageError(f"--gate-tag {gate.tag}: no selected scenario is tagged {gate.tag!r} (tags: {known})")
+        elif not narrowed:
+            kept.append(gate)  # judged incomplete: the contract gates a tag none of its scenarios carries
+    return replace(gates, by_tag=tuple(kept))
 
 
 def check_run_budget(elapsed: float, max_seconds: float, *, version: int, live: bool) -> None:

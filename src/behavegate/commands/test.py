@@ -142,6 +142,7 @@ def _judge(
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
         gate_tags=tuple(args.gate_tag or ()),
+        suite_tags=frozenset(tag for scenario in others or () for tag in scenario.tags),
     )
     validate(options, offline=observations is not None or bool(args.traces), version=contract.version)
     validate_v2(options, contract)

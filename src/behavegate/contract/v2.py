@@ -164,12 +164,22 @@ class V2Fields:
         if not block:
             return Gates()
         mode = self._take(lambda v, p, ln: choice(v, p, ln, THRESHOLD_MODES), block, "threshold_mode", "gates")
+        lines: dict[str, int] = {key: line for key in ("min_pass_rate", "latency_p95_ms", "min_score")
+                 if key in block and (line := self.lines.of_key(block, key))}  # fmt: skip
+        tags = block.get("by_tag")
+        if isinstance(tags, dict):
+            for tag, spec in tags.items():
+                for key in spec if isinstance(spec, dict) else ():
+                    line = self.lines.of_key(spec, key) or self.lines.of_key(tags, tag)
+                    if line:
+                        lines[f"tag[{tag}].{key}"] = line
         return Gates(
             min_pass_rate=self._take(rate, block, "min_pass_rate", "gates"),
             threshold_mode=mode or "average",
             latency_p95_ms=self._take(positive_number, block, "latency_p95_ms", "gates"),
             min_score=self._take(rate, block, "min_score", "gates"),
             by_tag=self._take(lambda v, p, ln: run.tag_gates(v, p, ln, self.lines.of_key), block, "by_tag", "gates") or (),
+            lines=lines,
         )
 
     # -- agent ---------------------------------------------------------------------

@@ -203,6 +203,15 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
             found.append(_accuracy_gate(name, group, gates.min_pass_rate))
     for tag_gate in gates.by_tag:  # each its own gate; the scenarios carrying the tag
         tagged = [r for r in results if tag_gate.tag in r.scenario.tags]
+        if not tagged:  # incomplete, and why: nothing here carries the tag
+            known = ", ".join(sorted({t for r in results for t in r.scenario.tags})) or "none"
+            for key, floor in (("min_pass_rate", tag_gate.min_pass_rate), ("min_score", tag_gate.min_score)):
+                if floor is not None:
+                    message = (
+                        f"no scenario is tagged {tag_gate.tag!r} (tags: {known}), so the floor of {floor:g} cannot be judged"
+                    )
+                    found.append(GateResult(f"tag[{tag_gate.tag}].{key}", "incomplete", message, floor, {"scenarios": 0}))
+            continue
         if tag_gate.min_pass_rate is not None:
             name = f"tag[{tag_gate.tag}].min_pass_rate"
             found.append(_accuracy_gate(name, tagged, tag_gate.min_pass_rate, name))

@@ -104,8 +104,8 @@ def ranked(report: Report) -> Ranked:
     for gate in report.gates:
         if gate.status != "pass":
             level = "error" if gate.status == "fail" else "warning"
-            text = command(level, one_line(gate.message, ANNOTATION_MAX_MESSAGE), file=report.contract_path, line=1,
-                           title=f"behavegate gate {gate.gate}")  # fmt: skip
+            text = command(level, one_line(gate.message, ANNOTATION_MAX_MESSAGE), file=report.contract_path,
+                           line=report.gate_location(gate).line or 1, title=f"behavegate gate {gate.gate}")  # fmt: skip
             found[level].insert(0, ((-1, 0, 0), text))
     for issue in report.issues:
         found["error"].insert(0, ((-2, 0, 0), command("error", one_line(issue.message, ANNOTATION_MAX_MESSAGE),

@@ -103,7 +103,8 @@ def suites(report: Report) -> list[TestSuite]:
             case.add_error_info(message=_cut(message, JUNIT_MAX_MESSAGE), output=message, error_type="evidence_incomplete")
         cases.append(case)
     for gate in report.gates:
-        case = TestCase(name=f"gate {gate.gate}", classname=path, elapsed_sec=MIN_TIME, file=path, line=1,
+        case = TestCase(name=f"gate {gate.gate}", classname=path, elapsed_sec=MIN_TIME, file=path,
+                        line=report.gate_location(gate).line or 1,
                         stdout=f"{gate.status}: {visible(gate.message)}")  # fmt: skip
         if gate.status == "fail":
             case.add_failure_info(message=visible(gate.message), failure_type="gate_failed")

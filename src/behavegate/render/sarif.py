@@ -89,6 +89,26 @@ RULES: dict[str, tuple[str, str]] = {
         "No sign of following injected instructions may appear (canaries, compliance signals).",
     ),
 }
+# Suite gates (version 2), keyed as the contract writes them; a gate result is at the gate's line.
+GATE_RULES: dict[str, tuple[str, str]] = {
+    "gates.min_pass_rate": (
+        "The suite reaches its pass-rate floor",
+        "The mean pass rate of the scenarios (or of each file, threshold_mode: all) must reach gates.min_pass_rate.",
+    ),
+    "gates.min_score": ("The suite reaches its score floor", "The suite's mean graded scores must reach gates.min_score."),
+    "gates.latency_p95_ms": ("Latency p95 within its limit", "The 95th percentile of attempt latency must be within the limit."),
+    "gates.by_tag.min_pass_rate": (
+        "A category reaches its pass-rate floor",
+        "The scenarios carrying the tag (gates.by_tag, --gate-tag) must reach its pass-rate floor.",
+    ),
+    "gates.by_tag.min_score": (
+        "A category reaches its score floor",
+        "The scenarios carrying the tag (gates.by_tag) must reach its score floor.",
+    ),
+    "shards": ("Every shard's report was merged", "A merged run needs each shard's report exactly once."),
+}
+# Tags whose gates guard security behaviour: their gate results carry the security tag.
+SECURITY_TAGS = frozenset({"safety", "security", "injection", "adversarial", "pii", "secrets"})
 # Safety findings: code scanning ranks them by this CVSS-like score (0.1-10).
 SECURITY_SEVERITY = {"safety.injection": "8.0", "safety.pii": "7.5", "tools.forbidden": "7.0", "refusal": "5.0"}
 
@@ -104,7 +124,7 @@ def rule_key(kind: str) -> str:
 
 
 def _rule(key: str) -> dict[str, Any]:
-    short, help_text = RULES.get(key, (f"{key} assertion", f"The contract's {key} assertion."))
+    short, help_text = {**RULES, **GATE_RULES}.get(key, (f"{key} assertion", f"The contract's {key} assertion."))
     anchor = DOCS
     properties: dict[str, Any] = {"tags": ["agent-behavior"]}
     if key in SECURITY_SEVERITY:
@@ -176,7 +196,41 @@ def results(report: Report) -> list[dict[str, Any]]:
                 "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
                                "contract": report.contract_path},
             })  # fmt: skip
+    found.extend(_gate_results(report))
     found.sort(key=lambda item: 0 if item["level"] == "error" else 1)
+    return found
+
+
+def gate_rule(gate: str) -> str:
+    """``tag[safety].min_score`` -> ``gates.by_tag.min_score``; ``min_pass_rate[a.yml]`` -> ``gates.min_pass_rate``."""
+    if gate.startswith("tag["):
+        return "gates.by_tag." + gate.rsplit(".", 1)[-1]
+    return "shards" if gate == "shards" else "gates." + gate.split("[", 1)[0]
+
+
+def _gate_results(report: Report) -> list[dict[str, Any]]:
+    """A failed (error) or incomplete (warning) gate at the line that asks for it: a
+    run a gate fails is never empty in code scanning."""
+    found = []
+    for gate in report.gates:
+        if gate.status == "pass":
+            continue
+        location = report.gate_location(gate)
+        uri, relative = _uri(location.file)
+        physical: dict[str, Any] = {"artifactLocation": {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}}
+        if location.line:
+            physical["region"] = {"startLine": location.line}
+        word = "failed" if gate.status == "fail" else "incomplete"
+        tag = gate.gate[4:].split("]", 1)[0] if gate.gate.startswith("tag[") else None
+        found.append({
+            "ruleId": gate_rule(gate.gate),
+            "level": "error" if gate.status == "fail" else "warning",
+            "message": {"text": f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."[:SARIF_MESSAGE_CHARS]},
+            "locations": [{"physicalLocation": physical}],
+            "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, "", "gate " + gate.gate)},
+            "properties": {"gate": gate.gate, "contract": report.contract_path,
+                           **({"tags": ["security"]} if tag in SECURITY_TAGS else {})},
+        })  # fmt: skip
     return found
 
 
@@ -184,7 +238,7 @@ def render_reports(reports: Sequence[Report]) -> str:
     """One SARIF run holding every report's findings (one report, or a suite's)."""
     found = [item for report in reports for item in results(report)]
     shown = found[:SARIF_MAX_RESULTS]
-    keys = sorted({item["ruleId"] for item in shown} | set(RULES))
+    keys = sorted({item["ruleId"] for item in shown} | set(RULES))  # gate rules when a gate is reported
     index = {key: position for position, key in enumerate(keys)}
     for item in shown:
         item["ruleIndex"] = index[item["ruleId"]]

@@ -187,6 +187,10 @@ class Report:
         folder = posixpath.dirname(self.contract_path)
         return Location(posixpath.normpath(posixpath.join(folder, scenario.file)), line)
 
+    def gate_location(self, gate: GateResult) -> Location:  # no line for a command-line gate
+        name = gate.gate.split("[", 1)[0] if gate.gate.startswith("min_pass_rate[") else gate.gate  # threshold_mode: all
+        return Location(self.contract_path, self.contract.gates.lines.get(name))
+
     def finding_location(self, finding: Finding) -> Location:
         """Where a baseline finding points: its assertion's line, its scenario's, or
         the contract file (a removed scenario, a suite gate)."""
