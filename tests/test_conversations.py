@@ -22,7 +22,7 @@ from behavegate.conversation import ToolResultRule
 from behavegate.errors import ContractError, ObservationError
 from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.evidence.scripted import answer, canonical_call, repeated_calls, rule_for
-from behavegate.judge.conversation_checks import _MISSING, field_value
+from behavegate.judge.conversation_checks import _MISSING, appears_in, field_value
 from behavegate.model import Expectation, Scenario, ToolCall
 
 # --- rule matching ----------------------------------------------------------------------
@@ -602,3 +602,89 @@ def test_a_broken_rule_list_is_not_also_reported_as_answering_nothing() -> None:
           response: {uses_tool_result: [{tool: lookup, field: a}]}
         """), "    ")  # fmt: skip
     assert problems(text) == [("scenarios[0].tool_results[0] takes content or error, not both", 11)]
+
+
+# --- what "the answer contains the value" means -----------------------------------------------
+
+GROUNDING = """\
+version: 2
+agent:
+  model: m
+  missing_tool_calls: none
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object}}
+scenarios:
+  - id: s
+    prompt: p
+    max_turns: 3
+    tool_results:
+      - {name: lookup_order, content: {}}
+    expect:
+      response: {uses_tool_result: [{tool: lookup_order, field: v}]}
+"""
+
+
+def grounded(value: Any, answer: str) -> tuple[str, str]:
+    """The verdict of uses_tool_result when lookup_order returned ``{"v": value}``."""
+    from helpers import report
+
+    observed = {"version": 2, "scenarios": [{
+        "id": "s", "response": answer, "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
+        "tool_calls": [{"name": "lookup_order", "arguments": {}}],
+        "conversation": {"turns": 2, "max_turns": 3, "possible_loop": False,
+                         "results": [{"call": 0, "name": "lookup_order", "content": {"v": value}}]},
+    }]}  # fmt: skip
+    verdict = report(GROUNDING, observed).results[0].verdicts[0]
+    return verdict.status, verdict.message
+
+
+@pytest.mark.parametrize("value", ["", "   ", {}, []])
+def test_an_empty_value_is_incomplete_never_a_vacuous_pass(value: Any) -> None:
+    assert grounded(value, "Order 2021 costs 10.5 dollars") == (
+        "incomplete", "the value of lookup_order.v is empty: nothing to look for"
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "answer", "status"),
+    [
+        (1, "Order 2021 is ready", "fail"),  # 1 is not inside 2021
+        (1, "You have 1 order", "pass"),
+        (1, "1.5 hours", "fail"),
+        (1, "version 1.2.3", "fail"),
+        (1, "room A1", "fail"),
+        (2021, "Order 2021.", "pass"),
+        (2021, "Order #2021, shipped", "pass"),
+        (2021, "ORD-2021 shipped", "pass"),
+        (5, "minus -5 degrees", "fail"),
+        (-5, "it is -5 degrees", "pass"),
+        (-5, "it is 5 degrees", "fail"),
+        (10.5, "costs 10.50 dollars", "pass"),
+        (10.5, "costs $10.5.", "pass"),
+        (10.5, "costs 10.55", "fail"),
+        (10.5, "costs 110.5", "fail"),
+        (1000, "costs 1,000 dollars", "pass"),
+        (1000, "costs 1000", "pass"),
+        (1000, "costs 1e3", "fail"),
+        (1000, "codes 1,000,000", "fail"),
+        (0, "0 items", "pass"),
+        (2, "items 1,2,3", "pass"),
+        (True, "ok: True", "pass"),
+        (True, "it is TRUE", "pass"),
+        (True, "that is untrue", "fail"),
+        (False, "false alarm", "pass"),
+        ("A-1", "order A-1 shipped", "pass"),
+        ("a-1", "order A-1 shipped", "fail"),  # strings: exact, case-sensitive substring
+        ("10.50", "costs 10.5", "fail"),  # a string stays a string
+    ],
+)
+def test_numbers_match_as_whole_numbers_booleans_as_words_and_strings_as_written(value: Any, answer: str, status: str) -> None:
+    assert grounded(value, answer)[0] == status
+
+
+@pytest.mark.parametrize("fragment", ["1", "1,", "1.", "-1", "1,000", "1.2.", "a1", "\u2212", "1,2,", "9" * 40 + "."])
+def test_numbers_in_a_long_answer_are_read_in_one_pass(fragment: str) -> None:
+    # The same fragment repeated to 1 MB: one regex of character classes, each character read
+    # a bounded number of times (a backtracking tokenizer would not finish).
+    answer = (fragment * (1_000_000 // len(fragment) + 1))[:1_000_000]
+    assert appears_in(7, answer) is False and appears_in(7.5, answer) is False
