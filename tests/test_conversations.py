@@ -688,3 +688,73 @@ def test_numbers_in_a_long_answer_are_read_in_one_pass(fragment: str) -> None:
     # a bounded number of times (a backtracking tokenizer would not finish).
     answer = (fragment * (1_000_000 // len(fragment) + 1))[:1_000_000]
     assert appears_in(7, answer) is False and appears_in(7.5, answer) is False
+
+
+# --- tool_results name tools the scenario can call ---------------------------------------------
+
+OFFERED = """\
+version: 2
+agent:
+  model: m
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object}}
+    - {name: refund, description: d, parameters: {type: object}}
+scenarios:
+  - id: a
+    prompt: p
+    max_turns: 3
+    available_tools: [lookup_order]
+    tool_results:
+      - {name: other, content: y}
+      - {name: refund, content: y}
+      - {name: lookup_order, content: {eta: 1}}
+      - {default: {error: no such tool}}
+    expect: {refusal: false}
+  - id: b
+    prompt: p
+    tool_results: {lookup_order: {eta: 1}, nothere: 1}
+    expect: {refusal: false}
+"""
+
+
+def test_a_tool_results_entry_for_a_tool_not_declared_or_not_offered_is_an_error_at_its_line() -> None:
+    assert problems(OFFERED) == [
+        ("scenarios[0].tool_results[0].name must name a tool declared in agent.tools, got 'other'", 13),
+        ("scenarios[0].tool_results[1].name must name a tool available to the scenario (available_tools: ['lookup_order']), "
+         "got 'refund'", 14),
+        ("scenarios[1].tool_results.nothere must name a tool declared in agent.tools, got 'nothere'", 20),
+    ]  # fmt: skip
+
+
+def test_an_agent_without_declared_tools_may_script_any_tool() -> None:
+    text = OFFERED.replace("  tools:\n    - {name: lookup_order, description: d, parameters: {type: object}}\n"
+                           "    - {name: refund, description: d, parameters: {type: object}}\n", "")
+    text = text.replace("    available_tools: [lookup_order]\n", "")
+    assert [s.id for s in contract(text).scenarios] == ["a", "b"]
+
+
+# --- every contract problem at once ---------------------------------------------------------------
+
+
+def test_a_grounding_problem_is_listed_with_the_other_problems_of_its_scenario_path_printed_once() -> None:
+    text = BAD_RULES.split("    tool_results:")[0] + textwrap.indent(
+        textwrap.dedent("""\
+            tool_results:
+              - {name: lookup, content: {a: 1}}
+            expect:
+              response:
+                uses_tool_result:
+                  - {tool: lookup, field: "a..b"}
+                  - {tool: missing_tool, field: eta}
+              turns: {max: 0}
+        """),
+        "    ",
+    )
+    with pytest.raises(ContractError) as caught:
+        contract(text)
+    assert [p.located() for p in caught.value.problems] == [
+        "scenarios[0].expect.response.uses_tool_result[0].field (line 15): must be a dotted path such as items[0].status, got 'a..b'",
+        "scenarios[0].expect.turns.max (line 17): must be between 1 and 20",
+        "scenarios[0].expect.response.uses_tool_result[1].tool (line 16): no tool_results entry answers 'missing_tool', "
+        "so its result can never be used",
+    ]

@@ -14,6 +14,7 @@ from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_run as run
 from behavegate.limits import MAX_RUNS, MAX_TURNS
+from behavegate.conversation import ToolField
 from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
@@ -122,6 +123,9 @@ class V2Fields:
 
     c: f.Collector
     lines: Any
+    # ``uses_tool_result`` items of the scenario being read that parsed, even when others did
+    # not: their grounding is checked with the scenario's other problems.
+    grounding: list[tuple[int, ToolField, int | None]]
 
     def unknown(self, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
         raise NotImplementedError
@@ -268,7 +272,7 @@ class V2Fields:
                 for i in range(len(values or ())):
                     at[f"response.{key}[{i}]"] = self.lines.of_item(raw[key], i) or 0
         if "uses_tool_result" in raw:
-            fields = conversation.tool_fields(self.c, raw, f"{path}.uses_tool_result", self.lines)
+            fields = conversation.tool_fields(self.c, raw, f"{path}.uses_tool_result", self.lines, self.grounding)
             extras["uses_tool_result"] = fields or ()
             for i in range(len(fields or ())):
                 at[f"response.uses_tool_result[{i}]"] = self.lines.of_item(raw["uses_tool_result"], i) or 0
