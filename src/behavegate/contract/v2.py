@@ -57,7 +57,7 @@ def rate(value: Any, path: str, line: int | None = None) -> float:
     number = f.number(value, path, line)
     if not 0 <= number <= 1:
         raise f.Bad(f"{path} must be between 0 and 1", path, line)
-    return number
+    return number + 0.0  # -0.0 is 0.0: no view prints "-0.0%"
 
 
 def positive_int(value: Any, path: str, line: int | None = None, *, high: int | None = None) -> int:
