@@ -103,6 +103,8 @@ scenarios:
     runs: 5
     min_pass_rate: 0.8
     sequential: true              # stop once the evidence decides; runs is the most attempts
+    max_turns: 2                  # the call, then the answer
+    tool_results: {get_order: {status: shipped}}   # what a call is answered (never executed)
     expect:
       tools:
         sequence:                 # exact | in_order | unordered | subset | superset
