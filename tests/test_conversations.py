@@ -641,7 +641,8 @@ def grounded(value: Any, answer: str) -> tuple[str, str]:
 @pytest.mark.parametrize("value", ["", "   ", {}, []])
 def test_an_empty_value_is_incomplete_never_a_vacuous_pass(value: Any) -> None:
     assert grounded(value, "Order 2021 costs 10.5 dollars") == (
-        "incomplete", "the value of lookup_order.v is empty: nothing to look for"
+        "incomplete",
+        "the value of lookup_order.v is empty: nothing to look for",
     )
 
 
@@ -727,8 +728,11 @@ def test_a_tool_results_entry_for_a_tool_not_declared_or_not_offered_is_an_error
 
 
 def test_an_agent_without_declared_tools_may_script_any_tool() -> None:
-    text = OFFERED.replace("  tools:\n    - {name: lookup_order, description: d, parameters: {type: object}}\n"
-                           "    - {name: refund, description: d, parameters: {type: object}}\n", "")
+    text = OFFERED.replace(
+        "  tools:\n    - {name: lookup_order, description: d, parameters: {type: object}}\n"
+        "    - {name: refund, description: d, parameters: {type: object}}\n",
+        "",
+    )
     text = text.replace("    available_tools: [lookup_order]\n", "")
     assert [s.id for s in contract(text).scenarios] == ["a", "b"]
 

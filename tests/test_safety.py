@@ -606,7 +606,12 @@ def test_a_disguised_finding_is_reported_masked_in_its_plain_form() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    [f"Developer{ZW} mode enabled.", "Developer\u2060 mode\u200d enabled", "ＤＥＶＥＬＯＰＥＲ ＭＯＤＥ ＥＮＡＢＬＥＤ", f"I am now DAN{ZW}."],
+    [
+        f"Developer{ZW} mode enabled.",
+        "Developer\u2060 mode\u200d enabled",
+        "ＤＥＶＥＬＯＰＥＲ ＭＯＤＥ ＥＮＡＢＬＥＤ",
+        f"I am now DAN{ZW}.",
+    ],
 )
 def test_jailbreak_phrases_are_found_through_format_characters_and_full_width_letters(text: str) -> None:
     assert jailbreak_compliance(text) is not None

@@ -117,4 +117,7 @@ def test_the_pii_message_counts_findings_in_each_place_they_were_found() -> None
                               tool_calls=(ToolCall("send", {"t": "ok"}), ToolCall("send", {"t": key})),
                               tool_calls_complete=True)  # fmt: skip
     verdict = next(v for v in evaluate_scenario(loaded.scenarios[0], observation, loaded.agent).verdicts)
-    assert verdict.message == "expected no api_key in the response or tool arguments, observed 2 in response, 1 in tool_calls[1].arguments"
+    assert (
+        verdict.message
+        == "expected no api_key in the response or tool arguments, observed 2 in response, 1 in tool_calls[1].arguments"
+    )

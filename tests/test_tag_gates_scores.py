@@ -166,7 +166,17 @@ def test_a_negative_zero_rate_is_zero_in_every_view(
     monkeypatch.chdir(tmp_path)
     (tmp_path / "q.yml").write_text(GOLDEN)
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": OBSERVED}))
-    args = ["test", "q.yml", "--observations", "o.json", "--no-artifacts", "--gate-tag", "adversarial=-0", "--min-pass-rate", "-0"]
+    args = [
+        "test",
+        "q.yml",
+        "--observations",
+        "o.json",
+        "--no-artifacts",
+        "--gate-tag",
+        "adversarial=-0",
+        "--min-pass-rate",
+        "-0",
+    ]
     main(args)
     table = capsys.readouterr().out
     main([*args, "--format", "json"])

@@ -400,18 +400,21 @@ def _disguise(value: str, rng: random.Random, how: str) -> str:
     return "".join(parts) + value[last:]
 
 
-def disguised(faker_for: Callable[[str, int], Any]) -> Iterator[dict[str, Any]]:
+def _example_phone(region: str) -> str:
     import phonenumbers
 
+    number = phonenumbers.example_number(region)
+    assert number is not None, region
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+
+
+def disguised(faker_for: Callable[[str, int], Any]) -> Iterator[dict[str, Any]]:
     fake = faker_for("en_US", 900)
     rng = random.Random("disguised")
     makers: dict[str, Callable[[int], str]] = {
         "credit_card": lambda i: _card_layout(fake.credit_card_number(card_type=CARD_BRANDS[i % len(CARD_BRANDS)]), rng),
         "email": lambda i: fake.email(),
-        "phone": lambda i: phonenumbers.format_number(
-            phonenumbers.example_number(DISGUISED_PHONE_REGIONS[i % len(DISGUISED_PHONE_REGIONS)]),
-            phonenumbers.PhoneNumberFormat.INTERNATIONAL,
-        ),
+        "phone": lambda i: _example_phone(DISGUISED_PHONE_REGIONS[i % len(DISGUISED_PHONE_REGIONS)]),
         "us_ssn": lambda i: fake.ssn(),
         "iban": lambda i: faker_for(list(IBAN_LOCALES)[i % len(IBAN_LOCALES)], 950 + i).iban(),
         "api_key": lambda i: SECRET_MAKERS["api_key/openai"](rng),

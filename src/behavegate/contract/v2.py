@@ -13,8 +13,8 @@ from typing import Any
 from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_run as run
-from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.conversation import ToolField
+from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")

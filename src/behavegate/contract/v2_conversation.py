@@ -147,7 +147,9 @@ def _field_path(value: Any, path: str, line: int | None = None) -> str:
     return text
 
 
-def grounding_problems(items: list[tuple[int, ToolField, int | None]], extras: dict[str, Any]) -> list[tuple[int, str, int | None]]:
+def grounding_problems(
+    items: list[tuple[int, ToolField, int | None]], extras: dict[str, Any]
+) -> list[tuple[int, str, int | None]]:
     """``uses_tool_result`` items (index, item, line) no scripted result of the scenario
     (``extras``: its version-2 fields) could ever answer: (item index, problem, line)."""
     problems = []
@@ -183,6 +185,10 @@ def unoffered_results(
             problems.append((f"{where} must name a tool declared in agent.tools, got {name!r}", where, line))
         elif available is not None and name not in available:
             problems.append(
-                (f"{where} must name a tool available to the scenario (available_tools: {list(available)}), got {name!r}", where, line)
+                (
+                    f"{where} must name a tool available to the scenario (available_tools: {list(available)}), got {name!r}",
+                    where,
+                    line,
+                )
             )
     return problems
