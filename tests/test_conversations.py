@@ -22,7 +22,7 @@ from behavegate.conversation import ToolResultRule
 from behavegate.errors import ContractError, ObservationError
 from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.evidence.scripted import answer, canonical_call, repeated_calls, rule_for
-from behavegate.judge.conversation_checks import _MISSING, field_value
+from behavegate.judge.conversation_checks import _MISSING, appears_in, field_value
 from behavegate.model import Expectation, Scenario, ToolCall
 
 # --- rule matching ----------------------------------------------------------------------
@@ -602,3 +602,163 @@ def test_a_broken_rule_list_is_not_also_reported_as_answering_nothing() -> None:
           response: {uses_tool_result: [{tool: lookup, field: a}]}
         """), "    ")  # fmt: skip
     assert problems(text) == [("scenarios[0].tool_results[0] takes content or error, not both", 11)]
+
+
+# --- what "the answer contains the value" means -----------------------------------------------
+
+GROUNDING = """\
+version: 2
+agent:
+  model: m
+  missing_tool_calls: none
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object}}
+scenarios:
+  - id: s
+    prompt: p
+    max_turns: 3
+    tool_results:
+      - {name: lookup_order, content: {}}
+    expect:
+      response: {uses_tool_result: [{tool: lookup_order, field: v}]}
+"""
+
+
+def grounded(value: Any, answer: str) -> tuple[str, str]:
+    """The verdict of uses_tool_result when lookup_order returned ``{"v": value}``."""
+    from helpers import report
+
+    observed = {"version": 2, "scenarios": [{
+        "id": "s", "response": answer, "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
+        "tool_calls": [{"name": "lookup_order", "arguments": {}}],
+        "conversation": {"turns": 2, "max_turns": 3, "possible_loop": False,
+                         "results": [{"call": 0, "name": "lookup_order", "content": {"v": value}}]},
+    }]}  # fmt: skip
+    verdict = report(GROUNDING, observed).results[0].verdicts[0]
+    return verdict.status, verdict.message
+
+
+@pytest.mark.parametrize("value", ["", "   ", {}, []])
+def test_an_empty_value_is_incomplete_never_a_vacuous_pass(value: Any) -> None:
+    assert grounded(value, "Order 2021 costs 10.5 dollars") == (
+        "incomplete",
+        "the value of lookup_order.v is empty: nothing to look for",
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "answer", "status"),
+    [
+        (1, "Order 2021 is ready", "fail"),  # 1 is not inside 2021
+        (1, "You have 1 order", "pass"),
+        (1, "1.5 hours", "fail"),
+        (1, "version 1.2.3", "fail"),
+        (1, "room A1", "fail"),
+        (2021, "Order 2021.", "pass"),
+        (2021, "Order #2021, shipped", "pass"),
+        (2021, "ORD-2021 shipped", "pass"),
+        (5, "minus -5 degrees", "fail"),
+        (-5, "it is -5 degrees", "pass"),
+        (-5, "it is 5 degrees", "fail"),
+        (10.5, "costs 10.50 dollars", "pass"),
+        (10.5, "costs $10.5.", "pass"),
+        (10.5, "costs 10.55", "fail"),
+        (10.5, "costs 110.5", "fail"),
+        (1000, "costs 1,000 dollars", "pass"),
+        (1000, "costs 1000", "pass"),
+        (1000, "costs 1e3", "fail"),
+        (1000, "codes 1,000,000", "fail"),
+        (0, "0 items", "pass"),
+        (2, "items 1,2,3", "pass"),
+        (True, "ok: True", "pass"),
+        (True, "it is TRUE", "pass"),
+        (True, "that is untrue", "fail"),
+        (False, "false alarm", "pass"),
+        ("A-1", "order A-1 shipped", "pass"),
+        ("a-1", "order A-1 shipped", "fail"),  # strings: exact, case-sensitive substring
+        ("10.50", "costs 10.5", "fail"),  # a string stays a string
+    ],
+)
+def test_numbers_match_as_whole_numbers_booleans_as_words_and_strings_as_written(value: Any, answer: str, status: str) -> None:
+    assert grounded(value, answer)[0] == status
+
+
+@pytest.mark.parametrize("fragment", ["1", "1,", "1.", "-1", "1,000", "1.2.", "a1", "\u2212", "1,2,", "9" * 40 + "."])
+def test_numbers_in_a_long_answer_are_read_in_one_pass(fragment: str) -> None:
+    # The same fragment repeated to 1 MB: one regex of character classes, each character read
+    # a bounded number of times (a backtracking tokenizer would not finish).
+    answer = (fragment * (1_000_000 // len(fragment) + 1))[:1_000_000]
+    assert appears_in(7, answer) is False and appears_in(7.5, answer) is False
+
+
+# --- tool_results name tools the scenario can call ---------------------------------------------
+
+OFFERED = """\
+version: 2
+agent:
+  model: m
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object}}
+    - {name: refund, description: d, parameters: {type: object}}
+scenarios:
+  - id: a
+    prompt: p
+    max_turns: 3
+    available_tools: [lookup_order]
+    tool_results:
+      - {name: other, content: y}
+      - {name: refund, content: y}
+      - {name: lookup_order, content: {eta: 1}}
+      - {default: {error: no such tool}}
+    expect: {refusal: false}
+  - id: b
+    prompt: p
+    tool_results: {lookup_order: {eta: 1}, nothere: 1}
+    expect: {refusal: false}
+"""
+
+
+def test_a_tool_results_entry_for_a_tool_not_declared_or_not_offered_is_an_error_at_its_line() -> None:
+    assert problems(OFFERED) == [
+        ("scenarios[0].tool_results[0].name must name a tool declared in agent.tools, got 'other'", 13),
+        ("scenarios[0].tool_results[1].name must name a tool available to the scenario (available_tools: ['lookup_order']), "
+         "got 'refund'", 14),
+        ("scenarios[1].tool_results.nothere must name a tool declared in agent.tools, got 'nothere'", 20),
+    ]  # fmt: skip
+
+
+def test_an_agent_without_declared_tools_may_script_any_tool() -> None:
+    text = OFFERED.replace(
+        "  tools:\n    - {name: lookup_order, description: d, parameters: {type: object}}\n"
+        "    - {name: refund, description: d, parameters: {type: object}}\n",
+        "",
+    )
+    text = text.replace("    available_tools: [lookup_order]\n", "")
+    assert [s.id for s in contract(text).scenarios] == ["a", "b"]
+
+
+# --- every contract problem at once ---------------------------------------------------------------
+
+
+def test_a_grounding_problem_is_listed_with_the_other_problems_of_its_scenario_path_printed_once() -> None:
+    text = BAD_RULES.split("    tool_results:")[0] + textwrap.indent(
+        textwrap.dedent("""\
+            tool_results:
+              - {name: lookup, content: {a: 1}}
+            expect:
+              response:
+                uses_tool_result:
+                  - {tool: lookup, field: "a..b"}
+                  - {tool: missing_tool, field: eta}
+              turns: {max: 0}
+        """),
+        "    ",
+    )
+    with pytest.raises(ContractError) as caught:
+        contract(text)
+    assert [p.located() for p in caught.value.problems] == [
+        "scenarios[0].expect.response.uses_tool_result[0].field (line 15): must be a dotted path such as items[0].status, got 'a..b'",
+        "scenarios[0].expect.turns.max (line 17): must be between 1 and 20",
+        "scenarios[0].expect.response.uses_tool_result[1].tool (line 16): no tool_results entry answers 'missing_tool', "
+        "so its result can never be used",
+    ]

@@ -235,3 +235,18 @@ def test_an_undecided_scenario_with_attempts_missing_is_incomplete_in_every_view
     assert "scenario observation is missing" in (tmp_path / "s.md").read_text()
     main(["test", "c.yml", "--observations", "o.json", "--no-artifacts"])
     assert "undecided after 2 observed of max 5" in capsys.readouterr().out
+
+
+def test_the_design_line_names_the_rates_it_was_designed_for_not_rounded_to_100(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # At min_pass_rate 1.0 the good rate is kept at 99.9% (a 100% agent never fails): the
+    # line must say 99.9%, not "false fail 1.00% at 100%".
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(SEQUENTIAL.replace("min_pass_rate: 0.85", "min_pass_rate: 1.0"))
+    good = [_obs("good", "ok") for _ in range(40)] + [_obs("bad", "ok") for _ in range(40)]
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": good}))
+    main(["test", "c.yml", "--observations", "o.json", "--no-artifacts"])
+    shown = capsys.readouterr().out
+    assert "at 99.9%, missed drop" in shown and "at 100%" not in shown
+    assert "at 90%;" in shown  # whole percentages stay whole

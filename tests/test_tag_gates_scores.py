@@ -181,3 +181,32 @@ def test_scores_are_reported_per_attempt_and_scenario_without_changing_verdicts(
     scenario = json.loads(capsys.readouterr().out)["scenarios"][0]
     assert [a["scores"]["f1"] for a in scenario["attempts"]] == [1.0, 0.0]
     assert scenario["reliability"]["scores"]["f1"] == 0.5 and scenario["status"] == "fail"
+
+
+def test_a_negative_zero_rate_is_zero_in_every_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import math
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "q.yml").write_text(GOLDEN)
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": OBSERVED}))
+    args = [
+        "test",
+        "q.yml",
+        "--observations",
+        "o.json",
+        "--no-artifacts",
+        "--gate-tag",
+        "adversarial=-0",
+        "--min-pass-rate",
+        "-0",
+    ]
+    main(args)
+    table = capsys.readouterr().out
+    main([*args, "--format", "json"])
+    gates = {g["gate"]: g for g in json.loads(capsys.readouterr().out)["gates"]}
+    assert "-0.0" not in table and "-0%" not in table and "0.0%" in table
+    for name in ("tag[adversarial].min_pass_rate", "min_pass_rate"):
+        threshold = gates[name]["expected"]
+        assert math.copysign(1, threshold) == 1, (name, threshold)

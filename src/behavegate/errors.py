@@ -57,9 +57,10 @@ class Problem:
         return f"{where}: {self._detail()}"
 
     def _detail(self) -> str:
-        # Avoid "x.y (line 3): x.y must be ..." by dropping the repeated path.
-        if self.path and self.text.startswith(self.path + " "):
-            return self.text[len(self.path) + 1 :]
+        # Avoid "x.y (line 3): x.y must be ..." (or "x.y: ...") by dropping the repeated path.
+        for joint in (": ", " "):
+            if self.path and self.text.startswith(self.path + joint):
+                return self.text[len(self.path) + len(joint) :]
         return self.text
 
 

@@ -44,7 +44,7 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)")
     test.add_argument("--tag", action="append", dest="tags", default=[], metavar="TAG",
                       help="version 2: only scenarios with this tag or golden-query category (repeatable)")  # fmt: skip
-    test.add_argument("--min-pass-rate", type=float, default=None, metavar="RATE",
+    test.add_argument("--min-pass-rate", type=_rate, default=None, metavar="RATE",
                       help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)")  # fmt: skip
     test.add_argument("--gate-tag", action="append", type=_gate_tag, default=None, metavar="TAG=RATE",
                       help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)")  # fmt: skip
@@ -154,6 +154,13 @@ def _views(command: argparse.ArgumentParser) -> None:
 
 def _format(command: argparse.ArgumentParser) -> None:
     command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+
+
+def _rate(value: str) -> float:
+    try:
+        return float(value) + 0.0  # -0 is 0 (range and nan are checked with the options)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {value!r}") from None
 
 
 def _gate_tag(value: str) -> Any:

@@ -85,6 +85,7 @@ class _Reader(ExpectFields):
         self.max_assertions = max_assertions
         self.c = f.Collector()
         self.v2 = False
+        self.grounding = []
         self.run_defaults: dict[str, Any] = {}
 
     def keys(self, block: str, v1: tuple[str, ...]) -> tuple[str, ...]:
@@ -292,16 +293,23 @@ class _Reader(ExpectFields):
             availability = None
         assertion_lines: dict[str, int] = {}
         extras = self.scenario_extras(raw, path, self.run_defaults) if self.v2 else {}
+        if self.v2 and "tool_results" in raw:
+            from behavegate.contract.v2_conversation import unoffered_results
+
+            declared = set(agent.tool_names()) if agent is not None and agent.tools else None
+            for text, where, at in unoffered_results(raw["tool_results"], f"{path}.tool_results", lines, declared, available):
+                c.add(text, where, at)
+        self.grounding = []
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
         if expect is not None and not requests_any(expect):
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
         scripted_ok = "tool_results" not in raw or {"tool_rules", "tool_results"} & set(extras)
-        if expect is not None and self.v2 and expect.uses_tool_result and scripted_ok:  # else its problems are reported
+        if self.v2 and self.grounding and scripted_ok:  # else the rules' own problems are reported
             from behavegate.contract.v2_conversation import grounding_problems
 
-            for index, problem in grounding_problems(expect, extras):
+            for index, problem, item_line in grounding_problems(self.grounding, extras):
                 where = f"{path}.expect.response.uses_tool_result[{index}].tool"
-                c.add(f"{where}: {problem}", where, assertion_lines.get(f"response.uses_tool_result[{index}]"))
+                c.add(f"{where}: {problem}", where, item_line)
         if not c.clean_since(mark) or expect is None or scenario_id is None or prompt is None:
             return None
         return Scenario(

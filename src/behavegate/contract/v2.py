@@ -13,6 +13,7 @@ from typing import Any
 from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_run as run
+from behavegate.conversation import ToolField
 from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
@@ -56,7 +57,7 @@ def rate(value: Any, path: str, line: int | None = None) -> float:
     number = f.number(value, path, line)
     if not 0 <= number <= 1:
         raise f.Bad(f"{path} must be between 0 and 1", path, line)
-    return number
+    return number + 0.0  # -0.0 is 0.0: no view prints "-0.0%"
 
 
 def positive_int(value: Any, path: str, line: int | None = None, *, high: int | None = None) -> int:
@@ -122,6 +123,9 @@ class V2Fields:
 
     c: f.Collector
     lines: Any
+    # ``uses_tool_result`` items of the scenario being read that parsed, even when others did
+    # not: their grounding is checked with the scenario's other problems.
+    grounding: list[tuple[int, ToolField, int | None]]
 
     def unknown(self, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
         raise NotImplementedError
@@ -278,7 +282,7 @@ class V2Fields:
                 for i in range(len(values or ())):
                     at[f"response.{key}[{i}]"] = self.lines.of_item(raw[key], i) or 0
         if "uses_tool_result" in raw:
-            fields = conversation.tool_fields(self.c, raw, f"{path}.uses_tool_result", self.lines)
+            fields = conversation.tool_fields(self.c, raw, f"{path}.uses_tool_result", self.lines, self.grounding)
             extras["uses_tool_result"] = fields or ()
             for i in range(len(fields or ())):
                 at[f"response.uses_tool_result[{i}]"] = self.lines.of_item(raw["uses_tool_result"], i) or 0

@@ -9,7 +9,6 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.conversation import ToolField, ToolResultRule
-from behavegate.model import Expectation
 
 RULE_KEYS = ("name", "arguments", "content", "error")
 DEFAULT_KEYS = ("content", "error")
@@ -110,8 +109,11 @@ def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple
     return tuple(found) if c.clean_since(mark) else None
 
 
-def tool_fields(c: f.Collector, raw: dict[str, Any], path: str, lines: Any) -> tuple[ToolField, ...] | None:
-    """``response.uses_tool_result``: a list of ``{tool, field}``."""
+def tool_fields(
+    c: f.Collector, raw: dict[str, Any], path: str, lines: Any, parsed: list[tuple[int, ToolField, int | None]] | None = None
+) -> tuple[ToolField, ...] | None:
+    """``response.uses_tool_result``: a list of ``{tool, field}``; None when any item is invalid.
+    ``parsed`` receives (index, item, line) of every item that is valid, whatever the others."""
     items = c.take(f.listing, raw.get("uses_tool_result"), path, lines.of_key(raw, "uses_tool_result"), required=True)
     if items is None:
         return None
@@ -133,6 +135,8 @@ def tool_fields(c: f.Collector, raw: dict[str, Any], path: str, lines: Any) -> t
         field = c.take(_field_path, spec["field"], f"{item_path}.field", lines.of_key(spec, "field")) if "field" in spec else None
         if tool is not None and field is not None:
             found.append(ToolField(tool, field))
+            if parsed is not None:
+                parsed.append((index, found[-1], line))
     return tuple(found) if c.clean_since(mark) else None
 
 
@@ -143,13 +147,48 @@ def _field_path(value: Any, path: str, line: int | None = None) -> str:
     return text
 
 
-def grounding_problems(expect: Expectation, extras: dict[str, Any]) -> list[tuple[int, str]]:
-    """``uses_tool_result`` items no scripted result of the scenario (``extras``: its
-    version-2 fields) could ever answer: (item index, problem)."""
+def grounding_problems(
+    items: list[tuple[int, ToolField, int | None]], extras: dict[str, Any]
+) -> list[tuple[int, str, int | None]]:
+    """``uses_tool_result`` items (index, item, line) no scripted result of the scenario
+    (``extras``: its version-2 fields) could ever answer: (item index, problem, line)."""
     problems = []
     rules, results = extras.get("tool_rules"), extras.get("tool_results") or {}
-    for index, spec in enumerate(expect.uses_tool_result):
+    for index, spec, line in items:
         answered = any(rule.name in (None, spec.tool) for rule in rules) if rules is not None else spec.tool in results
         if not answered:
-            problems.append((index, f"no tool_results entry answers {spec.tool!r}, so its result can never be used"))
+            problems.append((index, f"no tool_results entry answers {spec.tool!r}, so its result can never be used", line))
+    return problems
+
+
+def unoffered_results(
+    raw: Any, path: str, lines: Any, declared: set[str] | None, available: tuple[str, ...] | None
+) -> list[tuple[str, str, int | None]]:
+    """(problem, path, line) of each ``tool_results`` entry (rule list or mapping) naming a tool
+    the agent does not declare (when it declares tools) or the scenario does not offer: its
+    result could only ever answer a call the scenario should not see. Names that are not tool
+    names are left to their own check."""
+    entries: list[tuple[str, str, int | None]] = []
+    if isinstance(raw, list):
+        for index, item in enumerate(raw):
+            if isinstance(item, dict) and isinstance(item.get("name"), str):
+                entries.append((item["name"], f"{path}[{index}].name", lines.of_key(item, "name")))
+    elif isinstance(raw, dict):
+        entries = [(name, f"{path}.{name}", lines.of_key(raw, name)) for name in raw if isinstance(name, str)]
+    problems = []
+    for name, where, line in entries:
+        try:
+            f.tool_name(name, where)
+        except f.Bad:
+            continue
+        if declared is not None and name not in declared:
+            problems.append((f"{where} must name a tool declared in agent.tools, got {name!r}", where, line))
+        elif available is not None and name not in available:
+            problems.append(
+                (
+                    f"{where} must name a tool available to the scenario (available_tools: {list(available)}), got {name!r}",
+                    where,
+                    line,
+                )
+            )
     return problems

@@ -24,7 +24,7 @@ def _rate(value: Any, path: str, line: int | None) -> float:
     number = f.number(value, path, line)
     if not 0 <= number <= 1:
         raise f.Bad(f"{path} must be between 0 and 1", path, line)
-    return number
+    return number + 0.0  # -0.0 is 0.0: no view prints "-0.0%"
 
 
 def sequential(value: Any, path: str, line: int | None, key_lines: Any = None) -> SequentialSpec | bool:

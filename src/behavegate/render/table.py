@@ -43,9 +43,15 @@ def sequential_note(reliability: Reliability) -> str | None:
     return (
         f"sequential: pass when passes ≥ {bound['pass_when_passes_at_least']}, fail when passes ≤ "
         f"{bound['fail_when_passes_at_most']} (n = attempts judged pass or fail); design: false fail "
-        f"{design['false_fail']:.2%} at {design['good_rate']:.0%}, missed drop {design['missed_drop']:.2%} at "
-        f"{design['drop_rate']:.0%}; {reliability.unused} observed attempt(s) unused"
+        f"{design['false_fail']:.2%} at {_percent(design['good_rate'])}, missed drop {design['missed_drop']:.2%} at "
+        f"{_percent(design['drop_rate'])}; {reliability.unused} observed attempt(s) unused"
     )
+
+
+def _percent(rate: float) -> str:
+    """95% or 99.9%: the rate a design was made for, never rounded up to 100% (at min_pass_rate
+    1.0 the good rate is 99.9%, and a 100% agent never fails)."""
+    return f"{rate:.1%}".replace(".0%", "%")
 
 
 def troubles(result: ScenarioResult) -> list[Verdict]:
