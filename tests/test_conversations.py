@@ -762,3 +762,41 @@ def test_a_grounding_problem_is_listed_with_the_other_problems_of_its_scenario_p
         "scenarios[0].expect.response.uses_tool_result[1].tool (line 16): no tool_results entry answers 'missing_tool', "
         "so its result can never be used",
     ]
+
+
+class _OmitsToolCalls(ScriptedAgent):
+    """Leaves `tool_calls` out of a turn that calls none, as most servers do."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        messages = body["messages"]
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        results = [m["content"] for m in messages if m["role"] == "tool"]
+        calls, text = self.script("grounded", turn, results)
+        message: dict[str, Any] = {"role": "assistant", "content": text, **({"tool_calls": calls} if calls else {})}
+        send_json(self, {"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]})
+
+
+def test_saved_observations_of_a_conversation_whose_last_turn_omits_tool_calls_replay_alike(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without `missing_tool_calls: none` the last turn's calls are unobserved, but the
+    earlier turns' calls are kept (the scripted results point at them), so the saved
+    file replays to the same verdicts (review finding 3)."""
+    monkeypatch.chdir(tmp_path)
+    text = CONVERSATIONS.replace("  missing_tool_calls: none\n", "")
+    (tmp_path / "c.yml").write_text(text)
+    with loopback(_OmitsToolCalls) as url:
+        main(["test", "c.yml", "--scenario", "grounded", "--endpoint", url, "--no-artifacts", "--format", "json",
+              "--save-observations", "o.json"])  # fmt: skip
+    live = json.loads(capsys.readouterr().out)
+    saved = json.loads((tmp_path / "o.json").read_text())["scenarios"][0]
+    assert [call["name"] for call in saved["tool_calls"]] == ["lookup_order"] and saved["tool_calls_complete"] is False
+    main(["test", "c.yml", "--scenario", "grounded", "--observations", "o.json", "--no-artifacts", "--format", "json"])
+    offline = json.loads(capsys.readouterr().out)
+
+    def verdicts(report: dict[str, Any]) -> list[Any]:
+        return [(s["status"], [(a["assertion"], a["status"]) for a in s["assertions"]]) for s in report["scenarios"]]
+
+    assert verdicts(offline) == verdicts(live)
+    assert ("response.uses_tool_result[0]", "pass") in verdicts(live)[0][1]

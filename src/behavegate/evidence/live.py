@@ -191,7 +191,9 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
         observation = replace(observation, conversation=Conversation(turns, scenario.max_turns, tuple(returned), looping))
     if not earlier:
         return replace(observation, steps=turns)
-    all_calls = None if observation.tool_calls is None else (*earlier, *observation.tool_calls)
+    # A last turn that leaves its tool calls unobserved keeps the earlier turns' calls
+    # (the scripted results point at them); its tool evidence stays incomplete.
+    all_calls = (*earlier, *(observation.tool_calls or ()))
     answered_all = observation.tool_calls == ()
     return replace(
         observation,
