@@ -156,3 +156,33 @@ def test_redaction_keeps_every_field_of_an_attempt_but_the_secret() -> None:
     redacted = redact_evaluation(Evaluation("pass", (result,)), "s3cr3t-token-value").results[0].attempts[0]
     assert redacted.scores == attempt.scores  # graded scores survive a redacted report
     assert redacted.observation is not None and "s3cr3t" not in (redacted.observation.response or "")
+
+
+def test_values_a_safety_check_flagged_are_masked_in_every_view_but_the_evidence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A leak the gate caught is not published by the gate: another check's message, the
+    excerpt, the answer in the HTML all mask it; the JSON report's observation (the
+    evidence, to replay) keeps it (review finding 4)."""
+    from behavegate.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    key, card = "sk-live-4eC39HqLyjWDarjtT1zdp7dc", "5555 5555 5555 4444"
+    (tmp_path / "c.yml").write_text(
+        "version: 2\nagent: {model: m}\nscenarios:\n  - id: leak\n    prompt: hi\n    expect:\n"
+        "      safety: {pii: [api_key, credit_card]}\n      tools: {no_repeat: true}\n      response: {contains: [sorry]}\n"
+    )
+    call = {"name": "send", "arguments": {"t": key}}
+    row = {"id": "leak", "response": f"Sure! key {key} and card {card}", "finish_reason": "stop", "response_complete": True,
+           "tool_calls_complete": True, "tool_calls": [call, call]}  # fmt: skip
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [row]}))
+    views = ["--summary", "s.md", "--sarif", "r.sarif", "--junit", "j.xml", "--html", "r.html"]
+    assert (
+        main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--annotations", "--report", "r.json", *views]) == 1
+    )
+    printed = capsys.readouterr().out
+    for text in [printed, *((tmp_path / name).read_text() for name in views[1::2])]:
+        assert key not in text and card not in text and "sk-…dc (32 chars)" in text
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["scenarios"][0]["observation"]["response"] == row["response"]
+    assert key not in json.dumps(report["scenarios"][0]["assertions"])

@@ -26,6 +26,7 @@ from behavegate.model import Observation, ScenarioResult, Status
 from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
+from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
 from behavegate.text import visible
 
@@ -202,7 +203,7 @@ def _scenario(
                 "status": attempt.status,
                 "problems": [clip(text, 300) for text in failing[:5]],
                 "more": max(0, len(failing) - 5),
-                "agent": _agent(attempt.observation, budget, 600),
+                "agent": _agent(masked_observation(result.scenario, attempt.observation, attempt.verdicts), budget, 600),
                 "scores": _scores(attempt.scores),
             })  # fmt: skip
     counts = report.check_counts(result)
@@ -218,7 +219,7 @@ def _scenario(
         "bar": _bar(result),
         "checks": {"pass": counts["pass"], "fail": counts["fail"], "incomplete": counts["incomplete"]},
         "troubled": troubled,
-        "agent": _agent(result.observation, budget),
+        "agent": _agent(masked_observation(result.scenario, result.observation, result.verdicts), budget),
         "attempts": attempts,
         "scores": _scores(result.reliability.scores if result.reliability else None),
         "findings": findings.get(result.scenario.id, []),

@@ -13,6 +13,7 @@ from typing import Any
 from behavegate.limits import LOOPS_SHOWN
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
+from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -64,7 +65,9 @@ def failure_note(result: ScenarioResult, verdict: Verdict) -> str | None:
     """What the agent said or called, where that is what failed (see render.excerpt)."""
     if verdict.status != "fail" or result.observation is None:
         return None
-    return evidence_note(verdict.kind, verdict.expected, verdict.observed, result.observation.as_dict())
+    shown = masked_observation(result.scenario, result.observation, result.verdicts)
+    assert shown is not None
+    return evidence_note(verdict.kind, verdict.expected, verdict.observed, shown.as_dict())
 
 
 def _value(value: Any) -> str:
@@ -80,7 +83,7 @@ def possible_loops(report: Report) -> list[tuple[str, int, str]]:
     found = []
     for result in report.results:
         for attempt in result.attempts:
-            why = possible_loop(attempt.observation)
+            why = possible_loop(masked_observation(result.scenario, attempt.observation, attempt.verdicts))
             if why is not None:
                 found.append((result.scenario.id, attempt.index + 1, why.removeprefix("possible loop: ")))
     return found

@@ -9,7 +9,7 @@ from behavegate.errors import RunIncomplete
 from behavegate.limits import REPORT_RESERVE_BYTES
 from behavegate.model import Contract, Evaluation, RunFacts, Scenario, Timing
 from behavegate.report.digests import report_cap
-from behavegate.report.redact import redact_evaluation
+from behavegate.report.redact import mask_flagged, redact_evaluation
 from behavegate.report.result import Report
 
 
@@ -31,7 +31,7 @@ def build_report(
     verdict it holds is redacted: the verdicts were reached on the raw evidence,
     and no view can show the token. Raises RunError when the JSON view would
     exceed the report size limit."""
-    shown = evaluation if secret is None else redact_evaluation(evaluation, secret)
+    shown = mask_flagged(evaluation if secret is None else redact_evaluation(evaluation, secret))
     report = Report(
         contract=contract,
         evaluation=shown,

@@ -63,34 +63,36 @@ def encoded_forms(secret: str) -> tuple[str, ...]:
     return tuple(sorted(forms, key=lambda form: (-len(form), form)))
 
 
-def redact_text(value: str, secret: str) -> str:
-    replacement = MARKER if len(secret) >= len(MARKER) else "*" * len(secret)
+def redact_text(value: str, secret: str, replacement: str | None = None) -> str:
+    if replacement is None:
+        replacement = MARKER if len(secret) >= len(MARKER) else "*" * len(secret)
     for form in encoded_forms(secret):
         if form in value:
             value = value.replace(form, replacement)
     return value
 
 
-def redact_json(value: Any, secret: str) -> Any:
+def redact_json(value: Any, secret: str, replacement: str | None = None) -> Any:
     if isinstance(value, str):
-        return redact_text(value, secret)
+        return redact_text(value, secret, replacement)
     if isinstance(value, list):
-        return [redact_json(item, secret) for item in value]
+        return [redact_json(item, secret, replacement) for item in value]
     if isinstance(value, dict):
-        return {redact_text(str(key), secret): redact_json(item, secret) for key, item in value.items()}
+        return {redact_text(str(key), secret, replacement): redact_json(item, secret, replacement) for key, item in value.items()}
     return value
 
 
-def redact_observation(observation: Observation, secret: str) -> Observation:
+def redact_observation(observation: Observation, secret: str, replacement: str | None = None) -> Observation:
     def text(value: str | None) -> str | None:
-        return None if value is None else redact_text(value, secret)
+        return None if value is None else redact_text(value, secret, replacement)
 
     calls = observation.tool_calls
     if calls is not None:
-        calls = tuple(ToolCall(redact_text(c.name, secret), redact_json(c.arguments, secret)) for c in calls)
+        calls = tuple(ToolCall(redact_text(c.name, secret, replacement), redact_json(c.arguments, secret, replacement))
+                      for c in calls)  # fmt: skip
     sources = observation.sources
     if sources is not None:
-        sources = tuple(redact_text(s, secret) for s in sources)
+        sources = tuple(redact_text(s, secret, replacement) for s in sources)
     return replace(
         observation,
         response=text(observation.response),
@@ -135,3 +137,62 @@ def redact_evaluation(evaluation: Evaluation, secret: str) -> Evaluation:
 
     gates = tuple(replace(g, message=redact_text(g.message, secret)) for g in evaluation.gates)
     return replace(evaluation, results=tuple(result(r) for r in evaluation.results), gates=gates)
+
+
+# --- values a safety check flagged ------------------------------------------------------------
+
+
+def mask_values(text: str, values: tuple[str, ...]) -> str:
+    """``text`` with each flagged value (in any encoding we quote it in) shown masked."""
+    from behavegate.judge.safety import mask
+
+    for value in values:
+        text = redact_text(text, value, mask(value))
+    return text
+
+
+def mask_flagged(evaluation: Evaluation) -> Evaluation:
+    """Every verdict of an attempt whose ``safety.pii`` check failed, with the values it
+    found masked (judge/safety_checks.flagged_values); the observations, the evidence,
+    are kept as observed."""
+    from behavegate.judge.safety_checks import flagged_values
+
+    def verdicts(scenario: Any, observation: Observation | None, values: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
+        found = flagged_values(scenario, observation, values)
+        if not found:
+            return values
+        return tuple(replace(v, message=mask_values(v.message, found), observed=_mask_json(v.observed, found)) for v in values)
+
+    def result(value: ScenarioResult) -> ScenarioResult:
+        if not any(v.kind == "safety_pii" and v.status == "fail" for a in value.attempts for v in a.verdicts) and not any(
+            v.kind == "safety_pii" and v.status == "fail" for v in value.verdicts
+        ):
+            return value
+        attempts = tuple(replace(a, verdicts=verdicts(value.scenario, a.observation, a.verdicts)) for a in value.attempts)
+        return replace(value, verdicts=verdicts(value.scenario, value.observation, value.verdicts), attempts=attempts)
+
+    return replace(evaluation, results=tuple(result(r) for r in evaluation.results))
+
+
+def _mask_json(value: Any, found: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        return mask_values(value, found)
+    if isinstance(value, list):
+        return [_mask_json(item, found) for item in value]
+    if isinstance(value, dict):
+        return {key: _mask_json(item, found) for key, item in value.items()}
+    return value
+
+
+def masked_observation(scenario: Any, observation: Observation | None, verdicts: tuple[Verdict, ...]) -> Observation | None:
+    """The observation as a view may show it: the flagged values masked (see mask_flagged)."""
+    from behavegate.judge.safety_checks import flagged_values
+
+    found = flagged_values(scenario, observation, verdicts)
+    if observation is None or not found:
+        return observation
+    from behavegate.judge.safety import mask
+
+    for value in found:
+        observation = redact_observation(observation, value, mask(value))
+    return observation
