@@ -452,3 +452,35 @@ def test_the_judge_time_counts_inside_the_run_budget(
                     "--scenario", "capital", "--max-seconds", "1", "--judge-timeout", "60")  # fmt: skip
     status, message = verdicts(report)["capital"]
     assert status == "incomplete" and "cut in flight: the run's time budget (--max-seconds) ran out" in message
+
+
+# --- from Python -----------------------------------------------------------------------------------
+
+
+def test_a_judge_wired_through_the_python_api_decides(tmp_path: Path, judge_url: str) -> None:
+    from behavegate import api
+
+    path = contract(tmp_path, "http://127.0.0.1:9/v1/chat/completions", None)
+    loaded = api.load_contract(path, root=tmp_path)
+
+    def agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
+        return ANSWERS[messages[-1]["content"]]
+
+    report = api.run_callable(loaded, agent, judge=api.JudgeOptions(endpoint=judge_url, model="judge-m"))
+    assert {r.scenario.id: r.status for r in report.results} == {"capital": "pass", "wrong": "fail"}
+    assert report.judged is not None and report.judged["models"] == ["judge-m"]
+    # evaluate() replays the recorded votes: no judge is asked again.
+    asked = len(Judge.requests)
+    replayed = api.evaluate(loaded, {r.scenario.id: r.observation for r in report.results if r.observation})
+    assert [r.status for r in replayed.results] == [r.status for r in report.results]
+    assert len(Judge.requests) == asked
+
+
+def test_the_python_api_refuses_a_judge_that_is_not_allowed(tmp_path: Path, judge_url: str) -> None:
+    from behavegate import api
+
+    path = contract(tmp_path, "http://127.0.0.1:9/v1/chat/completions", judge_url)
+    loaded = api.load_contract(path, root=tmp_path)
+    with pytest.raises(api.BehavegateError, match="contract-provided judge endpoints require"):
+        api.run_callable(loaded, lambda messages, tools: "Paris")
+    assert Judge.requests == []
