@@ -484,3 +484,23 @@ def test_the_python_api_refuses_a_judge_that_is_not_allowed(tmp_path: Path, judg
     with pytest.raises(api.BehavegateError, match="contract-provided judge endpoints require"):
         api.run_callable(loaded, lambda messages, tools: "Paris")
     assert Judge.requests == []
+
+
+def test_judged_shards_merge_to_the_whole_runs_judged_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str
+) -> None:
+    """A shard report keeps the judge's votes; the merge decides from them as one run would."""
+    monkeypatch.chdir(tmp_path)
+    path = contract(tmp_path, agent_url, judge_url, votes=3)
+    live = ["test", str(path), *LIVE, "--no-artifacts"]
+    _, whole = run(capsys, *live[1:])
+    paths = []
+    for index in (1, 2):
+        shard = f"shard-{index}.json"
+        assert main([*live, "--shard", f"{index}/2", "--report", shard]) == 0
+        paths.append(shard)
+    capsys.readouterr()
+    assert main(["merge", *paths, "--no-artifacts", "--format", "json"]) in (1, 2)
+    merged = json.loads(capsys.readouterr().out)
+    assert verdicts(merged) == verdicts(whole)
+    assert merged["behavegate"]["judged"]["models"] == ["judge-m"]
