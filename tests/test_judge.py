@@ -229,6 +229,17 @@ def test_the_request_budget_is_spent_then_votes_are_incomplete(
     assert report["provenance"]["judge"]["max_requests"] == 4
 
 
+def test_judge_parameters_join_the_request_and_never_replace_its_own_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = contract(tmp_path, agent_url, judge_url, extra=", parameters: {response_format: {type: json_object}, seed: 7}")
+    _, report = run(capsys, str(path), *LIVE, "--no-artifacts", "--scenario", "capital")
+    sent = Judge.requests[0]
+    assert sent["response_format"] == {"type": "json_object"} and sent["seed"] == 7 and sent["temperature"] == 0
+    assert report["provenance"]["judge"]["parameters"] == {"response_format": {"type": "json_object"}, "seed": 7}
+
+
 def test_the_contract_budget_applies_when_the_command_line_gives_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str
 ) -> None:

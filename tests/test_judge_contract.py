@@ -93,6 +93,9 @@ def test_every_problem_of_one_spec_is_reported_at_once() -> None:
         ("{max_requests: 0}", "judge.max_requests"),
         ("{max_tokens: 0}", "judge.max_tokens"),
         ("{endpoint: 3}", "judge.endpoint"),
+        ("{parameters: {temperature: 0.7}}", "judge.parameters"),  # the judge is always asked at temperature 0
+        ("{parameters: {messages: []}}", "judge.parameters"),
+        ("{parameters: [1]}", "judge.parameters"),
     ],
 )
 def test_a_bad_judge_block_names_its_path(block: str, path: str) -> None:

@@ -33,6 +33,8 @@ class JudgeTarget:
     timeout_seconds: float | None = None
     max_requests: int | None = None  # judge requests in one run
     max_tokens: int | None = None  # max_tokens sent with each judge request
+    # Extra request-body keys (e.g. response_format, seed), never the request's own.
+    parameters: Mapping[str, JSON] | None = None
 
 
 @frozen

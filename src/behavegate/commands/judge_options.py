@@ -115,6 +115,7 @@ def trusted_judge(
         timeout_seconds=_first(options.timeout_seconds, target.timeout_seconds, DEFAULT_JUDGE_TIMEOUT_SECONDS),
         max_tokens=int(_first(options.max_tokens, target.max_tokens, DEFAULT_JUDGE_MAX_TOKENS)),
         max_requests=int(_first(options.max_requests, target.max_requests, DEFAULT_JUDGE_MAX_REQUESTS)),
+        parameters=dict(target.parameters or {}),
     )
 
 

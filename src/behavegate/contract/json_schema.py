@@ -210,7 +210,9 @@ def build(version: int) -> dict[str, Any]:
             "judge": _block({"endpoint": TEXT, "model": TEXT,
                              "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": 300},
                              "max_requests": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_REQUESTS_CEILING},
-                             "max_tokens": {"type": "integer", "minimum": 1, "maximum": MAX_OUTPUT_TOKENS}},
+                             "max_tokens": {"type": "integer", "minimum": 1, "maximum": MAX_OUTPUT_TOKENS},
+                             "parameters": {"type": "object", "not": {"anyOf": [
+                                 {"required": [k]} for k in ("model", "messages", "stream", "temperature", "max_tokens")]}}},
                             JUDGE_TARGET_KEYS),
         },
         keys("top", TOP_KEYS),

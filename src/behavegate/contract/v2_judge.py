@@ -12,7 +12,9 @@ from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_O
 JUDGE_KEYS = ("expected", "criteria", "votes")  # response.judge
 # The top-level judge block. No token variable: only the person running picks which
 # secret is sent (--judge-auth-env), as for the agent.
-JUDGE_TARGET_KEYS = ("endpoint", "model", "timeout_seconds", "max_requests", "max_tokens")
+JUDGE_TARGET_KEYS = ("endpoint", "model", "timeout_seconds", "max_requests", "max_tokens", "parameters")
+# The judge request's own keys: judge.parameters cannot set them (temperature is always 0).
+JUDGE_RESERVED = ("model", "messages", "stream", "temperature", "max_tokens")
 
 
 def _bounded_int(value: Any, path: str, line: int | None, high: int) -> int:
@@ -65,4 +67,13 @@ def judge_target(c: f.Collector, block: dict[str, Any], line_of: Any) -> JudgeTa
         timeout_seconds=take("timeout_seconds", _timeout),
         max_requests=take("max_requests", _bounded_int, MAX_JUDGE_REQUESTS_CEILING),
         max_tokens=take("max_tokens", _bounded_int, MAX_OUTPUT_TOKENS),
+        parameters=take("parameters", _parameters),
     )
+
+
+def _parameters(value: Any, path: str, line: int | None = None) -> dict[str, Any]:
+    params = f.json_mapping(value, path, line)
+    reserved = sorted(set(params) & set(JUDGE_RESERVED))
+    if reserved:
+        raise f.Bad(f"{path} cannot set {reserved}", path, line)
+    return params

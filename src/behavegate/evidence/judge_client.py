@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from behavegate import __version__
@@ -48,6 +48,7 @@ class JudgeSettings:
     max_tokens: int
     max_requests: int
     count: RequestCount = field(default_factory=RequestCount, compare=False)
+    parameters: Mapping[str, Any] = field(default_factory=dict)  # judge.parameters: extra request-body keys
 
     def provenance(self) -> dict[str, Any]:
         """What the report says about the judge (never the token, never the URL itself)."""
@@ -61,12 +62,17 @@ class JudgeSettings:
             "timeout_seconds": self.timeout_seconds,
             "max_tokens": self.max_tokens,
             "max_requests": self.max_requests,
+            "parameters": dict(self.parameters),
             "requests_sent": self.count.sent,
         }
 
 
-def judge_request(model: str, messages: tuple[dict[str, str], ...], max_tokens: int) -> dict[str, Any]:
-    return {"model": model, "messages": list(messages), "temperature": 0, "max_tokens": max_tokens, "stream": False}
+def judge_request(
+    model: str, messages: tuple[dict[str, str], ...], max_tokens: int, parameters: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The judge's request: the contract's ``judge.parameters`` first, the request's own keys over them."""
+    own = {"model": model, "messages": list(messages), "temperature": 0, "max_tokens": max_tokens, "stream": False}
+    return {**(parameters or {}), **own}
 
 
 def reply_of(raw: Any) -> tuple[str | None, str | None]:
@@ -107,7 +113,7 @@ def wants_judge(scenario: Scenario, observation: Observation) -> bool:
 async def ask(send: JudgeSend, judge: JudgeSettings, spec: JudgeSpec, answer: str, run_deadline: float | None) -> JudgeEvidence:
     """``spec.votes`` questions, one after another (each is one request in the budget)."""
     messages = question(spec, answer)
-    body = (json.dumps(judge_request(judge.model, messages, judge.max_tokens)).encode("utf-8"),)
+    body = (json.dumps(judge_request(judge.model, messages, judge.max_tokens, judge.parameters)).encode("utf-8"),)
     votes: list[JudgeVote] = []
     for _ in range(spec.votes):
         now = time.monotonic()
