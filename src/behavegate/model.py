@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.frozen import field, fields, frozen
+from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any
@@ -95,6 +96,7 @@ class Expectation:
     uses_tool_result: tuple[ToolField, ...] = ()
     no_repeat: bool | None = None
     max_model_turns: int | None = None  # turns.max
+    judge: JudgeSpec | None = None  # response.judge: an opt-in LLM judge (judged, non-deterministic)
 
 
 @frozen
@@ -184,6 +186,7 @@ class Contract:
     agent: AgentTarget
     scenarios: tuple[Scenario, ...]
     gates: Gates = field(default_factory=lambda: Gates())
+    judge: JudgeTarget = field(default_factory=lambda: JudgeTarget())
 
     def scenario_ids(self) -> tuple[str, ...]:
         return tuple(scenario.id for scenario in self.scenarios)
@@ -231,6 +234,7 @@ class Observation:
     response_gap: str | None = field(default=None, compare=False)
     tool_gap: str | None = field(default=None, compare=False)
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
+    judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -258,7 +262,8 @@ class Observation:
                 "trace_id": self.trace_id,
                 "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
             }
-        return data if self.conversation is None else {**data, "conversation": self.conversation.as_dict()}
+        recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
+        return {**data, **{key: value.as_dict() for key, value in recorded.items() if value is not None}}
 
 
 @frozen

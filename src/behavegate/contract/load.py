@@ -20,6 +20,7 @@ from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
 from behavegate.frozen import replace
+from behavegate.judged import JudgeTarget
 from behavegate.limits import (
     INPUT_MAX_VALUES,
     MAX_ASSERTIONS,
@@ -127,10 +128,11 @@ class _Reader(ExpectFields):
             c.add(f"version must be 1, got {version}", "version", lines.of_key(raw, "version"))
         agent_raw = c.take(f.mapping, raw.get("agent"), "agent", lines.of_key(raw, "agent"), required=True)
         agent = self.agent(agent_raw) if agent_raw is not None else None
-        gates = Gates()
+        gates, judge = Gates(), JudgeTarget()
         if self.v2:
             self.run_defaults = self.defaults(raw)
             gates = self.gates(raw)
+            judge = self.judge_target(raw)
         scenarios_raw = c.take(f.listing, raw.get("scenarios"), "scenarios", lines.of_key(raw, "scenarios"), required=True)
         scenarios: list[Scenario] = []
         if scenarios_raw is not None:
@@ -159,8 +161,9 @@ class _Reader(ExpectFields):
             raise ContractError(c.problems)
         assert version is not None and agent is not None
         return Contract(
-            version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates
-        )
+            version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates,
+            judge=judge,
+        )  # fmt: skip
 
     def includes(self, raw: dict[str, Any], agent: AgentTarget | None, path: Path, root: Path) -> list[Scenario]:
         """Scenario libraries: ``builtin:NAME`` or a file next to the contract."""

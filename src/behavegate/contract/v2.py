@@ -13,7 +13,9 @@ from typing import Any
 from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_run as run
+from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
 from behavegate.conversation import ToolField
+from behavegate.judged import JudgeTarget
 from behavegate.limits import MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
@@ -31,7 +33,7 @@ PII_DETECTORS = (
 )  # fmt: skip
 
 V2_KEYS = {
-    "top": ("defaults", "gates", "include"),
+    "top": ("defaults", "gates", "include", "judge"),
     "agent": ("parameters", "missing_tool_calls"),
     "scenario": (
         "messages",
@@ -46,7 +48,7 @@ V2_KEYS = {
         "sequential",
     ),
     "expect": ("steps", "latency", "usage", "safety", "turns"),
-    "response": ("icontains", "matches", "not_matches", "uses_tool_result"),
+    "response": ("icontains", "matches", "not_matches", "uses_tool_result", "judge"),
     "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors", "no_repeat"),
 }
 DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
@@ -142,9 +144,10 @@ class V2Fields:
         return self.c.take(check, raw[key], f"{path}.{key}", self.lines.of_key(raw, key), *extra)
 
     def _block(self, raw: dict[str, Any], key: str, path: str, allowed: tuple[str, ...]) -> dict[str, Any] | None:
-        block = self.c.take(f.mapping, raw.get(key), f"{path}.{key}", self.lines.of_key(raw, key))
+        where = f"{path}.{key}" if path else key
+        block = self.c.take(f.mapping, raw.get(key), where, self.lines.of_key(raw, key))
         if block is not None:
-            self.unknown(block, allowed, f"{path}.{key}")
+            self.unknown(block, allowed, where)
         return block
 
     # -- top level -------------------------------------------------------------
@@ -185,6 +188,10 @@ class V2Fields:
             by_tag=self._take(lambda v, p, ln: run.tag_gates(v, p, ln, self.lines.of_key), block, "by_tag", "gates") or (),
             lines=lines,
         )
+
+    def judge_target(self, raw: dict[str, Any]) -> JudgeTarget:
+        block = self._block(raw, "judge", "", JUDGE_TARGET_KEYS) if "judge" in raw else None
+        return judge_target(self.c, block or {}, self.lines.of_key)
 
     # -- agent ---------------------------------------------------------------------
 
@@ -281,6 +288,11 @@ class V2Fields:
                 extras[key] = values or ()
                 for i in range(len(values or ())):
                     at[f"response.{key}[{i}]"] = self.lines.of_item(raw[key], i) or 0
+        if "judge" in raw:
+            spec = judge_spec(self.c, raw["judge"], f"{path}.judge", self.lines.of_key(raw, "judge"), self.lines.of_key)
+            if spec is not None:
+                extras["judge"] = spec
+            at["response.judge"] = self.lines.of_key(raw, "judge") or 0
         if "uses_tool_result" in raw:
             fields = conversation.tool_fields(self.c, raw, f"{path}.uses_tool_result", self.lines, self.grounding)
             extras["uses_tool_result"] = fields or ()

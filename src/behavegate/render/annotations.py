@@ -15,6 +15,7 @@ from typing import Any
 
 from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL
 from behavegate.report.comparison import REGRESSIONS
+from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.text import neutralize, one_line
 
@@ -51,6 +52,7 @@ SEVERITY = {
             "response_icontains",
             "response_matches",
             "response_uses_tool_result",
+            "response_judge",
             "source_required",
         )
     )
@@ -80,7 +82,11 @@ Ranked = dict[str, list[tuple[tuple[int, ...], str]]]
 
 
 def render(report: Report) -> str:
-    return limited(ranked(report))
+    out = limited(ranked(report))
+    if judged := judge_note(report):  # judged checks are named as such on the run, whatever they decided
+        note = command("notice", one_line(judged, ANNOTATION_MAX_MESSAGE), title="behavegate judged checks")
+        out = f"{out}\n{note}" if out else note
+    return out
 
 
 def ranked(report: Report) -> Ranked:
@@ -98,7 +104,8 @@ def ranked(report: Report) -> Ranked:
                 ANNOTATION_MAX_MESSAGE,
             )
             level = "error" if verdict.status == "fail" and counts else "warning"
-            title = f"behavegate {verdict.status}: {result.scenario.id} {verdict.assertion}"
+            judged = " (judged, non-deterministic)" if verdict.kind == "response_judge" else ""
+            title = f"behavegate {verdict.status}{judged}: {result.scenario.id} {verdict.assertion}"
             rank = (SEVERITY[verdict.kind], order, len(found[level]))
             found[level].append((rank, command(level, message, file=where.file, line=where.line, title=title)))
     for gate in report.gates:

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from behavegate.limits import SARIF_MAX_RESULTS, SARIF_MESSAGE_CHARS
+from behavegate.report.judged import judged_checks
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -77,6 +78,13 @@ RULES: dict[str, tuple[str, str]] = {
     "response.uses_tool_result": (
         "The answer uses the tool's result",
         "The final answer must contain the named field's value from the scripted result of the named tool.",
+    ),
+    "response.judge": (
+        "A judge found the answer consistent with the expected one (judged, non-deterministic)",
+        "An LLM judge, opt-in and named in the report, was asked whether the final answer is consistent with the "
+        "expected answer and meets the criteria; the majority of its votes decides, and a tie, a refusal or an "
+        "unreadable reply is incomplete. Its questions and replies are recorded, so a replay gives the same verdict. "
+        "See docs/judge.md.",
     ),
     "latency.max_ms": ("Answered within the latency budget", "The attempt must finish within the given milliseconds."),
     "usage.max_total_tokens": ("Within the token budget", "The attempt must use at most the given total tokens."),
@@ -194,7 +202,7 @@ def results(report: Report) -> list[dict[str, Any]]:
                 "locations": [{"physicalLocation": physical}],
                 "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)},
                 "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
-                               "contract": report.contract_path},
+                               "contract": report.contract_path, **_judged(verdict.observed)},
             })  # fmt: skip
     found.extend(_gate_results(report))
     found.sort(key=lambda item: 0 if item["level"] == "error" else 1)
@@ -261,9 +269,20 @@ def render_reports(reports: Sequence[Report]) -> str:
         "columnKind": "unicodeCodePoints",
         "invocations": [invocation],
         "results": shown,
-        "properties": {"status": status, "contracts": [report.contract_path for report in reports]},
+        "properties": {
+            "status": status,
+            "contracts": [report.contract_path for report in reports],
+            **({"judged": judged} if (judged := [judged_checks(r) for r in reports if judged_checks(r)]) else {}),
+        },
     }
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def _judged(observed: Any) -> dict[str, Any]:
+    """A judged finding says so (non-deterministic) and names the judge model."""
+    if isinstance(observed, dict) and observed.get("judged") is True:
+        return {"judged": True, "deterministic": False, "judgeModel": observed.get("judge_model")}
+    return {}
 
 
 def _worst(statuses: Sequence[str]) -> str:

@@ -30,6 +30,7 @@ from behavegate.model import (
 )
 from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
+from behavegate.report.json_blocks import gate_block
 from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 
@@ -370,6 +371,8 @@ def _scenario(result: ScenarioResult, v2: bool) -> dict[str, Any]:
 
 def _rest(report: Report, digest: str) -> dict[str, Any]:
     """The keys of the JSON view after its evidence: the digest over it, the harness block, ours."""
+    from behavegate.report.judged import judged_checks
+
     contract, evaluation, results = report.contract, report.evaluation, report.evaluation.results
     paths = run_paths(contract.project_root, report.facts.run_id) if report.artifacts else None
     rest: dict[str, Any] = {
@@ -383,6 +386,8 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
     }
     rest["behavegate"] = extra
+    if (judged := judged_checks(report)) is not None:
+        extra["judged"] = judged
     if contract.version >= 2:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
@@ -395,7 +400,7 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
         extra["seconds"] = {r.scenario.id: report.seconds(i) for i, r in enumerate(results)}
-    _gate_block(report, extra)
+    gate_block(extra, report.baseline, report.fail_on, report.gate_status)
     if report.shard is not None:
         extra["shard"] = report.shard.as_dict()
     if report.issues:
@@ -403,14 +408,6 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         rest["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]
         rest["evidence_digest"] = None
     return rest
-
-
-def _gate_block(report: Report, extra: dict[str, Any]) -> None:
-    """``--fail-on`` and the baseline comparison, when either was asked for."""
-    if report.baseline is not None or report.fail_on != "incomplete":
-        extra["fail_on"] = report.fail_on
-        extra["gate_status"] = report.gate_status
-        extra["baseline"] = None if report.baseline is None else report.baseline.as_dict()
 
 
 def _where(report: Report, scenario: Scenario) -> dict[str, Any]:
