@@ -174,6 +174,28 @@ class TagGate:
 
 
 @frozen
+class OxyCase:
+    """One case of an Oxy test file as written: its label for ``--case`` and reports."""
+
+    index: int  # 0-based, as ``oxy test --case N`` counts
+    name: str | None
+    prompt: str
+    scenario_id: str
+
+
+@frozen
+class OxyFile:
+    """What an Oxy ``*.test.yml`` says beyond its scenarios (contract/oxy.py)."""
+
+    name: str | None
+    target: str | None
+    runs: int
+    concurrency: int
+    judge_model: str | None
+    cases: tuple[OxyCase, ...]
+
+
+@frozen
 class Contract:
     """A loaded behavior contract."""
 
@@ -184,6 +206,7 @@ class Contract:
     agent: AgentTarget
     scenarios: tuple[Scenario, ...]
     gates: Gates = field(default_factory=lambda: Gates())
+    oxy: OxyFile | None = None  # read from an Oxy test file: scored and gated as Oxy does
 
     def scenario_ids(self) -> tuple[str, ...]:
         return tuple(scenario.id for scenario in self.scenarios)
