@@ -162,6 +162,9 @@ class Gates:
     latency_p95_ms: float | None = None
     by_tag: tuple[TagGate, ...] = ()
     min_score: float | None = None  # the suite's mean graded scores (judge/scores.py)
+    # How the floor's rate is computed: "scenarios", the mean of the scenarios' pass rates
+    # (behavegate), or "runs", passes over every case and run (Oxy's score, judge/oxy_score.py).
+    formula: str = "scenarios"
 
 
 @frozen

@@ -38,6 +38,7 @@ SINGLE_ONLY = {
     "baseline": "--baseline",
     "shard": "--shard",
     "save_observations": "--save-observations",
+    "case": "--case",
 }
 
 

@@ -78,7 +78,7 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
     if oxy.is_oxy(raw, path):
         translated, meta = oxy.to_contract(raw, lines)
         contract = _Reader(lines, max_assertions).contract(translated, path=path, root=root, digest=digest)
-        return replace(contract, oxy=meta)
+        return replace(contract, oxy=meta, gates=Gates(formula="runs"))
     if golden.is_golden(raw):
         raw = golden.to_contract(raw, lines)
     return _Reader(lines, max_assertions).contract(raw, path=path, root=root, digest=digest)

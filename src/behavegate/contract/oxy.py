@@ -22,7 +22,7 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.contract.yaml_lines import LineMap
-from behavegate.errors import ContractError, Problem
+from behavegate.errors import ContractError
 from behavegate.limits import MAX_CONCURRENCY, MAX_RUNS
 from behavegate.model import OxyCase, OxyFile
 
@@ -102,9 +102,7 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> tuple[dict[str, Any], Ox
     _register(lines, contract["agent"], {}, lines.of(raw))
     _register(lines, contract, {"scenarios": cases_line, "defaults": settings_line, "agent": lines.of(raw)}, lines.of(raw))
     lines.items[id(scenarios)] = [lines.of_item(cases_raw, case.index) or 0 for case in cases]
-    meta = OxyFile(
-        name=name, target=target, runs=runs, concurrency=concurrency, judge_model=judge_model, cases=tuple(cases)
-    )
+    meta = OxyFile(name=name, target=target, runs=runs, concurrency=concurrency, judge_model=judge_model, cases=tuple(cases))
     return contract, meta
 
 

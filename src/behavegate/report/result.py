@@ -108,7 +108,9 @@ class Report:
     @property
     def floor_decides(self) -> bool:
         """A suite pass-rate floor decides the run: single scenarios failing do not fail it."""
-        return any(gate.gate.startswith("min_pass_rate") for gate in self.gates)
+        from behavegate.judge.oxy_score import decides_alone
+
+        return any(decides_alone(gate.gate) for gate in self.gates)
 
     @property
     def repeated(self) -> bool:
@@ -387,6 +389,10 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
 
         if (scores := scores_block(results)) is not None:  # graded scores per tag and suite
             extra["scores"] = scores
+    if contract.oxy is not None:  # an Oxy test file: its score, consistency and cases
+        from behavegate.render.oxy import block
+
+        extra["oxy"] = block(report)
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
