@@ -26,6 +26,11 @@ OBSERVATION_MAX_TOOL_CALLS = 250
 OBSERVATION_MAX_SOURCES = 1_000
 MAX_RUNS = 100  # version 2: runs per scenario
 MAX_TURNS = 20  # version 2: requests in one multi-turn attempt
+MAX_JUDGE_VOTES = 9  # response.judge votes: judge requests for one check of one attempt
+DEFAULT_JUDGE_MAX_REQUESTS = 200  # judge requests in one run (--judge-max-requests, judge.max_requests)
+MAX_JUDGE_REQUESTS_CEILING = 100_000
+DEFAULT_JUDGE_MAX_TOKENS = 512  # max_tokens sent with each judge request
+DEFAULT_JUDGE_TIMEOUT_SECONDS = 60.0  # each judge request
 
 # --- version 2: sized for real suites (version 1 keeps skylos's caps above, exactly) -------------
 # docs/limits.md states this table to users; tests/test_limits.py holds the two equal.

@@ -95,6 +95,29 @@ class Expectation:
     uses_tool_result: tuple[ToolField, ...] = ()
     no_repeat: bool | None = None
     max_model_turns: int | None = None  # turns.max
+    judge: JudgeSpec | None = None  # response.judge: an opt-in LLM judge (judged, non-deterministic)
+
+
+@frozen
+class JudgeSpec:
+    """``response.judge``: is the answer consistent with ``expected`` (and does it meet
+    ``criteria``)? Asked ``votes`` times; the majority decides, a tie is incomplete."""
+
+    expected: str
+    criteria: str | None = None
+    votes: int = 1
+
+
+@frozen
+class JudgeTarget:
+    """The contract's ``judge:`` block (version 2): where judged checks are asked.
+    None = not set (the command line, then limits.py's defaults, decide)."""
+
+    endpoint: str | None = None
+    model: str | None = None
+    timeout_seconds: float | None = None
+    max_requests: int | None = None  # judge requests in one run
+    max_tokens: int | None = None  # max_tokens sent with each judge request
 
 
 @frozen
@@ -209,6 +232,7 @@ class Contract:
     agent: AgentTarget
     scenarios: tuple[Scenario, ...]
     gates: Gates = field(default_factory=lambda: Gates())
+    judge: JudgeTarget = field(default_factory=lambda: JudgeTarget())
     oxy: OxyFile | None = None  # read from an Oxy test file: scored and gated as Oxy does
 
     def scenario_ids(self) -> tuple[str, ...]:

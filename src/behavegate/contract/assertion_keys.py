@@ -54,6 +54,7 @@ REQUESTS: dict[str, Requested] = {
     "response.uses_tool_result": lambda e: _each("response.uses_tool_result", e.uses_tool_result),
     "tools.no_repeat": lambda e: _once("tools.no_repeat", e.no_repeat),
     "turns.max": lambda e: _once("turns.max", e.max_model_turns),
+    "response.judge": lambda e: _once("response.judge", e.judge),
 }  # fmt: skip
 
 

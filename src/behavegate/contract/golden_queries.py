@@ -19,7 +19,7 @@ from behavegate.contract.yaml_lines import LineMap
 from behavegate.errors import ContractError, Problem
 
 QUERY_KEYS = ("id", "query", "expected_tools", "expected_elements", "category", "expect")
-TOP_KEYS = ("version", "agent", "queries", "defaults", "gates", "include")
+TOP_KEYS = ("version", "agent", "queries", "defaults", "gates", "include", "judge")
 
 
 def is_golden(raw: dict[str, Any]) -> bool:
@@ -52,12 +52,15 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
     problems += _undeclared_tools(raw, queries, lines)
     if problems:
         raise ContractError(problems)
-    contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates", "include") if key in raw}
+    contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates", "include", "judge") if key in raw}
     contract.setdefault("agent", {})
     contract.update(version=2, scenarios=scenarios)
     keys = {"version": lines.of_key(raw, "version"), "scenarios": lines.of_key(raw, "queries")}
     _register(
-        lines, contract, {**keys, **{k: lines.of_key(raw, k) for k in ("agent", "defaults", "gates", "include")}}, lines.of(raw)
+        lines,
+        contract,
+        {**keys, **{k: lines.of_key(raw, k) for k in ("agent", "defaults", "gates", "include", "judge")}},
+        lines.of(raw),
     )
     lines.items[id(scenarios)] = [lines.of_item(queries, i) or 0 for i in range(len(scenarios))]
     return contract

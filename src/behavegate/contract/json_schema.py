@@ -19,6 +19,8 @@ from behavegate.contract.v2 import (
     DEFAULT_KEYS,
     GATE_KEYS,
     GATES,
+    JUDGE_KEYS,
+    JUDGE_TARGET_KEYS,
     MESSAGE_ROLES,
     MISSING_TOOL_CALLS,
     PII_DETECTORS,
@@ -27,6 +29,7 @@ from behavegate.contract.v2 import (
     V2_KEYS,
 )
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
+from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
 TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
@@ -100,7 +103,10 @@ def build(version: int) -> dict[str, Any]:
          "matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
          "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
          "uses_tool_result": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["tool", "field"],
-                              "additionalProperties": False, "properties": {"tool": TOOL_NAME, "field": TEXT}}}},
+                              "additionalProperties": False, "properties": {"tool": TOOL_NAME, "field": TEXT}}},
+         "judge": {**_block({"expected": TEXT, "criteria": TEXT,
+                             "votes": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_VOTES}}, JUDGE_KEYS),
+                   "type": "object", "required": ["expected"]}},
         keys("response", RESPONSE_KEYS),
     )  # fmt: skip
     tools = _block(
@@ -202,6 +208,11 @@ def build(version: int) -> dict[str, Any]:
                                  "properties": {"min_pass_rate": RATE, "min_score": RATE}}},
                              "min_score": RATE}, GATE_KEYS),
             "include": {"type": "array", "items": TEXT},
+            "judge": _block({"endpoint": TEXT, "model": TEXT,
+                             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": 300},
+                             "max_requests": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_REQUESTS_CEILING},
+                             "max_tokens": {"type": "integer", "minimum": 1, "maximum": MAX_OUTPUT_TOKENS}},
+                            JUDGE_TARGET_KEYS),
         },
         keys("top", TOP_KEYS),
         required=["version", "agent", "scenarios"],
@@ -224,7 +235,7 @@ def build_golden() -> dict[str, Any]:
     query["type"] = "object"
     top = _block(
         {"version": {"const": 2}, "agent": v2["agent"], "defaults": v2["defaults"], "gates": v2["gates"],
-         "queries": {"type": "array", "minItems": 1, "items": query}, "include": v2["include"]},
+         "queries": {"type": "array", "minItems": 1, "items": query}, "include": v2["include"], "judge": v2["judge"]},
         golden_queries.TOP_KEYS,
         required=["queries"],
     )  # fmt: skip

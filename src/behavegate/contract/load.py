@@ -32,7 +32,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_SCENARIOS,
 )
-from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
+from behavegate.model import AgentTarget, Contract, Gates, JudgeTarget, Scenario, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
 
@@ -131,10 +131,11 @@ class _Reader(ExpectFields):
             c.add(f"version must be 1, got {version}", "version", lines.of_key(raw, "version"))
         agent_raw = c.take(f.mapping, raw.get("agent"), "agent", lines.of_key(raw, "agent"), required=True)
         agent = self.agent(agent_raw) if agent_raw is not None else None
-        gates = Gates()
+        gates, judge = Gates(), JudgeTarget()
         if self.v2:
             self.run_defaults = self.defaults(raw)
             gates = self.gates(raw)
+            judge = self.judge_target(raw)
         scenarios_raw = c.take(f.listing, raw.get("scenarios"), "scenarios", lines.of_key(raw, "scenarios"), required=True)
         scenarios: list[Scenario] = []
         if scenarios_raw is not None:
@@ -163,8 +164,9 @@ class _Reader(ExpectFields):
             raise ContractError(c.problems)
         assert version is not None and agent is not None
         return Contract(
-            version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates
-        )
+            version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates,
+            judge=judge,
+        )  # fmt: skip
 
     def includes(self, raw: dict[str, Any], agent: AgentTarget | None, path: Path, root: Path) -> list[Scenario]:
         """Scenario libraries: ``builtin:NAME`` or a file next to the contract."""

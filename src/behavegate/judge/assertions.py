@@ -16,6 +16,7 @@ from behavegate.contract.assertion_keys import REQUESTS, Requested
 from behavegate.frozen import frozen
 from behavegate.judge.conversation_checks import judge_no_repeat, judge_turns, judge_uses_tool_result
 from behavegate.judge.evidence import EMPTY_PATTERNS, Evidence
+from behavegate.judge.judged_checks import judge_response_judge
 from behavegate.judge.measure_checks import judge_latency, judge_steps, judge_usage
 from behavegate.judge.response_checks import (
     judge_contains,
@@ -86,6 +87,7 @@ REGISTRY: tuple[AssertionType, ...] = (
     AssertionType("response.uses_tool_result", "response_uses_tool_result", REQUESTS["response.uses_tool_result"], judge_uses_tool_result),
     AssertionType("tools.no_repeat", "tool_no_repeat", REQUESTS["tools.no_repeat"], judge_no_repeat),
     AssertionType("turns.max", "turns_max", REQUESTS["turns.max"], judge_turns),
+    AssertionType("response.judge", "response_judge", REQUESTS["response.judge"], judge_response_judge),
 )  # fmt: skip
 
 BY_KEY: dict[str, AssertionType] = {entry.key: entry for entry in REGISTRY}

@@ -51,6 +51,7 @@ SEVERITY = {
             "response_icontains",
             "response_matches",
             "response_uses_tool_result",
+            "response_judge",
             "source_required",
         )
     )

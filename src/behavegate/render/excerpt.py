@@ -24,6 +24,7 @@ RESPONSE_KINDS = frozenset(
         "response_not_matches",
         "refusal",
         "response_uses_tool_result",
+        "response_judge",
     }
 )
 

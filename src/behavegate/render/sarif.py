@@ -78,6 +78,13 @@ RULES: dict[str, tuple[str, str]] = {
         "The answer uses the tool's result",
         "The final answer must contain the named field's value from the scripted result of the named tool.",
     ),
+    "response.judge": (
+        "A judge found the answer consistent with the expected one (judged, non-deterministic)",
+        "An LLM judge, opt-in and named in the report, was asked whether the final answer is consistent with the "
+        "expected answer and meets the criteria; the majority of its votes decides, and a tie, a refusal or an "
+        "unreadable reply is incomplete. Its questions and replies are recorded, so a replay gives the same verdict. "
+        "See docs/judge.md.",
+    ),
     "latency.max_ms": ("Answered within the latency budget", "The attempt must finish within the given milliseconds."),
     "usage.max_total_tokens": ("Within the token budget", "The attempt must use at most the given total tokens."),
     "safety.pii": (
