@@ -211,6 +211,8 @@ def _file_settings(args: argparse.Namespace, contract: Contract) -> None:
     from behavegate.limits import DEFAULT_CONCURRENCY
 
     oxy = contract.oxy
+    if oxy is not None and getattr(args, "oxy_suite_floor", False):
+        args.min_pass_rate = None  # the suite holds the floor on the mean of the files' scores
     if args.concurrency is None:
         args.concurrency = oxy.concurrency if oxy is not None else DEFAULT_CONCURRENCY
     if getattr(args, "case", None) is None:

@@ -76,7 +76,7 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
         raise ContractError([Problem("Contract must be a YAML mapping")])
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     if oxy.is_oxy(raw, path):
-        translated, meta = oxy.to_contract(raw, lines)
+        translated, meta = oxy.to_contract(raw, lines, path)
         contract = _Reader(lines, max_assertions).contract(translated, path=path, root=root, digest=digest)
         return replace(contract, oxy=meta, gates=Gates(formula="runs"))
     if golden.is_golden(raw):

@@ -48,8 +48,18 @@ def is_oxy(raw: dict[str, Any], path: str | PurePath) -> bool:
     return "cases" in raw and not {"scenarios", "queries", "version"} & set(raw)
 
 
-def to_contract(raw: dict[str, Any], lines: LineMap) -> tuple[dict[str, Any], OxyFile]:
-    """The file as a version-2 contract (lines registered), and what else it says."""
+def inferred_target(path: str | PurePath) -> str | None:
+    """Oxy's target when the file names none: ``sales.agentic.test.yml`` -> ``sales.agentic.yml``."""
+    name = PurePath(path).name
+    base = next((name[: -len(suffix)] for suffix in SUFFIXES if name.endswith(suffix)), None)
+    return f"{base}.yml" if base else None
+
+
+def to_contract(raw: dict[str, Any], lines: LineMap, file: str | PurePath = "") -> tuple[dict[str, Any], OxyFile]:
+    """The file as a version-2 contract (lines registered), and what else it says.
+
+    The agent's ``model`` (sent with every request) is the target, as written or as Oxy
+    infers it from the file name, so a gateway in front of several agents can route on it."""
     c = f.Collector()
     for key in raw:
         if key not in TOP_KEYS:
@@ -96,11 +106,21 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> tuple[dict[str, Any], Ox
         scenarios.append(_scenario(item, scenario_id, prompt, expected, tags, tool, lines, line))
     if c.problems:
         raise ContractError(c.problems)
-    contract: dict[str, Any] = {"version": 2, "agent": {}, "defaults": {"runs": runs}, "scenarios": scenarios}
+    model = target or inferred_target(file)
+    # Chat endpoints leave tool_calls out when no tool was called: for `tool:` that means
+    # "not invoked" (a failure), never a pass.
+    agent: dict[str, Any] = {"missing_tool_calls": "none", **({"model": model} if model else {})}
+    contract: dict[str, Any] = {"version": 2, "agent": agent, "defaults": {"runs": runs}, "scenarios": scenarios}
     settings_line = lines.of_key(raw, "settings") or lines.of(raw)
+    if judge_model is not None:  # the judge's model, as the contract's judge block sets it (--judge-model overrides)
+        contract["judge"] = {"model": judge_model}
+        block = raw["settings"]
+        _register(lines, contract["judge"], {"model": lines.of_key(block, "judge_model")}, settings_line)
     _register(lines, contract["defaults"], {"runs": settings_line}, settings_line)
-    _register(lines, contract["agent"], {}, lines.of(raw))
-    _register(lines, contract, {"scenarios": cases_line, "defaults": settings_line, "agent": lines.of(raw)}, lines.of(raw))
+    at = lines.of_key(raw, "target") or lines.of(raw)
+    _register(lines, contract["agent"], {"model": at, "missing_tool_calls": at}, lines.of(raw))
+    key_lines = {"scenarios": cases_line, "defaults": settings_line, "agent": lines.of(raw), "judge": settings_line}
+    _register(lines, contract, key_lines, lines.of(raw))
     lines.items[id(scenarios)] = [lines.of_item(cases_raw, case.index) or 0 for case in cases]
     meta = OxyFile(name=name, target=target, runs=runs, concurrency=concurrency, judge_model=judge_model, cases=tuple(cases))
     return contract, meta

@@ -39,15 +39,19 @@ class CaseScore:
 
     @property
     def consistent(self) -> bool:
-        """Every run reached the same verdict (Oxy's ``consistent``)."""
-        return max(self.passed, self.failed, self.incomplete) == self.runs
+        """Every run reached the same verdict (Oxy's ``consistent``); a run that could
+        not be judged agrees with nothing."""
+        return self.runs > 0 and self.runs in (self.passed, self.failed)
 
     @property
     def label(self) -> str:
-        """Oxy's word for the case: PASS (every run), FLKY (some), FAIL (none)."""
+        """Oxy's word for the case: PASS (every run), FLKY (some), FAIL (none); and
+        INCOMPLETE when no run was judged pass or fail."""
         if self.runs and self.passed == self.runs:
             return "PASS"
-        return "FLKY" if self.passed else "FAIL"
+        if self.passed:
+            return "FLKY"
+        return "FAIL" if self.failed else "INCOMPLETE"
 
     def as_dict(self) -> dict[str, Any]:
         return {
