@@ -255,6 +255,30 @@ class ToolCall(NamedCall):
 
 
 @frozen
+class JudgeVote:
+    """One question put to the judge and what came back, verbatim (evidence: recorded,
+    so a replay decides from it without asking again)."""
+
+    question: tuple[Mapping[str, str], ...]  # the chat messages sent (system, user)
+    reply: str | None = None  # the judge's message content; None when there was none
+    error: str | None = None  # why there was no usable reply: HTTP error, timeout, refusal, budget
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {"question": [dict(m) for m in self.question], "reply": self.reply, "error": self.error}
+
+
+@frozen
+class JudgeEvidence:
+    """The judge's votes on one attempt's ``response.judge`` check, and which model gave them."""
+
+    model: str
+    votes: tuple[JudgeVote, ...]
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {"model": self.model, "votes": [vote.as_dict() for vote in self.votes]}
+
+
+@frozen
 class Observation:
     """What one attempt of one scenario showed; None means *not observed*."""
 
@@ -281,6 +305,7 @@ class Observation:
     response_gap: str | None = field(default=None, compare=False)
     tool_gap: str | None = field(default=None, compare=False)
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
+    judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -308,6 +333,8 @@ class Observation:
                 "trace_id": self.trace_id,
                 "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
             }
+        if self.judge is not None:
+            data["judge"] = self.judge.as_dict()
         return data if self.conversation is None else {**data, "conversation": self.conversation.as_dict()}
 
 

@@ -31,6 +31,7 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                       help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
                       "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
+    _judge_options(test)
     test.add_argument("--concurrency", type=int, default=None, metavar="N",
                       help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
                       f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
@@ -170,3 +171,23 @@ def _gate_tag(value: str) -> Any:
         return gate_tag_option(value)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _judge_options(parser: Any) -> None:
+    """Where response.judge checks are asked (docs/judge.md): the agent endpoint's trust rules, own flags."""
+    parser.add_argument("--judge-endpoint", default=None, metavar="URL",
+                        help="version 2: trusted judge endpoint for response.judge checks (overrides judge.endpoint)")  # fmt: skip
+    parser.add_argument(
+        "--judge-model", default=None, metavar="NAME", help="version 2: the judge's model (overrides judge.model)"
+    )
+    parser.add_argument("--judge-auth-env", default=None, metavar="VAR",
+                        help="environment variable holding the judge's bearer token; requires --judge-endpoint")  # fmt: skip
+    parser.add_argument("--judge-allow-remote", action="store_true", help="allow a non-loopback HTTPS --judge-endpoint")
+    parser.add_argument("--judge-allow-contract-endpoint", action="store_true",
+                        help="allow the contract's own loopback judge.endpoint")  # fmt: skip
+    parser.add_argument("--judge-timeout", type=float, default=None, metavar="S",
+                        help=f"seconds for each judge request, 0-300 (default: judge.timeout_seconds, else {int(limits.DEFAULT_JUDGE_TIMEOUT_SECONDS)})")  # fmt: skip
+    parser.add_argument("--judge-max-requests", type=int, default=None, metavar="N",
+                        help=f"most judge requests in the run (default: judge.max_requests, else {limits.DEFAULT_JUDGE_MAX_REQUESTS})")  # fmt: skip
+    parser.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
+                        help=f"max_tokens sent with each judge request (default: judge.max_tokens, else {limits.DEFAULT_JUDGE_MAX_TOKENS})")  # fmt: skip

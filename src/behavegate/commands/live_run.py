@@ -59,6 +59,7 @@ def trusted_settings(
 ) -> live.LiveSettings:
     """The endpoint the person running it allowed (evidence/trust.py), with its credentials
     and the run's budgets. Raises before any request when the endpoint is not allowed."""
+    from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
 
     credentials = load_credentials(options.auth_env, os.environ)
@@ -72,6 +73,9 @@ def trusted_settings(
         allow_hosts=list(allow_hosts),
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
+    # The judge is checked with the agent, before any request: a judge endpoint that is
+    # not allowed stops the run before the agent is asked anything.
+    judge = trusted_judge(contract, options.judge, allow_hosts)
     return live.LiveSettings(
         endpoint=endpoint,
         credentials=credentials,
@@ -79,6 +83,7 @@ def trusted_settings(
         max_seconds=float(options.max_seconds),
         concurrency=concurrency,
         started=started,
+        judge=judge,
     )
 
 
@@ -140,7 +145,9 @@ def gather(
         contract,
         evaluation,
         mode="live",
-        provenance=provenance or live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
+        provenance={**provenance, **live.judge_provenance(settings)}
+        if provenance
+        else live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
         facts=facts,
         contract_display_path=display,
         version=__version__,
@@ -159,9 +166,11 @@ def run_callable(
     concurrency: int,
     display: str,
     skipped: tuple[Scenario, ...] = (),
+    allow_hosts: tuple[str, ...] = (),
 ) -> Report:
     """Every attempt asked of an in-process agent (evidence/in_process.py): the live
     conversation loop and budgets, no network."""
+    from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence import in_process
 
     settings = live.LiveSettings(
@@ -171,6 +180,7 @@ def run_callable(
         max_seconds=float(options.max_seconds),
         concurrency=concurrency,
         started=clock.monotonic,
+        judge=trusted_judge(contract, options.judge, allow_hosts),
     )
     provenance = in_process.provenance(
         agent, settings.max_seconds, options.max_tokens, options.max_scenarios, contract.agent.timeout_seconds

@@ -5,8 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from behavegate.commands.judge_options import JudgeOptions
 from behavegate.errors import RunIncomplete, UsageError
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import field, frozen, replace
 from behavegate.limits import (
     DEFAULT_MAX_SCENARIOS,
     DEFAULT_MAX_SECONDS,
@@ -37,6 +38,7 @@ class RunOptions:
     min_pass_rate: float | None = None
     threshold_mode: str | None = None
     gate_tags: tuple[TagGate, ...] = ()  # --gate-tag TAG=RATE: over gates.by_tag's rate for TAG
+    judge: JudgeOptions = field(default_factory=JudgeOptions)  # response.judge: where it is asked
 
     def gates(self, contract_gates: Gates) -> Gates:
         """The contract's suite gates with command-line overrides applied."""

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
+from behavegate.commands.judge_options import from_args as judge_options_from
+from behavegate.commands.judge_options import validate_judge
 from behavegate.commands.output_paths import check_outputs, place_flag, show_output
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, UsageError
 from behavegate.github.console import Console
@@ -159,8 +161,10 @@ def _judge(
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
         gate_tags=tuple(args.gate_tag or ()),
+        judge=judge_options_from(args),
     )
     validate(options, offline=observations is not None or bool(args.traces), version=contract.version)
+    validate_judge(options.judge, offline=observations is not None or bool(args.traces), version=contract.version)
     validate_v2(options, contract)
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")

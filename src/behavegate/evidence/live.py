@@ -17,7 +17,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from collections.abc import Set as AbstractSet
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -34,6 +34,7 @@ from behavegate.evidence.chat import (
     normalize,
     parse_body,
 )
+from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.schedule import Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
@@ -71,6 +72,7 @@ class LiveSettings:
     concurrency: int
     started: float  # time.monotonic() at the start of the run (the budget's origin)
     budget: AttemptBudget = AttemptBudget()
+    judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
 
 
 def _stamp() -> str:
@@ -290,6 +292,35 @@ async def observe_all(
     opened: Connect = connect or (lambda: http_connection(settings))
     loop = asyncio.get_running_loop()
     done_calls: list[asyncio.Future[None]] = []
+    judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None
+
+    async with AsyncExitStack() as stack:
+        ask_judge: JudgeSend | None = None
+        if judge is not None and judge.endpoint is not None:
+            from behavegate.evidence.judge_client import http_judge
+
+            secure = (judge.endpoint.connect_url or judge.endpoint.url).startswith("https:")
+            client = await stack.enter_async_context(new_client(settings.concurrency, secure))
+            ask_judge = http_judge(client, judge)
+        await _work(contract, settings, todo, results, pending, opened, loop, done_calls, on_done, schedule, judge, ask_judge)
+    return [r for r in results if r is not None]
+
+
+async def _work(
+    contract: Contract,
+    settings: LiveSettings,
+    todo: list[Job],
+    results: list[tuple[Job, Observation, Timing] | None],
+    pending: list[int],
+    opened: Connect,
+    loop: asyncio.AbstractEventLoop,
+    done_calls: list[asyncio.Future[None]],
+    on_done: OnDone | None,
+    schedule: Schedule | None,
+    judge: JudgeSettings | None,
+    ask_judge: JudgeSend | None,
+) -> None:
+    from behavegate.evidence.judge_client import judged
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
 
@@ -298,6 +329,10 @@ async def observe_all(
                 while (index := next_job(pending, todo, schedule)) is not None:
                     job = todo[index]
                     observation, timing = await _observe(send, contract, job, settings)
+                    if judge is not None and ask_judge is not None:
+                        # One more evidence step, inside the run's time budget.
+                        deadline = settings.started + settings.max_seconds
+                        observation = await judged(ask_judge, judge, job.scenario, observation, deadline)
                     if on_done is not None:
                         done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
                         if schedule is not None:
@@ -306,7 +341,6 @@ async def observe_all(
 
         await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
         await asyncio.gather(*done_calls)
-    return [r for r in results if r is not None]
 
 
 def observe(
@@ -345,4 +379,11 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
             "max_response_bytes": MAX_RESPONSE_BYTES,
         },
         "source_digest": None,
+        **judge_provenance(settings),
     }
+
+
+def judge_provenance(settings: LiveSettings) -> dict[str, object]:
+    """The judge the run asked (model, endpoint fingerprint, budgets, requests sent); only
+    when there was one, so reports of runs without a judge keep their shape."""
+    return {} if settings.judge is None else {"judge": settings.judge.provenance()}

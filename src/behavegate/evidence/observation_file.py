@@ -26,7 +26,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_OBSERVATION_ENTRIES,
 )
-from behavegate.model import Observation, ObservationSet, ToolCall
+from behavegate.model import JudgeEvidence, JudgeVote, Observation, ObservationSet, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -57,7 +57,10 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "conversation")
+V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "conversation", "judge")
+JUDGE_EVIDENCE_KEYS = ("model", "votes")
+JUDGE_VOTE_KEYS = ("question", "reply", "error")
+JUDGE_MESSAGE_KEYS = ("role", "content")
 CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
 RESULT_KEYS = ("call", "name", "content", "error")
 
@@ -290,7 +293,57 @@ def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[Tool
             extras["tool_errors"] = checked
     if raw.get("conversation") is not None:
         extras["conversation"] = _conversation(c, raw["conversation"], f"{path}.conversation", calls)
+    if raw.get("judge") is not None:
+        extras["judge"] = judge_evidence(c, raw["judge"], f"{path}.judge")
     return extras
+
+
+def judge_evidence(c: f.Collector, value: Any, path: str) -> JudgeEvidence | None:
+    """The judge's recorded votes on an attempt: the model, and per vote the question
+    sent (chat messages), the reply text and the error, exactly as recorded."""
+    from behavegate.limits import MAX_JUDGE_VOTES
+
+    raw = c.take(f.mapping, value, path, required=True)
+    if raw is None:
+        return None
+    mark = c.mark()
+    _unknown(c, raw, JUDGE_EVIDENCE_KEYS, path)
+    model = c.take(f.text, raw.get("model"), f"{path}.model")
+    items = c.take(f.listing, raw.get("votes"), f"{path}.votes") or []
+    if len(items) > MAX_JUDGE_VOTES:
+        c.add(f"{path}.votes cannot exceed {MAX_JUDGE_VOTES}", f"{path}.votes")
+        return None
+    votes: list[JudgeVote] = []
+    for index, item in enumerate(items):
+        vote_path = f"{path}.votes[{index}]"
+        vote = c.take(f.mapping, item, vote_path, required=True)
+        if vote is None:
+            continue
+        _unknown(c, vote, JUDGE_VOTE_KEYS, vote_path)
+        messages: list[dict[str, str]] = []
+        for m_index, message in enumerate(c.take(f.listing, vote.get("question"), f"{vote_path}.question") or ()):
+            m_path = f"{vote_path}.question[{m_index}]"
+            m = c.take(f.mapping, message, m_path, required=True)
+            if m is None:
+                continue
+            _unknown(c, m, JUDGE_MESSAGE_KEYS, m_path)
+            role = c.take(_raw_text, m.get("role"), f"{m_path}.role")
+            content = c.take(_raw_text, m.get("content"), f"{m_path}.content")
+            if role is not None and content is not None:
+                messages.append({"role": role, "content": content})
+        reply = c.take(_raw_text, vote["reply"], f"{vote_path}.reply") if vote.get("reply") is not None else None
+        error = c.take(f.text, vote["error"], f"{vote_path}.error") if vote.get("error") is not None else None
+        votes.append(JudgeVote(tuple(messages), reply, error))
+    if not c.clean_since(mark) or model is None:
+        return None
+    return JudgeEvidence(model, tuple(votes))
+
+
+def _raw_text(value: Any, path: str) -> str:
+    """A recorded text kept byte for byte (not stripped): the question is compared exactly."""
+    if not isinstance(value, str):
+        raise f.Bad(f"{path} must be a string", path)
+    return value
 
 
 def _conversation(c: f.Collector, value: Any, path: str, calls: tuple[ToolCall, ...] | None) -> Conversation | None:

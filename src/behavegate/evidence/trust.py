@@ -46,11 +46,11 @@ class Endpoint:
     host_header: str | None = None  # the Host header to send when the address is pinned
 
 
-def load_credentials(auth_env: str | None, environ: Mapping[str, str]) -> Credentials | None:
+def load_credentials(auth_env: str | None, environ: Mapping[str, str], flag: str = "--auth-env") -> Credentials | None:
     if auth_env is None:
         return None
     if not _ENV_NAME.fullmatch(auth_env):
-        raise RunError("--auth-env must be a valid environment variable name")
+        raise RunError(f"{flag} must be a valid environment variable name")
     token = environ.get(auth_env)
     if not token:
         raise RunError(f"environment variable {auth_env} is not set")
@@ -137,32 +137,51 @@ def fingerprint(url: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def _split(url: str) -> SplitResult:
+@frozen
+class Role:
+    """Whose endpoint is being checked, and the words and flags that name it: the agent's
+    (skylos's words, exactly) or the judge's (the same rules under its own flags)."""
+
+    name: str = "agent"
+    key: str = "agent"  # the contract block
+    override: str = "--endpoint"
+    contract_consent: str = "--allow-contract-endpoint"
+    remote_consent: str = "--allow-remote"
+    needed_for: str = "live tests; use --observations for offline mode"
+
+
+AGENT = Role()
+JUDGE = Role("judge", "judge", "--judge-endpoint", "--judge-allow-contract-endpoint", "--judge-allow-remote",
+             "response.judge checks; give --judge-endpoint and --judge-model, or the contract's judge block")  # fmt: skip
+
+
+def _split(url: str, role: Role = AGENT) -> SplitResult:
+    who = f"{role.name} endpoint"
     if not url.strip():
-        raise RunError("agent endpoint must be a non-empty URL")
+        raise RunError(f"{who} must be a non-empty URL")
     if url != url.strip():
-        raise RunError("agent endpoint must not contain surrounding whitespace")
+        raise RunError(f"{who} must not contain surrounding whitespace")
     if not url.isascii() or not url.isprintable() or " " in url:
         # httpx would refuse these only when the request is built, mid-run.
-        raise RunError("agent endpoint must be printable ASCII without spaces (percent-encode anything else)")
+        raise RunError(f"{who} must be printable ASCII without spaces (percent-encode anything else)")
     try:
         parts = urlsplit(url)
     except ValueError as exc:
-        raise RunError(f"Invalid agent endpoint: {exc}") from None
+        raise RunError(f"Invalid {who}: {exc}") from None
     if parts.scheme not in {"http", "https"}:
-        raise RunError("agent endpoint must use http or https")
+        raise RunError(f"{who} must use http or https")
     if not parts.hostname:
-        raise RunError("agent endpoint must include a hostname")
+        raise RunError(f"{who} must include a hostname")
     if parts.username is not None or parts.password is not None:
-        raise RunError("agent endpoint must not contain credentials")
+        raise RunError(f"{who} must not contain credentials")
     if parts.fragment:
-        raise RunError("agent endpoint must not contain a fragment")
+        raise RunError(f"{who} must not contain a fragment")
     try:
         port = parts.port
     except ValueError:
-        raise RunError("agent endpoint contains an invalid port") from None
+        raise RunError(f"{who} contains an invalid port") from None
     if port is not None and not 1 <= port <= 65_535:
-        raise RunError("agent endpoint contains an invalid port")
+        raise RunError(f"{who} contains an invalid port")
     return parts
 
 
@@ -175,32 +194,35 @@ def choose_endpoint(
     allow_contract_endpoint: bool,
     authenticated: bool,
     allow_hosts: Iterable[str] = (),
+    role: Role = AGENT,
 ) -> Endpoint:
-    """Validate the endpoint a live run will call (skylos's order and words)."""
+    """Validate the endpoint a live run will call (skylos's order and words; the judge's
+    endpoint by the very same rules, under its own flags)."""
+    who, flag = role.name, role.override
     url = override if override is not None else contract_endpoint
     if url is None:
-        raise RunError("agent.endpoint is required for live tests; use --observations for offline mode")
+        raise RunError(f"{role.key}.endpoint is required for {role.needed_for}")
     if model is None:
-        raise RunError("agent.model is required for live tests; use --observations for offline mode")
+        raise RunError(f"{role.key}.model is required for {role.needed_for}")
     is_override = override is not None
-    parts = _split(url)
+    parts = _split(url, role)
     host = (parts.hostname or "").lower()
     loopback = is_loopback_host(parts.hostname or "")
     listed = parts.scheme == "http" and host in {h.strip().lower() for h in allow_hosts} and not loopback
     if listed:
         if authenticated and not is_override:
-            raise RunError("authenticated agent endpoints require a trusted --endpoint override")
+            raise RunError(f"authenticated {who} endpoints require a trusted {flag} override")
     else:
         if not loopback and not is_override:
-            raise RunError("remote agent endpoints must be supplied with trusted --endpoint, not contract YAML")
+            raise RunError(f"remote {who} endpoints must be supplied with trusted {flag}, not contract YAML")
         if loopback and not is_override and not allow_contract_endpoint:
-            raise RunError("contract-provided agent endpoints require --allow-contract-endpoint or a trusted --endpoint override")
+            raise RunError(f"contract-provided {who} endpoints require {role.contract_consent} or a trusted {flag} override")
         if not loopback and not allow_remote:
-            raise RunError("remote agent endpoints require --allow-remote; loopback endpoints are allowed by default")
+            raise RunError(f"remote {who} endpoints require {role.remote_consent}; loopback endpoints are allowed by default")
         if not loopback and parts.scheme != "https":
-            raise RunError("remote agent endpoints must use https")
+            raise RunError(f"remote {who} endpoints must use https")
         if authenticated and not is_override:
-            raise RunError("authenticated agent endpoints require a trusted --endpoint override")
+            raise RunError(f"authenticated {who} endpoints require a trusted {flag} override")
     return Endpoint(
         url=url,
         source="cli_override" if is_override else "contract_endpoint",

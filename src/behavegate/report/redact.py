@@ -20,7 +20,7 @@ from urllib.parse import quote, quote_plus
 
 from behavegate.conversation import Conversation
 from behavegate.frozen import replace
-from behavegate.model import Evaluation, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.model import Evaluation, JudgeEvidence, JudgeVote, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 
@@ -100,7 +100,23 @@ def redact_observation(observation: Observation, secret: str) -> Observation:
         error=text(observation.error),
         tool_errors=None if observation.tool_errors is None else tuple(map(text, observation.tool_errors)),
         conversation=_conversation(observation.conversation, secret),
+        judge=_judge(observation.judge, secret),
     )
+
+
+def _judge(judge: JudgeEvidence | None, secret: str) -> JudgeEvidence | None:
+    """The judge's question quotes the agent's answer, and its reply may quote it back."""
+    if judge is None:
+        return None
+
+    def text(value: str | None) -> str | None:
+        return None if value is None else redact_text(value, secret)
+
+    votes = tuple(
+        JudgeVote(tuple({k: redact_text(v, secret) for k, v in m.items()} for m in vote.question), text(vote.reply), text(vote.error))
+        for vote in judge.votes
+    )  # fmt: skip
+    return replace(judge, votes=votes)
 
 
 def _conversation(conversation: Conversation | None, secret: str) -> Conversation | None:

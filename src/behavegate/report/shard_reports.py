@@ -21,7 +21,7 @@ from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
 from behavegate.limits import MAX_SHARDS, REPORT_MAX_NESTING
-from behavegate.model import Observation, Status, ToolCall, Verdict, combine
+from behavegate.model import JudgeEvidence, Observation, Status, ToolCall, Verdict, combine
 from behavegate.text import one_line
 
 STATUSES = ("pass", "fail", "incomplete")
@@ -275,7 +275,7 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
     keys = OBSERVATION_KEYS + V2_KEYS if v2 else OBSERVATION_KEYS
     if not isinstance(value, dict):
         r.bad(where, "must be a JSON object or null")
-    optional = tuple(key for key in ("trace", "conversation") if v2 and key in value)
+    optional = tuple(key for key in ("trace", "conversation", "judge") if v2 and key in value)
     raw = r.exact(value, (*keys, *optional), where)
     if raw["id"] != scenario_id:
         r.bad(f"{where}.id", f"must be {scenario_id!r}")
@@ -307,6 +307,8 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
         }
         if "conversation" in raw:
             fields["conversation"] = _conversation(r, raw["conversation"], f"{where}.conversation", tool_calls or ())
+        if "judge" in raw:
+            fields["judge"] = _judge(r, raw["judge"], f"{where}.judge")
     return Observation(
         scenario_id=scenario_id,
         response=r.text(raw["response"], f"{where}.response", optional=True),
@@ -319,6 +321,20 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
         error=r.text(raw["error"], f"{where}.error", optional=True),
         **fields,
     )
+
+
+def _judge(r: _Reader, value: Any, where: str) -> JudgeEvidence:
+    """The inverse of ``JudgeEvidence.as_dict`` (read as an observation file reads it)."""
+    from behavegate.contract.rules import Collector
+    from behavegate.evidence.observation_file import judge_evidence
+
+    c = Collector()
+    evidence = judge_evidence(c, value, where)
+    if c.problems or evidence is None:
+        problem = c.problems[0] if c.problems else None
+        r.bad(problem.path if problem else where, problem.text if problem else "must be the judge's recorded votes")
+    assert evidence is not None
+    return evidence
 
 
 def _conversation(r: _Reader, value: Any, where: str, calls: tuple[ToolCall, ...]) -> Conversation:
