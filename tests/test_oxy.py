@@ -206,38 +206,17 @@ def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return code, captured.out
 
 
-def test_the_documented_example_runs_unchanged_against_a_loopback_agent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    copy_example(tmp_path)
-    Agent.requests = []
-    with loopback(Agent) as url:
-        code, out = run(["sales.agentic.test.yml", "--endpoint", url, "--format", "json"], capsys)
-    report = json.loads(out)
-    assert len(Agent.requests) == 12  # settings.runs 3 × 4 cases
-    oxy = report["behavegate"]["oxy"]
-    assert oxy["settings"] == {"runs": 3, "concurrency": 5, "judge_model": "gpt-5-mini-2025-08-07"}
-    assert [c["name"] for c in oxy["cases_detail"]] == [
-        "user-signups-last-month", "q4-revenue-trend", "apple-ceo", "top-customers-by-ltv"
-    ]  # fmt: skip
-    # tools.required fails the last case whatever the judge says: Oxy's `tool:` check.
-    tool_verdicts = [a["assertions"] for a in report["scenarios"][3]["attempts"]]
-    assert all(any(v["assertion"] == "tools.required[0]" and v["status"] == "fail" for v in vs) for vs in tool_verdicts)
-    assert [g["gate"] for g in report["gates"]] == ["score"]
-    assert code == 2  # judge verdicts are incomplete until a judge is wired; never 1 without a floor, as Oxy
-
-
 def test_case_runs_one_case_and_names_what_it_cannot_find(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
     Agent.requests = []
-    with loopback(Agent) as url:
+    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
         _, out = run(
-            ["sales.agentic.test.yml", "--endpoint", url, "--case", "apple-ceo", "--runs", "2", "--format", "json"], capsys
-        )
+            ["sales.agentic.test.yml", "--endpoint", url, "--judge-endpoint", judge, "--case", "apple-ceo", "--runs", "2",
+             "--format", "json"], capsys,
+        )  # fmt: skip
         assert [s["id"] for s in json.loads(out)["scenarios"]] == ["apple-ceo"]
         assert len(Agent.requests) == 2  # --runs overrides settings.runs
         code, _ = run(["sales.agentic.test.yml", "--endpoint", url, "--case", "9"], capsys)
@@ -250,13 +229,14 @@ def test_quiet_and_verbose_tables_keep_untrusted_text_inert(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
-    with loopback(Agent) as url:
-        _, quiet = run(["sales.agentic.test.yml", "--endpoint", url, "--runs", "1", "--quiet"], capsys)
-        _, verbose = run(["sales.agentic.test.yml", "--endpoint", url, "--runs", "1", "--verbose"], capsys)
+    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+        common = ["sales.agentic.test.yml", "--endpoint", url, "--judge-endpoint", judge, "--runs", "1"]
+        _, quiet = run([*common, "--quiet"], capsys)
+        _, verbose = run([*common, "--verbose"], capsys)
     assert "Oxy score" in quiet and "agent output:" not in quiet and "apple-ceo" in quiet
-    assert "agent output:" in verbose and "steps:" in verbose and "execute_sql({})" in verbose
-    assert all(not line.lstrip().startswith("::") for line in verbose.splitlines())
-    assert "| ::error::pwned" not in verbose or "::error::pwned" in verbose  # shown, but never at a line start
+    # --verbose: the runs that did not pass, with the agent's answer (Oxy shows failures only).
+    assert "agent output:" in verbose and "Here are customers." in verbose and "agent output:" not in quiet
+    assert all(not line.lstrip().startswith(("::", "##[")) for line in verbose.splitlines())
 
 
 def test_no_path_runs_every_discovered_test_file_each_its_own_testsuite(
@@ -268,8 +248,24 @@ def test_no_path_runs_every_discovered_test_file_each_its_own_testsuite(
     (tmp_path / "more" / "ceo.test.yml").write_text(
         'settings: {runs: 1}\ncases:\n  - {prompt: "Who is the CEO of Apple?", expected: "Tim Cook"}\n'
     )
-    with loopback(Agent) as url:
-        _, out = run(["--endpoint", url, "--runs", "1", "--format", "json", "--junit", "junit.xml"], capsys)
+    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+        _, out = run(
+            [
+                "--endpoint",
+                url,
+                "--judge-endpoint",
+                judge,
+                "--judge-model",
+                "m",
+                "--runs",
+                "1",
+                "--format",
+                "json",
+                "--junit",
+                "junit.xml",
+            ],
+            capsys,
+        )
     suite = json.loads(out)
     assert [c["contract_path"] for c in (r["behavegate"] for r in suite["contracts"])] == [
         "more/ceo.test.yml", "sales.agentic.test.yml"
@@ -284,3 +280,100 @@ def test_case_needs_one_oxy_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     (tmp_path / "b.test.yml").write_text('cases:\n  - {prompt: "p", expected: "e"}\n')
     code, _ = run(["--case", "0", "--endpoint", "http://127.0.0.1:9/v1/chat/completions"], capsys)
     assert code == 2 and "--case takes one contract" in ERRORS[-1]
+
+
+# --- judged end to end: a loopback agent and a scripted loopback judge ---------------
+
+
+class FlakyAgent(Agent):
+    """As Agent, but the third signups question gets a wrong answer (a FLKY case, 2/3)."""
+
+    signups = 0
+
+    def do_POST(self) -> None:
+        length = int(self.headers["Content-Length"])
+        body = json.loads(self.rfile.read(length))
+        prompt = body["messages"][-1]["content"]
+        answer, tool = ANSWERS.get(prompt, ("I do not know.", None))
+        if prompt.startswith("How many users"):
+            FlakyAgent.signups += 1
+            answer = "I do not know." if FlakyAgent.signups == 3 else answer
+        calls = [{"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}] if tool else []
+        message: dict[str, Any] = {"role": "assistant", "content": answer, **({"tool_calls": calls} if calls else {})}
+        send_json(self, {"choices": [{"message": message, "finish_reason": "stop"}], "usage": {"total_tokens": 3}})
+
+
+class ScriptedJudge(QuietHandler):
+    """Passes an answer that carries the expected fact; says why either way."""
+
+    questions: ClassVar[list[dict[str, Any]]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        ScriptedJudge.questions.append(body)
+        asked = json.dumps(body["messages"])
+        facts = ("We had 1,247", "rose 15%", "Tim Cook.")
+        verdict = "pass" if any(fact in asked for fact in facts) else "fail"
+        reply = json.dumps({"verdict": verdict, "reason": f"scripted {verdict} ::warning::x"})
+        send_json(self, {"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]})
+
+
+@pytest.mark.parametrize(("floor", "code"), [(None, 0), ("0.6", 0), ("0.7", 1)])
+def test_the_documented_example_judged_gives_oxy_pass_rates_score_consistency_and_exit_code(
+    floor: str | None, code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    copy_example(tmp_path)
+    FlakyAgent.signups, ScriptedJudge.questions = 0, []
+    extra = ["--min-pass-rate", floor] if floor else []
+    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
+        args = ["sales.agentic.test.yml", "--endpoint", agent, "--judge-endpoint", judge, "--format", "json", *extra]
+        exit_code, out = run([*args, "--junit", "junit.xml"], capsys)
+    assert exit_code == code, ERRORS[-1]
+    assert len(ScriptedJudge.questions) == 12
+    assert {q["model"] for q in ScriptedJudge.questions} == {"gpt-5-mini-2025-08-07"}  # settings.judge_model
+    oxy = json.loads(out)["behavegate"]["oxy"]
+    assert [(c["name"], c["passed"], c["runs"], c["verdict"]) for c in oxy["cases_detail"]] == [
+        ("user-signups-last-month", 2, 3, "FLKY"),
+        ("q4-revenue-trend", 3, 3, "PASS"),
+        ("apple-ceo", 3, 3, "PASS"),
+        ("top-customers-by-ltv", 0, 3, "FAIL"),
+    ]
+    assert (oxy["score"], oxy["consistency"]) == (round(8 / 12, 6), 0.75)
+    # `tool:` is Oxy's "assert that this tool was invoked": the last case never calls execute_sql.
+    last = json.loads(out)["scenarios"][3]["attempts"]
+    assert all(any(v["assertion"] == "tools.required[0]" and v["status"] == "fail" for v in a["assertions"]) for a in last)
+    junit = (tmp_path / "junit.xml").read_text()
+    assert 'name="behavegate.oxy.score" value="0.666667"' in junit and 'value="0.750000"' in junit
+
+
+def test_a_judged_table_shows_oxy_verdicts_and_escaped_judge_reasoning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    copy_example(tmp_path)
+    FlakyAgent.signups = 0
+    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
+        _, table = run(["sales.agentic.test.yml", "--endpoint", agent, "--judge-endpoint", judge, "--verbose"], capsys)
+    assert "FLKY user-signups-last-month (2/3)" in table and "FAIL top-customers-by-ltv    (0/3)" in table
+    assert "Oxy score 66.7% (8/12 runs passed) · consistency 75.0% (3/4 cases)" in table
+    assert "judge reasoning: scripted fail ::warning::x" in table
+    assert all(not line.lstrip().startswith(("::", "##[")) for line in table.splitlines())
+
+
+def test_files_at_100_and_0_percent_meet_a_50_percent_floor_across_the_suite(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "good.test.yml").write_text(
+        'settings: {runs: 1}\ncases:\n  - {prompt: "Who is the CEO of Apple?", expected: "Tim Cook"}\n'
+        '  - {prompt: "What\'s the revenue trend for Q4?", expected: "up 15%"}\n'
+    )
+    (tmp_path / "bad.test.yml").write_text('settings: {runs: 1}\ncases:\n  - {prompt: "Unknown?", expected: "x"}\n')
+    with loopback(Agent) as agent, loopback(ScriptedJudge) as judge:
+        base = ["--endpoint", agent, "--judge-endpoint", judge, "--judge-model", "m", "--format", "json"]
+        passed, out = run([*base, "--min-pass-rate", "0.5"], capsys)
+        gate = json.loads(out)["gates"][0]
+        failed, _ = run([*base, "--min-pass-rate", "0.5", "--threshold-mode", "all"], capsys)
+    assert (passed, gate["gate"], gate["observed"]["scores"]) == (0, "min_pass_rate[oxy files]", [0.0, 1.0])
+    assert failed == 1  # `all`: each file must reach the floor

@@ -124,6 +124,10 @@ def _arguments(arguments: Any) -> str:
 def _reasoning(observed: Any) -> str | None:
     """The judge's reason, where the judged verdict records one."""
     if isinstance(observed, dict):
+        votes = observed.get("votes")
+        if isinstance(votes, list):
+            reasons = [str(vote.get("reason")) for vote in votes if isinstance(vote, dict) and vote.get("reason") is not None]
+            return " | ".join(reasons) if reasons else None
         for key in ("reason", "reasons"):
             value = observed.get(key)
             if isinstance(value, str):
