@@ -255,3 +255,22 @@ def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(
     assert "status=error\n" in (tmp_path / "output.txt").read_text()
     assert "could not be judged" in (tmp_path / "summary.md").read_text()
     assert json.loads((tmp_path / "behavegate-report.json").read_text())["error"].startswith("scenarios[0].id")
+
+
+def test_judge_inputs_reach_the_cli_and_the_judge_token_is_masked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = build_argv(
+        Inputs({"INPUT_JUDGE-ENDPOINT": "https://judge.example/v1/chat/completions", "INPUT_JUDGE-MODEL": "grader",
+                "INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN", "INPUT_JUDGE-ALLOW-REMOTE": "true", "INPUT_JUDGE-MAX-REQUESTS": "50"}),
+        {},
+    )  # fmt: skip
+    joined = " ".join(argv)
+    for expected in ("--judge-endpoint https://judge.example/v1/chat/completions", "--judge-model grader",
+                     "--judge-auth-env JUDGE_TOKEN", "--judge-allow-remote", "--judge-max-requests 50"):  # fmt: skip
+        assert expected in joined
+    assert "--judge-allow-contract-endpoint" not in argv
+    from behavegate.github.action import main as action_main
+
+    env = {"INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN", "JUDGE_TOKEN": "judge-secret-value", "INPUT_CONTRACT": "missing.yml",
+           "GITHUB_WORKSPACE": str(tmp_path)}  # fmt: skip
+    action_main(env)
+    assert capsys.readouterr().out.startswith("::add-mask::judge-secret-value")

@@ -27,10 +27,11 @@ from typing import Any as _Any
 from behavegate import limits as _limits
 from behavegate.commands import options as _options
 from behavegate.commands.clock import Clock as _Clock
+from behavegate.commands.judge_options import JudgeOptions
 from behavegate.errors import BehavegateError
 from behavegate.errors import UsageError as _UsageError
 from behavegate.evidence.in_process import Agent, Call, Reply
-from behavegate.model import Attempt, Contract, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.model import Attempt, Contract, JudgeEvidence, JudgeVote, Observation, ScenarioResult, ToolCall, Verdict
 from behavegate.model import ObservationSet as _ObservationSet
 from behavegate.report.result import Report
 
@@ -40,6 +41,9 @@ __all__ = [
     "BehavegateError",
     "Call",
     "Contract",
+    "JudgeEvidence",
+    "JudgeOptions",
+    "JudgeVote",
     "Observation",
     "Reply",
     "Report",
@@ -122,18 +126,21 @@ def run_live(
     min_pass_rate: float | None = None,
     threshold_mode: str | None = None,
     max_scenarios: int | None = None,
+    judge: JudgeOptions | None = None,
 ) -> Report:
     """Ask a running OpenAI-compatible endpoint, with the command line's trust rules: the
     contract's loopback endpoint needs ``allow_contract_endpoint``, a CI service host
     ``allow_hosts``, anything else ``endpoint`` with ``allow_remote`` over HTTPS. Nothing is
-    sent before those checks pass."""
+    sent before those checks pass. ``judge``: where ``response.judge`` checks are asked
+    (``JudgeOptions(endpoint=..., model=...)``, the ``--judge-*`` flags; the judge endpoint
+    under the same trust rules, ``allow_hosts`` shared)."""
     from behavegate.commands.live_run import gather, trusted_settings
 
     clock = _Clock()
     options, (selected, skipped, shown) = _prepared(
         contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
         endpoint=endpoint, auth_env=auth_env, allow_remote=allow_remote, allow_contract_endpoint=allow_contract_endpoint,
-        max_seconds=max_seconds, max_tokens=max_tokens,
+        max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
     )  # fmt: skip
     settings = trusted_settings(selected, options, tuple(allow_hosts), concurrency, clock.monotonic)
     report = gather(selected, options, clock, settings, display=shown, skipped=skipped)
@@ -154,12 +161,16 @@ def run_callable(
     min_pass_rate: float | None = None,
     threshold_mode: str | None = None,
     max_scenarios: int | None = None,
+    judge: JudgeOptions | None = None,
+    allow_hosts: _Iterable[str] = (),
 ) -> Report:
     """Ask an in-process agent: ``agent(messages, tools)``, sync or async, returning a
     :class:`Reply` (or its answer as a str, or a Chat Completions dict). The live
     conversation loop and budgets apply: ``agent.timeout_seconds`` per turn,
     ``max_seconds`` for the run, the scenario's ``max_turns``. An agent that raises, hangs
-    or returns something unreadable leaves that attempt incomplete; the run goes on."""
+    or returns something unreadable leaves that attempt incomplete; the run goes on.
+    ``judge``: where ``response.judge`` checks are asked (see :func:`run_live`; ``allow_hosts``
+    applies to the judge endpoint)."""
     from behavegate.commands.live_run import run_callable as gather_callable
 
     if not callable(agent):
@@ -167,9 +178,9 @@ def run_callable(
     clock = _Clock()
     options, (selected, skipped, shown) = _prepared(
         contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
-        max_seconds=max_seconds, max_tokens=max_tokens,
+        max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
     )  # fmt: skip
-    report = gather_callable(selected, options, clock, agent, concurrency, shown, skipped)
+    report = gather_callable(selected, options, clock, agent, concurrency, shown, skipped, tuple(allow_hosts))
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
     return report
 
@@ -230,6 +241,9 @@ def _run_options(
     )
     _options.validate(options, offline=offline, version=contract.version)
     _options.validate_v2(options, contract)
+    from behavegate.commands.judge_options import validate_judge
+
+    validate_judge(options.judge, offline=offline, version=contract.version)
     return options
 
 

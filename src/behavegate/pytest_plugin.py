@@ -60,6 +60,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--behavegate-allow-host", action="append", default=[], metavar="NAME",
                     help="allow plain-http endpoints on this service host name (repeatable; CI service containers)")  # fmt: skip
+    group.addoption("--behavegate-judge-endpoint", default=None, metavar="URL",
+                    help="trusted judge endpoint for response.judge checks (overrides judge.endpoint)")  # fmt: skip
+    group.addoption("--behavegate-judge-model", default=None, metavar="NAME", help="the judge's model (overrides judge.model)")
+    group.addoption("--behavegate-judge-auth-env", default=None, metavar="VAR",
+                    help="environment variable holding the judge's bearer token")  # fmt: skip
+    group.addoption("--behavegate-judge-allow-remote", action="store_true", help="allow a non-loopback HTTPS judge endpoint")
+    group.addoption("--behavegate-judge-allow-contract-endpoint", action="store_true",
+                    help="allow the contract's own loopback judge.endpoint")  # fmt: skip
     group.addoption("--behavegate-concurrency", type=int, default=None, metavar="N", help="attempts in flight at once")
     group.addoption("--behavegate-runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario")
     group.addoption("--behavegate-min-pass-rate", type=float, default=None, metavar="RATE",
@@ -131,6 +139,19 @@ class _State:
             )
         if (self.observations or self.agent_name) and any(live_flags):
             raise pytest.UsageError("--behavegate-observations and --behavegate-agent cannot be combined with endpoint options")
+        from behavegate.commands.judge_options import JudgeOptions
+
+        self.judge = JudgeOptions(
+            endpoint=option("behavegate_judge_endpoint"),
+            model=option("behavegate_judge_model"),
+            auth_env=option("behavegate_judge_auth_env"),
+            allow_remote=bool(option("behavegate_judge_allow_remote")),
+            allow_contract_endpoint=bool(option("behavegate_judge_allow_contract_endpoint")),
+        )
+        if self.observations and self.judge.given():
+            raise pytest.UsageError(
+                "--behavegate-observations cannot be combined with judge options: the recorded judge replies are used"
+            )
         self.mode = "offline" if self.observations else "callable" if self.agent_name else "live"
         self.concurrency = option("behavegate_concurrency") or DEFAULT_CONCURRENCY
         self.max_seconds = option("behavegate_max_seconds") or DEFAULT_MAX_SECONDS
@@ -165,13 +186,16 @@ class _State:
         extra = {k: v for k, v in self.live.items() if k != "allow_hosts"} if self.mode == "live" else {}
         options, (selected, _, _) = api._prepared(
             contract, self.concurrency, None, (), self.common["runs"], self.common["min_pass_rate"], None, None,
-            **extra, **budget,
+            **extra, **budget, judge=self.judge,
         )  # fmt: skip
         if self.mode == "live":
             from behavegate.commands.live_run import trusted_settings
 
             trusted_settings(selected, options, self.live["allow_hosts"], self.concurrency, self.started)
         else:
+            from behavegate.commands.judge_options import trusted_judge
+
+            trusted_judge(selected, self.judge, ())  # a judge that is not allowed fails the session before any request
             self.agent = _import_agent(str(self.agent_name), self.root)
 
     def gates_requested(self) -> bool:
@@ -232,9 +256,9 @@ class _State:
                   "concurrency": self.concurrency, **self.common}  # fmt: skip
         try:
             if self.mode == "callable":
-                report = api.run_callable(self.contract, self.agent, **common)
+                report = api.run_callable(self.contract, self.agent, judge=self.judge, **common)
             else:
-                report = api.run_live(self.contract, **self.live, **common)
+                report = api.run_live(self.contract, **self.live, judge=self.judge, **common)
         except BehavegateError as exc:
             from behavegate.commands.test import error_text
 

@@ -123,7 +123,10 @@ async def ask(send: JudgeSend, judge: JudgeSettings, spec: JudgeSpec, answer: st
         try:
             raw = await send(body, deadline)
         except EndpointError as failed:
-            votes.append(JudgeVote(messages, error=str(failed).replace("agent endpoint", "judge endpoint")))
+            if run_deadline is not None and time.monotonic() >= run_deadline:
+                votes.append(JudgeVote(messages, error="cut in flight: the run's time budget (--max-seconds) ran out"))
+            else:
+                votes.append(JudgeVote(messages, error=str(failed).replace("agent endpoint", "judge endpoint")))
             continue
         reply, problem = reply_of(raw)
         votes.append(JudgeVote(messages, reply, problem))

@@ -31,6 +31,8 @@ THRESHOLD_MODES = {"average", "all"}
 DEFAULTS = {
     "allow-contract-endpoint": "false",
     "allow-remote": "false",
+    "judge-allow-remote": "false",
+    "judge-allow-contract-endpoint": "false",
     "concurrency": "4",
     "report": "behavegate-report.json",
     "junit": "behavegate-junit.xml",
@@ -108,6 +110,12 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
             argv += ["--allow-host", host]
         if inputs.text("auth-env"):
             argv += ["--auth-env", inputs.text("auth-env")]
+        for name in ("judge-endpoint", "judge-model", "judge-auth-env", "judge-max-requests"):
+            if inputs.text(name):
+                argv += [f"--{name}", inputs.text(name)]
+        for name in ("judge-allow-remote", "judge-allow-contract-endpoint"):
+            if inputs.flag(name):
+                argv.append(f"--{name}")
         if inputs.text("concurrency"):  # else the CLI's default (limits.DEFAULT_CONCURRENCY)
             argv += ["--concurrency", inputs.text("concurrency")]
         if inputs.text("save-observations"):
@@ -266,10 +274,10 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     env = dict(os.environ if environ is None else environ)
     console = Console(environ=env)
     inputs = Inputs(env)
-    token_var = inputs.text("auth-env")
-    if token_var and env.get(token_var):
-        # Before anything else is printed: the runner hides this value from now on.
-        console.mask(env[token_var])
+    for token_var in (inputs.text("auth-env"), inputs.text("judge-auth-env")):
+        if token_var and env.get(token_var):
+            # Before anything else is printed: the runner hides this value from now on.
+            console.mask(env[token_var])
     github_token = _github_token(inputs, env)
     if github_token:
         console.mask(github_token)

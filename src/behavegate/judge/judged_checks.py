@@ -103,7 +103,7 @@ def decide(spec: JudgeSpec, answer: str, evidence: JudgeEvidence) -> tuple[str, 
     for status, count in (("pass", passes), ("fail", fails)):
         if 2 * count > len(votes):
             reason = next(r for s, r in votes if s == status)
-            return status, f"{label} {status} ({tally}): {one_line(reason, REASON_CHARS)!r}", observed
+            return status, f'{label} {status} ({tally}): "{one_line(reason, REASON_CHARS)}"', observed
     first = next((r for s, r in votes if s == "incomplete"), None)
     why = f"no majority ({tally})" + (f": {one_line(first, REASON_CHARS)}" if first else "")
     return "incomplete", f"{label} {why}", observed

@@ -81,7 +81,11 @@ Ranked = dict[str, list[tuple[tuple[int, ...], str]]]
 
 
 def render(report: Report) -> str:
-    return limited(ranked(report))
+    out = limited(ranked(report))
+    if report.judge_note:  # judged checks are named as such on the run, whatever they decided
+        note = command("notice", one_line(report.judge_note, ANNOTATION_MAX_MESSAGE), title="behavegate judged checks")
+        out = f"{out}\n{note}" if out else note
+    return out
 
 
 def ranked(report: Report) -> Ranked:
@@ -99,7 +103,8 @@ def ranked(report: Report) -> Ranked:
                 ANNOTATION_MAX_MESSAGE,
             )
             level = "error" if verdict.status == "fail" and counts else "warning"
-            title = f"behavegate {verdict.status}: {result.scenario.id} {verdict.assertion}"
+            judged = " (judged, non-deterministic)" if verdict.kind == "response_judge" else ""
+            title = f"behavegate {verdict.status}{judged}: {result.scenario.id} {verdict.assertion}"
             rank = (SEVERITY[verdict.kind], order, len(found[level]))
             found[level].append((rank, command(level, message, file=where.file, line=where.line, title=title)))
     for gate in report.gates:

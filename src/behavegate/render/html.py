@@ -281,6 +281,7 @@ def view(report: Report) -> dict[str, Any]:
         "issues": [{"code": clip(i.code, 200), "message": clip(i.message, 2000)} for i in report.issues],
         "latency": report.latency(),
         "evidence_note": None if report.evidence_note is None else clip(report.evidence_note, 2000),
+        "judge_note": None if report.judge_note is None else clip(report.judge_note, 2000),
         "gate_line": regressions.gate_line(report),
         "baseline": None
         if comparison is None

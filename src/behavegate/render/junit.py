@@ -130,6 +130,7 @@ def suites(report: Report) -> list[TestSuite]:
             "behavegate.evidence_trust": report.provenance.get("trust"),
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
+            **({"behavegate.judged": report.judge_note} if report.judge_note else {}),
             **oxy,
         },
     )

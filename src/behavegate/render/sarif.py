@@ -181,7 +181,7 @@ def results(report: Report) -> list[dict[str, Any]]:
                 "locations": [{"physicalLocation": physical}],
                 "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)},
                 "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
-                               "contract": report.contract_path},
+                               "contract": report.contract_path, **_judged(verdict.observed)},
             })  # fmt: skip
     found.sort(key=lambda item: 0 if item["level"] == "error" else 1)
     return found
@@ -214,9 +214,20 @@ def render_reports(reports: Sequence[Report]) -> str:
         "columnKind": "unicodeCodePoints",
         "invocations": [invocation],
         "results": shown,
-        "properties": {"status": status, "contracts": [report.contract_path for report in reports]},
+        "properties": {
+            "status": status,
+            "contracts": [report.contract_path for report in reports],
+            **({"judged": judged} if (judged := [r.judged for r in reports if r.judged]) else {}),
+        },
     }
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def _judged(observed: Any) -> dict[str, Any]:
+    """A judged finding says so (non-deterministic) and names the judge model."""
+    if isinstance(observed, dict) and observed.get("judged") is True:
+        return {"judged": True, "deterministic": False, "judgeModel": observed.get("judge_model")}
+    return {}
 
 
 def _worst(statuses: Sequence[str]) -> str:

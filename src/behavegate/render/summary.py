@@ -119,6 +119,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         loops=loops[:LOOPS_SHOWN],
         loops_cut=max(0, len(loops) - LOOPS_SHOWN),
         evidence_note=report.evidence_note,
+        judge_note=report.judge_note,
     )
 
 

@@ -150,6 +150,8 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append(f"Run issue {issue.code}: {one_line(issue.message)}")
     if report.evidence_note:
         out.append(one_line(report.evidence_note, 1000))
+    if report.judge_note:
+        out.append(one_line(report.judge_note, 1000))
     latency = report.latency()
     if latency:
         out.append(
