@@ -10,7 +10,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 # Foundation first, then the pipeline in order. A module may import from its own
 # stage or an earlier one, never a later one.
 STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "api", "cli"]
-FOUNDATION = {"__init__", "errors", "frozen", "indented_json", "limits", "model", "conversation", "text", "files"}
+FOUNDATION = {"__init__", "errors", "frozen", "indented_json", "limits", "model", "conversation", "oxy_file", "text", "files"}
 ENTRY = {"__main__", "cli", "github.action"}  # entry points: the CLI and the Action's
 API = {"api", "pytest_plugin"}  # the Python API over the commands, and the pytest plugin over it
 

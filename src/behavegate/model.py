@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.frozen import field, fields, frozen
+from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any
@@ -197,28 +198,6 @@ class TagGate:
     tag: str
     min_pass_rate: float | None = None
     min_score: float | None = None
-
-
-@frozen
-class OxyCase:
-    """One case of an Oxy test file as written: its label for ``--case`` and reports."""
-
-    index: int  # 0-based, as ``oxy test --case N`` counts
-    name: str | None
-    prompt: str
-    scenario_id: str
-
-
-@frozen
-class OxyFile:
-    """What an Oxy ``*.test.yml`` says beyond its scenarios (contract/oxy.py)."""
-
-    name: str | None
-    target: str | None
-    runs: int
-    concurrency: int
-    judge_model: str | None
-    cases: tuple[OxyCase, ...]
 
 
 @frozen

@@ -24,7 +24,7 @@ from behavegate.contract import rules as f
 from behavegate.contract.yaml_lines import LineMap
 from behavegate.errors import ContractError
 from behavegate.limits import MAX_CONCURRENCY, MAX_RUNS
-from behavegate.model import OxyCase, OxyFile
+from behavegate.oxy_file import OxyCase, OxyFile
 
 SUFFIXES = (".test.yml", ".test.yaml")
 TOP_KEYS = ("name", "target", "settings", "cases")

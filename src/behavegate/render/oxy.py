@@ -1,7 +1,7 @@
 """An Oxy test file's numbers in every view: per-case pass rates (Oxy's PASS, FLKY,
 FAIL), the score and the consistency (judge/oxy_score.py).
 
-``block`` is the JSON report's ``behavegate.oxy``; ``lines`` the table's part, at
+``lines`` is the table's part (the JSON report's ``behavegate.oxy`` is report/oxy.py), at
 three levels of detail as ``oxy test`` has them: ``quiet`` (the cases and the
 numbers), ``normal`` (and why each run that did not pass did not), ``verbose``
 (and, for those runs, the agent's tool calls, its answer and the judge's reasoning).
@@ -13,48 +13,16 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.judge.oxy_score import FileScore, file_score
-from behavegate.model import Attempt, OxyFile, ScenarioResult
+from behavegate.model import Attempt, ScenarioResult
+from behavegate.report.oxy import case_label
 from behavegate.report.result import Report
 from behavegate.text import one_line, visible
 
-PROMPT_SHOWN = 60  # Oxy's case label: the prompt cut to 60 characters when unnamed
 ANSWER_LINES = 40  # lines of one answer shown with --verbose
 
 
 def scored(report: Report) -> FileScore | None:
     return file_score(report.results) if report.contract.oxy is not None else None
-
-
-def case_label(meta: OxyFile, scenario_id: str) -> str:
-    case = next((c for c in meta.cases if c.scenario_id == scenario_id), None)
-    if case is None:
-        return scenario_id
-    if case.name is not None:
-        return case.name
-    prompt = case.prompt.strip()
-    return prompt if len(prompt) <= PROMPT_SHOWN else prompt[:PROMPT_SHOWN] + "…"
-
-
-def block(report: Report) -> dict[str, Any] | None:
-    """The JSON report's ``behavegate.oxy``: the file's settings, numbers and cases."""
-    meta, score = report.contract.oxy, scored(report)
-    if meta is None or score is None:
-        return None
-    by_id = {case.scenario_id: case for case in meta.cases}
-    cases = []
-    for case_score in score.cases:
-        case = by_id.get(case_score.scenario_id)
-        entry = {"index": None if case is None else case.index, "name": None if case is None else case.name}
-        cases.append({**entry, **case_score.as_dict()})
-    return {
-        "format": "oxy-test-file",
-        "name": meta.name,
-        "target": meta.target,
-        "settings": {"runs": meta.runs, "concurrency": meta.concurrency, "judge_model": meta.judge_model},
-        **score.as_dict(),
-        "formula": "score: passes over every case and run; consistency: cases whose runs all agreed",
-        "cases_detail": cases,
-    }
 
 
 def headline(score: FileScore) -> str:

@@ -16,6 +16,7 @@ from typing import Any, cast
 
 from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
+from behavegate.judge.oxy_score import decides_alone
 from behavegate.model import (
     Contract,
     Evaluation,
@@ -32,6 +33,7 @@ from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
 from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
+from behavegate.report.oxy import block as oxy_block
 
 
 @frozen
@@ -108,8 +110,6 @@ class Report:
     @property
     def floor_decides(self) -> bool:
         """A suite pass-rate floor decides the run: single scenarios failing do not fail it."""
-        from behavegate.judge.oxy_score import decides_alone
-
         return any(decides_alone(gate.gate) for gate in self.gates)
 
     @property
@@ -435,9 +435,7 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         if (scores := scores_block(results)) is not None:  # graded scores per tag and suite
             extra["scores"] = scores
     if contract.oxy is not None:  # an Oxy test file: its score, consistency and cases
-        from behavegate.render.oxy import block
-
-        extra["oxy"] = block(report)
+        extra["oxy"] = oxy_block(contract.oxy, results)
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
