@@ -168,3 +168,34 @@ def test_plugin_is_inert_without_its_option(pytester: pytest.Pytester) -> None:
 
 
 _: Any = (BaseHTTPRequestHandler, Path)
+
+
+def test_a_judged_scenario_asks_the_judge_the_plugin_was_given_and_no_other(pytester: pytest.Pytester) -> None:
+    """The judge's own flags: refused without consent (no request), asked with it."""
+    (pytester.path / "agent.py").write_text("def answer(messages, tools):\n    return 'Paris.'\n")
+    (pytester.path / "j.yml").write_text(
+        "version: 2\nagent: {model: m}\nscenarios:\n  - id: capital\n    prompt: capital?\n"
+        "    expect: {response: {judge: {expected: Paris}}}\n"
+    )
+    Judging.requests = []
+    with loopback(Judging) as url:
+        (pytester.path / "j.yml").write_text((pytester.path / "j.yml").read_text().replace(
+            "agent: {model: m}", f'agent: {{model: m}}\njudge: {{endpoint: "{url}", model: grader}}'))  # fmt: skip
+        refused = pytester.runpytest("--behavegate", "j.yml", "--behavegate-agent", "agent:answer")
+        assert refused.ret == pytest.ExitCode.INTERRUPTED and Judging.requests == []
+        refused.stdout.fnmatch_lines(["*--judge-allow-contract-endpoint*"])
+        # In a process of its own: an in-process pytester run re-imports httpx beside the outer one.
+        allowed = pytester.runpytest_subprocess("--behavegate", "j.yml", "--behavegate-agent", "agent:answer",
+                                                "--behavegate-judge-allow-contract-endpoint")  # fmt: skip
+    allowed.assert_outcomes(passed=1)
+    assert len(Judging.requests) == 1
+
+
+class Judging(QuietHandler):
+    requests: ClassVar[list[str]] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        self.requests.append(body["model"])
+        reply = json.dumps({"verdict": "pass", "reason": "same city"})
+        send_json(self, {"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]})

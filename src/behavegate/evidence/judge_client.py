@@ -13,18 +13,18 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
-from behavegate.evidence.transport import Exchange, post, request_headers
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import field, frozen
 from behavegate.judge.judged_checks import question
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_TEXT
 from behavegate.model import JudgeEvidence, JudgeSpec, JudgeVote, Observation, Scenario
+
+if TYPE_CHECKING:  # the network is imported where a request is sent, not where the judge is checked
+    import httpx
 
 JudgeSend = Callable[[tuple[bytes, ...], float], Awaitable[Any]]
 """One judge request: the JSON body and the deadline (``time.monotonic``) → the parsed
@@ -134,6 +134,8 @@ async def ask(send: JudgeSend, judge: JudgeSettings, spec: JudgeSpec, answer: st
 
 
 def http_judge(client: httpx.AsyncClient, judge: JudgeSettings) -> JudgeSend:
+    from behavegate.evidence.transport import Exchange, post, request_headers
+
     endpoint = judge.endpoint
     assert endpoint is not None
     headers = request_headers(
