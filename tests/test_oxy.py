@@ -377,3 +377,18 @@ def test_files_at_100_and_0_percent_meet_a_50_percent_floor_across_the_suite(
         failed, _ = run([*base, "--min-pass-rate", "0.5", "--threshold-mode", "all"], capsys)
     assert (passed, gate["gate"], gate["observed"]["scores"]) == (0, "min_pass_rate[oxy files]", [0.0, 1.0])
     assert failed == 1  # `all`: each file must reach the floor
+
+
+def test_a_judged_oxy_run_replays_offline_to_the_same_numbers_without_a_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    copy_example(tmp_path)
+    FlakyAgent.signups, ScriptedJudge.questions = 0, []
+    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
+        args = ["--endpoint", agent, "--judge-endpoint", judge, "--save-observations", "obs.json"]
+        live_code, live = run(["sales.agentic.test.yml", *args, "--format", "json"], capsys)
+    asked = len(ScriptedJudge.questions)
+    replay_code, replayed = run(["sales.agentic.test.yml", "--observations", "obs.json", "--format", "json"], capsys)
+    assert len(ScriptedJudge.questions) == asked == 12  # the replay asked nobody
+    assert (live_code, json.loads(live)["behavegate"]["oxy"]) == (replay_code, json.loads(replayed)["behavegate"]["oxy"])
