@@ -20,8 +20,9 @@ from helpers import QuietHandler, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.evidence.judge_client import JudgeSettings, ask, http_judge, reply_of
-from behavegate.judge.judged_checks import decide, question, read_vote
-from behavegate.model import JudgeEvidence, JudgeSpec, JudgeVote
+from behavegate.evidence.judge_prompt import question
+from behavegate.judge.judged_checks import decide, read_vote
+from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeVote
 
 # --- a scripted agent and a scripted judge on loopback ----------------------------------
 
@@ -468,7 +469,9 @@ def test_a_judge_wired_through_the_python_api_decides(tmp_path: Path, judge_url:
 
     report = api.run_callable(loaded, agent, judge=api.JudgeOptions(endpoint=judge_url, model="judge-m"))
     assert {r.scenario.id: r.status for r in report.results} == {"capital": "pass", "wrong": "fail"}
-    assert report.judged is not None and report.judged["models"] == ["judge-m"]
+    from behavegate.report.judged import judged_checks
+
+    assert (judged_checks(report) or {}).get("models") == ["judge-m"]
     # evaluate() replays the recorded votes: no judge is asked again.
     asked = len(Judge.requests)
     replayed = api.evaluate(loaded, {r.scenario.id: r.observation for r in report.results if r.observation})

@@ -14,9 +14,10 @@ from helpers import ROOT
 from behavegate.contract import rules as f
 from behavegate.contract.json_schema import schema
 from behavegate.contract.load import parse_contract_text
-from behavegate.contract.v2 import judge_spec
+from behavegate.contract.v2_judge import judge_spec
 from behavegate.errors import ContractError
-from behavegate.model import Contract, JudgeSpec, JudgeTarget
+from behavegate.judged import JudgeSpec, JudgeTarget
+from behavegate.model import Contract
 
 
 def load(text: str) -> Contract:

@@ -31,7 +31,8 @@ from behavegate.commands.judge_options import JudgeOptions
 from behavegate.errors import BehavegateError
 from behavegate.errors import UsageError as _UsageError
 from behavegate.evidence.in_process import Agent, Call, Reply
-from behavegate.model import Attempt, Contract, JudgeEvidence, JudgeVote, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.judged import JudgeEvidence, JudgeVote
+from behavegate.model import Attempt, Contract, Observation, ScenarioResult, ToolCall, Verdict
 from behavegate.model import ObservationSet as _ObservationSet
 from behavegate.report.result import Report
 

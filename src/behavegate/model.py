@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.frozen import field, fields, frozen
+from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
@@ -97,28 +98,6 @@ class Expectation:
     no_repeat: bool | None = None
     max_model_turns: int | None = None  # turns.max
     judge: JudgeSpec | None = None  # response.judge: an opt-in LLM judge (judged, non-deterministic)
-
-
-@frozen
-class JudgeSpec:
-    """``response.judge``: is the answer consistent with ``expected`` (and does it meet
-    ``criteria``)? Asked ``votes`` times; the majority decides, a tie is incomplete."""
-
-    expected: str
-    criteria: str | None = None
-    votes: int = 1
-
-
-@frozen
-class JudgeTarget:
-    """The contract's ``judge:`` block (version 2): where judged checks are asked.
-    None = not set (the command line, then limits.py's defaults, decide)."""
-
-    endpoint: str | None = None
-    model: str | None = None
-    timeout_seconds: float | None = None
-    max_requests: int | None = None  # judge requests in one run
-    max_tokens: int | None = None  # max_tokens sent with each judge request
 
 
 @frozen
@@ -234,30 +213,6 @@ class ToolCall(NamedCall):
 
 
 @frozen
-class JudgeVote:
-    """One question put to the judge and what came back, verbatim (evidence: recorded,
-    so a replay decides from it without asking again)."""
-
-    question: tuple[Mapping[str, str], ...]  # the chat messages sent (system, user)
-    reply: str | None = None  # the judge's message content; None when there was none
-    error: str | None = None  # why there was no usable reply: HTTP error, timeout, refusal, budget
-
-    def as_dict(self) -> dict[str, JSON]:
-        return {"question": [dict(m) for m in self.question], "reply": self.reply, "error": self.error}
-
-
-@frozen
-class JudgeEvidence:
-    """The judge's votes on one attempt's ``response.judge`` check, and which model gave them."""
-
-    model: str
-    votes: tuple[JudgeVote, ...]
-
-    def as_dict(self) -> dict[str, JSON]:
-        return {"model": self.model, "votes": [vote.as_dict() for vote in self.votes]}
-
-
-@frozen
 class Observation:
     """What one attempt of one scenario showed; None means *not observed*."""
 
@@ -312,9 +267,8 @@ class Observation:
                 "trace_id": self.trace_id,
                 "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
             }
-        if self.judge is not None:
-            data["judge"] = self.judge.as_dict()
-        return data if self.conversation is None else {**data, "conversation": self.conversation.as_dict()}
+        recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
+        return {**data, **{key: value.as_dict() for key, value in recorded.items() if value is not None}}
 
 
 @frozen

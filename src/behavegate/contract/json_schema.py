@@ -19,8 +19,6 @@ from behavegate.contract.v2 import (
     DEFAULT_KEYS,
     GATE_KEYS,
     GATES,
-    JUDGE_KEYS,
-    JUDGE_TARGET_KEYS,
     MESSAGE_ROLES,
     MISSING_TOOL_CALLS,
     PII_DETECTORS,
@@ -28,6 +26,7 @@ from behavegate.contract.v2 import (
     THRESHOLD_MODES,
     V2_KEYS,
 )
+from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS
 

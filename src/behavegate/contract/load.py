@@ -21,6 +21,7 @@ from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
 from behavegate.frozen import replace
+from behavegate.judged import JudgeTarget
 from behavegate.limits import (
     INPUT_MAX_VALUES,
     MAX_ASSERTIONS,
@@ -32,7 +33,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_SCENARIOS,
 )
-from behavegate.model import AgentTarget, Contract, Gates, JudgeTarget, Scenario, ToolDefinition
+from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
 

@@ -13,8 +13,10 @@ from typing import Any
 from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_run as run
-from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS, MAX_RUNS, MAX_TURNS
-from behavegate.model import CallCount, Gates, JudgeSpec, JudgeTarget, RequiredCall, TrajectorySpec
+from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
+from behavegate.judged import JudgeTarget
+from behavegate.limits import MAX_RUNS, MAX_TURNS
+from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
@@ -48,8 +50,6 @@ V2_KEYS = {
     "response": ("icontains", "matches", "not_matches", "uses_tool_result", "judge"),
     "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors", "no_repeat"),
 }
-JUDGE_KEYS = ("expected", "criteria", "votes")  # response.judge
-JUDGE_TARGET_KEYS = ("endpoint", "model", "timeout_seconds", "max_requests", "max_tokens")  # the top-level judge block
 DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
 GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag", "min_score")
 
@@ -108,36 +108,6 @@ def pattern(value: Any, path: str, line: int | None = None) -> str:
     if problem is not None:
         raise f.Bad(f"{path} is not a valid regular expression: {problem}", path, line)
     return text
-
-
-def _timeout(value: Any, path: str, line: int | None = None) -> float:
-    number = f.number(value, path, line)
-    if not 0 < number <= 300:
-        raise f.Bad(f"{path} must be between 0 and 300", path, line)
-    return number
-
-
-def judge_spec(c: f.Collector, value: Any, path: str, line: int | None = None, line_of: Any = None) -> JudgeSpec | None:
-    """``response.judge``: ``{expected, criteria?, votes?}``, from any mapping (a contract's,
-    or one built from another format's case, e.g. an Oxy test file's ``expected``); every
-    problem goes to ``c`` with its path and line, and None comes back when there is one."""
-    block = c.take(f.mapping, value, path, line, required=True)
-    if block is None:
-        return None
-    mark = c.mark()
-
-    def at(key: str) -> int | None:
-        return (line_of(block, key) if line_of is not None else None) or line
-
-    for key in block:
-        if key not in JUDGE_KEYS:
-            c.add(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", at(key))
-    expected = c.take(f.required_text, block, "expected", f"{path}.expected", at("expected"))
-    criteria = c.take(f.text, block["criteria"], f"{path}.criteria", at("criteria")) if "criteria" in block else None
-    votes = c.take(positive_int, block["votes"], f"{path}.votes", at("votes"), high=MAX_JUDGE_VOTES) if "votes" in block else 1
-    if not c.clean_since(mark) or expected is None or votes is None:
-        return None
-    return JudgeSpec(expected=expected, criteria=criteria, votes=votes)
 
 
 # (expect block, key, Expectation field, check) of the single-limit expectations
@@ -206,19 +176,8 @@ class V2Fields:
         )
 
     def judge_target(self, raw: dict[str, Any]) -> JudgeTarget:
-        """The top-level ``judge:`` block: where ``response.judge`` checks are asked. Its
-        endpoint needs the same consent as the agent's (evidence/trust.py); no token
-        variable here: only the person running picks a secret (``--judge-auth-env``)."""
         block = self._block(raw, "judge", "", JUDGE_TARGET_KEYS) if "judge" in raw else None
-        if not block:
-            return JudgeTarget()
-        return JudgeTarget(
-            endpoint=self._take(f.text, block, "endpoint", "judge"),
-            model=self._take(f.text, block, "model", "judge"),
-            timeout_seconds=self._take(_timeout, block, "timeout_seconds", "judge"),
-            max_requests=self._take(lambda v, p, ln: positive_int(v, p, ln, high=MAX_JUDGE_REQUESTS_CEILING), block, "max_requests", "judge"),
-            max_tokens=self._take(lambda v, p, ln: positive_int(v, p, ln, high=MAX_OUTPUT_TOKENS), block, "max_tokens", "judge"),
-        )  # fmt: skip
+        return judge_target(self.c, block or {}, self.lines.of_key)
 
     # -- agent ---------------------------------------------------------------------
 

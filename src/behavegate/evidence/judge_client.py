@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
+from behavegate.evidence.judge_prompt import question
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import field, frozen
-from behavegate.judge.judged_checks import question
+from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeVote
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_TEXT
-from behavegate.model import JudgeEvidence, JudgeSpec, JudgeVote, Observation, Scenario
+from behavegate.model import Observation, Scenario
 
 if TYPE_CHECKING:  # the network is imported where a request is sent, not where the judge is checked
     import httpx

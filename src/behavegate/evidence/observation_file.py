@@ -16,6 +16,7 @@ from behavegate.contract import rules as f
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.errors import ObservationError, Problem
 from behavegate.files import read_project_text
+from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.limits import (
     INPUT_MAX_VALUES,
     MAX_OBSERVATION_BYTES,
@@ -26,7 +27,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_OBSERVATION_ENTRIES,
 )
-from behavegate.model import JudgeEvidence, JudgeVote, Observation, ObservationSet, ToolCall
+from behavegate.model import Observation, ObservationSet, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

@@ -15,6 +15,7 @@ from typing import Any
 
 from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL
 from behavegate.report.comparison import REGRESSIONS
+from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.text import neutralize, one_line
 
@@ -82,8 +83,8 @@ Ranked = dict[str, list[tuple[tuple[int, ...], str]]]
 
 def render(report: Report) -> str:
     out = limited(ranked(report))
-    if report.judge_note:  # judged checks are named as such on the run, whatever they decided
-        note = command("notice", one_line(report.judge_note, ANNOTATION_MAX_MESSAGE), title="behavegate judged checks")
+    if judged := judge_note(report):  # judged checks are named as such on the run, whatever they decided
+        note = command("notice", one_line(judged, ANNOTATION_MAX_MESSAGE), title="behavegate judged checks")
         out = f"{out}\n{note}" if out else note
     return out
 

@@ -26,6 +26,7 @@ from behavegate.model import Observation, ScenarioResult, Status
 from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
+from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.text import visible
 
@@ -281,7 +282,7 @@ def view(report: Report) -> dict[str, Any]:
         "issues": [{"code": clip(i.code, 200), "message": clip(i.message, 2000)} for i in report.issues],
         "latency": report.latency(),
         "evidence_note": None if report.evidence_note is None else clip(report.evidence_note, 2000),
-        "judge_note": None if report.judge_note is None else clip(report.judge_note, 2000),
+        "judge_note": None if (judged := judge_note(report)) is None else clip(judged, 2000),
         "gate_line": regressions.gate_line(report),
         "baseline": None
         if comparison is None

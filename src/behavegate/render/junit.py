@@ -25,6 +25,7 @@ from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
+from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.text import visible
 
@@ -130,7 +131,7 @@ def suites(report: Report) -> list[TestSuite]:
             "behavegate.evidence_trust": report.provenance.get("trust"),
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
-            **({"behavegate.judged": report.judge_note} if report.judge_note else {}),
+            **({"behavegate.judged": judge_note(report)} if judge_note(report) else {}),
             **oxy,
         },
     )

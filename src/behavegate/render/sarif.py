@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from behavegate.limits import SARIF_MAX_RESULTS, SARIF_MESSAGE_CHARS
+from behavegate.report.judged import judged_checks
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -217,7 +218,7 @@ def render_reports(reports: Sequence[Report]) -> str:
         "properties": {
             "status": status,
             "contracts": [report.contract_path for report in reports],
-            **({"judged": judged} if (judged := [r.judged for r in reports if r.judged]) else {}),
+            **({"judged": judged} if (judged := [judged_checks(r) for r in reports if judged_checks(r)]) else {}),
         },
     }
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False, sort_keys=False)

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from behavegate.limits import LOOPS_SHOWN, SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
 from behavegate.render.table import failure_note, pass_rate, possible_loops
+from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -119,7 +120,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         loops=loops[:LOOPS_SHOWN],
         loops_cut=max(0, len(loops) - LOOPS_SHOWN),
         evidence_note=report.evidence_note,
-        judge_note=report.judge_note,
+        judge_note=judge_note(report),
     )
 
 

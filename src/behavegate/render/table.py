@@ -13,6 +13,7 @@ from typing import Any
 from behavegate.limits import LOOPS_SHOWN
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
+from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -150,8 +151,8 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append(f"Run issue {issue.code}: {one_line(issue.message)}")
     if report.evidence_note:
         out.append(one_line(report.evidence_note, 1000))
-    if report.judge_note:
-        out.append(one_line(report.judge_note, 1000))
+    if judged := judge_note(report):
+        out.append(one_line(judged, 1000))
     latency = report.latency()
     if latency:
         out.append(

@@ -20,7 +20,8 @@ from urllib.parse import quote, quote_plus
 
 from behavegate.conversation import Conversation
 from behavegate.frozen import replace
-from behavegate.model import Evaluation, JudgeEvidence, JudgeVote, Observation, ScenarioResult, ToolCall, Verdict
+from behavegate.judged import JudgeEvidence, JudgeVote
+from behavegate.model import Evaluation, Observation, ScenarioResult, ToolCall, Verdict
 
 MARKER = "[REDACTED]"
 

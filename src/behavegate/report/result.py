@@ -12,7 +12,7 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Iterator, Mapping
-from typing import Any, cast
+from typing import Any
 
 from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
@@ -155,49 +155,6 @@ class Report:
                 f"{first['reason']})"
             )
         return text
-
-    @property
-    def judged(self) -> dict[str, Any] | None:
-        """The judged checks (``response.judge``, decided by an LLM: non-deterministic) of
-        every attempt, counted, with the judge models that decided them; None when none."""
-        cached = self.__dict__.get("_judged", False)
-        if cached is not False:
-            return cast("dict[str, Any] | None", cached)
-        from behavegate.judge.judged_checks import KIND
-
-        found: Counter[str] = Counter()
-        models: set[str] = set()
-        for result in self.results:
-            for verdict in (
-                (v for attempt in result.attempts or () for v in attempt.verdicts) if result.attempts else result.verdicts
-            ):
-                if verdict.kind == KIND:
-                    found[verdict.status] += 1
-                    if isinstance(verdict.observed, Mapping) and isinstance(verdict.observed.get("judge_model"), str):
-                        models.add(verdict.observed["judge_model"])
-        judge = self.provenance.get("judge")
-        if isinstance(judge, Mapping) and isinstance(judge.get("model"), str) and found:
-            models.add(judge["model"])
-        value = None if not found else {
-            "checks": sum(found.values()), "passed": found["pass"], "failed": found["fail"],
-            "incomplete": found["incomplete"], "models": sorted(models),
-        }  # fmt: skip
-        object.__setattr__(self, "_judged", value)
-        return value
-
-    @property
-    def judge_note(self) -> str | None:
-        """One line every view shows when a judge decided checks: they are judged, not
-        deterministic, and which model judged them."""
-        judged = self.judged
-        if judged is None:
-            return None
-        models = ", ".join(repr(m) for m in judged["models"]) or "none (no judge reply recorded)"
-        return (
-            f"Judged checks (decided by an LLM judge: non-deterministic): {judged['checks']} "
-            f"({judged['passed']} pass, {judged['failed']} fail, {judged['incomplete']} incomplete); "
-            f"judge model: {models}; a replay reuses the recorded judge replies"
-        )
 
     # -- counts -----------------------------------------------------------------
 
@@ -411,6 +368,8 @@ def _scenario(result: ScenarioResult, v2: bool) -> dict[str, Any]:
 
 def _rest(report: Report, digest: str) -> dict[str, Any]:
     """The keys of the JSON view after its evidence: the digest over it, the harness block, ours."""
+    from behavegate.report.judged import judged_checks
+
     contract, evaluation, results = report.contract, report.evaluation, report.evaluation.results
     paths = run_paths(contract.project_root, report.facts.run_id) if report.artifacts else None
     rest: dict[str, Any] = {
@@ -424,8 +383,8 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
     }
     rest["behavegate"] = extra
-    if report.judged is not None:
-        extra["judged"] = report.judged
+    if (judged := judged_checks(report)) is not None:
+        extra["judged"] = judged
     if contract.version >= 2:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}

@@ -20,8 +20,9 @@ from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
+from behavegate.judged import JudgeEvidence
 from behavegate.limits import MAX_SHARDS, REPORT_MAX_NESTING
-from behavegate.model import JudgeEvidence, Observation, Status, ToolCall, Verdict, combine
+from behavegate.model import Observation, Status, ToolCall, Verdict, combine
 from behavegate.text import one_line
 
 STATUSES = ("pass", "fail", "incomplete")

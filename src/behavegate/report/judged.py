@@ -1,0 +1,73 @@
+"""Judged checks (``response.judge``) across a run: counted, with the judge models that
+decided them, and the one line every view shows so no reader takes them for
+deterministic ones."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from behavegate.judge.judged_checks import KIND
+from behavegate.model import ScenarioResult
+
+
+class Report(Protocol):
+    """What this module reads of a ``report.result.Report`` (which imports this module)."""
+
+    @property
+    def results(self) -> tuple[ScenarioResult, ...]: ...
+
+    @property
+    def provenance(self) -> Mapping[str, Any]: ...
+
+
+def judged_checks(report: Report) -> dict[str, Any] | None:
+    """The run's judged checks counted, with their judge models; None when none (kept on the
+    immutable report: every view asks)."""
+    if "_judged" not in report.__dict__:
+        object.__setattr__(report, "_judged", judged_counts(report.results, report.provenance))
+    found: dict[str, Any] | None = report.__dict__["_judged"]
+    return found
+
+
+def judge_note(report: Report) -> str | None:
+    """The line every view shows when a judge decided checks."""
+    return note(judged_checks(report))
+
+
+def judged_counts(results: tuple[ScenarioResult, ...], provenance: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Every attempt's judged verdicts (the representative attempt's for version 1), counted
+    by status, and the judge models named by their records or the run's provenance."""
+    found: Counter[str] = Counter()
+    models: set[str] = set()
+    for result in results:
+        verdicts = [v for attempt in result.attempts for v in attempt.verdicts] if result.attempts else result.verdicts
+        for verdict in verdicts:
+            if verdict.kind == KIND:
+                found[verdict.status] += 1
+                if isinstance(verdict.observed, Mapping) and isinstance(verdict.observed.get("judge_model"), str):
+                    models.add(verdict.observed["judge_model"])
+    if not found:
+        return None
+    judge = provenance.get("judge")
+    if isinstance(judge, Mapping) and isinstance(judge.get("model"), str):
+        models.add(judge["model"])
+    return {
+        "checks": sum(found.values()),
+        "passed": found["pass"],
+        "failed": found["fail"],
+        "incomplete": found["incomplete"],
+        "models": sorted(models),
+    }
+
+
+def note(judged: Mapping[str, Any] | None) -> str | None:
+    if judged is None:
+        return None
+    models = ", ".join(repr(m) for m in judged["models"]) or "none (no judge reply recorded)"
+    return (
+        f"Judged checks (decided by an LLM judge: non-deterministic): {judged['checks']} "
+        f"({judged['passed']} pass, {judged['failed']} fail, {judged['incomplete']} incomplete); "
+        f"judge model: {models}; a replay reuses the recorded judge replies"
+    )
