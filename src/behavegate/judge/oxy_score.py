@@ -160,5 +160,6 @@ def floor_gate(name: str, files: Sequence[FileScore], floor: float, observed: An
 
 def decides_alone(gate: str) -> bool:
     """Gates that decide the run instead of every scenario having to pass: a floor,
-    or an Oxy file's score (a failing case alone never fails an Oxy run)."""
+    or an Oxy file's score (a failing case alone never fails an Oxy run). Report.floor_decides
+    says the same."""
     return gate.startswith("min_pass_rate") or gate == "score"

@@ -16,7 +16,6 @@ from typing import Any
 
 from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
-from behavegate.judge.oxy_score import decides_alone
 from behavegate.model import (
     Contract,
     Evaluation,
@@ -110,7 +109,7 @@ class Report:
     @property
     def floor_decides(self) -> bool:
         """A suite pass-rate floor decides the run: single scenarios failing do not fail it."""
-        return any(decides_alone(gate.gate) for gate in self.gates)
+        return any(gate.gate.startswith(("min_pass_rate", "score")) for gate in self.gates)  # judge/oxy_score.py
 
     @property
     def repeated(self) -> bool:
@@ -393,8 +392,7 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
 
         if (scores := scores_block(results)) is not None:  # graded scores per tag and suite
             extra["scores"] = scores
-    if contract.oxy is not None:  # an Oxy test file: its score, consistency and cases
-        extra["oxy"] = oxy_block(contract.oxy, results)
+    extra.update({"oxy": oxy_block(contract.oxy, results)} if contract.oxy else {})  # an Oxy file's numbers
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:
