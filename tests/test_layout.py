@@ -10,7 +10,9 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 # Foundation first, then the pipeline in order. A module may import from its own
 # stage or an earlier one, never a later one.
 STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "api", "cli"]
-FOUNDATION = {"__init__", "errors", "frozen", "indented_json", "limits", "model", "conversation", "judged", "text", "files"}
+FOUNDATION = {
+    "__init__", "errors", "frozen", "indented_json", "limits", "model", "conversation", "judged", "oxy_file", "text", "files",
+}  # fmt: skip
 ENTRY = {"__main__", "cli", "github.action"}  # entry points: the CLI and the Action's
 API = {"api", "pytest_plugin"}  # the Python API over the commands, and the pytest plugin over it
 
@@ -76,6 +78,8 @@ def test_modules_are_small_and_the_cli_is_thin() -> None:
     sizes = {_module(p): len(p.read_text(encoding="utf-8").splitlines()) for p in SRC.rglob("*.py")}
     # The model keeps every stage's types in one file (the judged types live in judged.py;
     # only their fields on the model's types are here), so it is allowed a little more.
+    # The Report's JSON view (report/result.py) names each format's own block: an Oxy file's
+    # numbers are built in report/oxy.py and only hooked in there.
     allowed = {"behavegate.model": 430}
     assert {m: n for m, n in sizes.items() if n > allowed.get(m, 420)} == {}
     assert sizes["behavegate.cli"] <= 150

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.frozen import field, fields, frozen
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
+from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
 JSON = Any
@@ -164,6 +165,7 @@ class Gates:
     by_tag: tuple[TagGate, ...] = ()
     min_score: float | None = None  # the suite's mean graded scores (judge/scores.py)
     lines: Mapping[str, int] = field(default_factory=dict, compare=False)  # gate name -> its line
+    formula: str = "scenarios"  # or "runs": passes over every case and run (Oxy's score)
 
 
 @frozen
@@ -187,6 +189,7 @@ class Contract:
     scenarios: tuple[Scenario, ...]
     gates: Gates = field(default_factory=lambda: Gates())
     judge: JudgeTarget = field(default_factory=lambda: JudgeTarget())
+    oxy: OxyFile | None = None  # read from an Oxy test file: scored and gated as Oxy does
 
     def scenario_ids(self) -> tuple[str, ...]:
         return tuple(scenario.id for scenario in self.scenarios)

@@ -16,7 +16,7 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("contract", nargs="*", default=None, metavar="CONTRACT",
                       help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
                       "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
-                      ".skylos/agent-test.yml)")  # fmt: skip
+                      ".skylos/agent-test.yml, and every Oxy *.test.yml file in the project)")  # fmt: skip
     test.add_argument("--observations", default=None, metavar="FILE",
                       help="judge a captured observation file (offline; no network)")  # fmt: skip
     test.add_argument("--traces", action="append", default=[], metavar="FILE_OR_DIR",
@@ -32,10 +32,17 @@ def add_commands(commands: Any, console: Any) -> None:
                       help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
                       "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
     _judge_options(test)
-    test.add_argument("--concurrency", type=int, default=limits.DEFAULT_CONCURRENCY, metavar="N",
-                      help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
+    test.add_argument("--concurrency", type=int, default=None, metavar="N",
+                      help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
+                      f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
     test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
                       help="run only this scenario id (repeatable)")  # fmt: skip
+    test.add_argument("--case", default=None, metavar="CASE",
+                      help="an Oxy test file: run only this case, by 0-based index, name or exact prompt (one file)")  # fmt: skip
+    test.add_argument("--quiet", "-q", action="store_true",
+                      help="table: an Oxy test file's cases, score and consistency only")  # fmt: skip
+    test.add_argument("--verbose", "-v", action="store_true",
+                      help="table: for each run that did not pass, the agent's tool calls, its answer and the judge's reasoning")  # fmt: skip
     test.add_argument("--shard", default=None, metavar="K/N",
                       help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
                       "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict")  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from behavegate.errors import BehavegateError, ExitCode, RunIncomplete, UsageError
 from behavegate.github.console import Console
-from behavegate.model import Contract, ObservationSet, Scenario
+from behavegate.model import Contract, GateResult, ObservationSet, Scenario
 from behavegate.report.result import Report
 from behavegate.report.suite import SuiteRun
 
@@ -38,6 +38,7 @@ SINGLE_ONLY = {
     "baseline": "--baseline",
     "shard": "--shard",
     "save_observations": "--save-observations",
+    "case": "--case",
 }
 
 
@@ -88,6 +89,10 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         args.contract = str(path)  # the CI error annotations name the contract at fault
         with _naming(path, console):
             contracts.append(load_contract(path, root, max_assertions=args.max_assertions))
+    # Oxy's --threshold-mode average across files: the floor is on the mean of the files'
+    # scores, so each file reports its score and the suite holds the floor.
+    oxy_floor = _oxy_floor(args, contracts)
+    args.oxy_suite_floor = oxy_floor is not None
     reports = []
     budget, started = args.max_seconds, time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
@@ -102,7 +107,7 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         with _naming(path, console):
             reports.append(judge(args, path, root, console, loaded=contract, others=others))
     args.max_seconds = budget
-    suite = SuiteRun(tuple(reports))
+    suite = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
     deliver_suite(args, suite, root, console)
     return ExitCode.of(suite.gate_status)
 
@@ -116,6 +121,24 @@ def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console
     output = views.report_json(suite) if args.format == "json" else views.table(suite)
     written = show_output(args, output, root, console, "suite report")
     deliver_suite_ci(args, suite, written, console, root)
+
+
+def _oxy_floor(args: argparse.Namespace, contracts: list[Contract]) -> float | None:
+    """The floor the suite holds for its Oxy files: ``--min-pass-rate`` in ``average`` mode over two or more."""
+    several = sum(contract.oxy is not None for contract in contracts) > 1
+    if not several or args.min_pass_rate is None or args.threshold_mode == "all":
+        return None
+    return float(args.min_pass_rate)
+
+
+def _oxy_gates(reports: list[Report], floor: float | None) -> tuple[GateResult, ...]:
+    from behavegate.judge.oxy_score import file_score, floor_gate
+
+    if floor is None:
+        return ()
+    files = [file_score(report.results) for report in reports if report.contract.oxy is not None]
+    observed = {"files": len(files), "scores": [round(one.score, 6) for one in files]}
+    return (floor_gate("min_pass_rate[oxy files]", files, floor, observed),)
 
 
 @contextmanager

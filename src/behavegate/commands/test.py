@@ -33,12 +33,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
     root = Path.cwd().resolve()
     named, args.contract = args.contract or [], None
     try:
-        if named:
-            from behavegate.commands.suite_run import contract_files, run_suite
+        from behavegate.commands.suite_run import contract_files, run_suite
 
-            files = contract_files(named)
-            if len(files) > 1:
-                return run_suite(args, files, root, console, judge=_judge)
+        files = contract_files(named) if named else _discover(root)
+        if files is not None and len(files) > 1:
+            return run_suite(args, files, root, console, judge=_judge)
+        if files:
             args.contract = str(files[0])
         contract_path, root = _locate_contract(args.contract, root)
         check_outputs(args, root)
@@ -69,6 +69,21 @@ def display_path(path: Path, root: Path) -> str:
         except ValueError:
             continue
     return str(path)
+
+
+def _discover(cwd: Path) -> list[Path] | None:
+    """No path named: the discovered contract, then every Oxy test file of the project
+    (as ``oxy test`` runs them all), each its own testsuite. None: nothing but the
+    contract's discovery, which names what is missing."""
+    from behavegate.contract.oxy import SUFFIXES
+    from behavegate.files import discover_contract, walk_files
+
+    found = discover_contract(cwd)
+    base = found[1] if found is not None else cwd
+    tests = list(walk_files(base, SUFFIXES))
+    if not tests:
+        return None
+    return ([found[0]] if found is not None else []) + tests
 
 
 def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
@@ -104,6 +119,7 @@ def _judge(
     from behavegate.files import runner_dirs
 
     clock = Clock()
+    args = argparse.Namespace(**vars(args))  # this contract's settings below stay its own in a suite
     if args.fail_on == "regression" and not args.baseline:
         raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
     if args.max_assertions is not None and not 1 <= args.max_assertions <= MAX_ASSERTIONS_CEILING:
@@ -111,6 +127,7 @@ def _judge(
     contract = loaded or load_contract(contract_path, root, max_assertions=args.max_assertions)
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
+    _file_settings(args, contract)
     baseline = _load_baseline(args.baseline, root) if args.baseline else None
     if args.traces:
         from behavegate.commands.trace_run import check_flags
@@ -194,6 +211,32 @@ def _judge(
     return report
 
 
+def _file_settings(args: argparse.Namespace, contract: Contract) -> None:
+    """What an Oxy test file sets for its run (the command line overrides it), and ``--case``."""
+    from behavegate.limits import DEFAULT_CONCURRENCY
+
+    oxy = contract.oxy
+    if oxy is not None and getattr(args, "oxy_suite_floor", False):
+        args.min_pass_rate = None  # the suite holds the floor on the mean of the files' scores
+    if args.concurrency is None:
+        args.concurrency = oxy.concurrency if oxy is not None else DEFAULT_CONCURRENCY
+    if getattr(args, "case", None) is None:
+        return
+    if oxy is None:
+        raise UsageError("--case selects a case of an Oxy test file (*.test.yml); for a contract use --scenario ID")
+    if args.scenarios:
+        raise UsageError("--case and --scenario both select scenarios; use one")
+    from behavegate.contract.oxy import case_index
+
+    case = case_index(oxy, args.case)
+    if case is None:
+        raise UsageError(
+            f"--case {args.case!r}: no case with that 0-based index, name or prompt in {contract.path} "
+            f"({len(oxy.cases)} case(s), 0 to {len(oxy.cases) - 1})"
+        )
+    args.scenarios = [case.scenario_id]
+
+
 def _load_baseline(path: str, root: Path) -> Baseline:
     """Read before any evidence is gathered: a bad baseline costs no live run."""
     from behavegate.files import runner_dirs
@@ -230,9 +273,14 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
     else:
         from behavegate.render import table
 
-        output = table.render(report)
+        output = table.render(report, detail(args))
     written = show_output(args, output, root, console, "report")
     deliver_ci(args, report, written, console, root)
+
+
+def detail(args: argparse.Namespace) -> str:
+    """``--quiet`` / ``--verbose`` for the table (quiet wins when both are given)."""
+    return "quiet" if getattr(args, "quiet", False) else "verbose" if getattr(args, "verbose", False) else "normal"
 
 
 def _error_payload(message: str, details: list[str], status: str, args: argparse.Namespace) -> dict[str, Any]:

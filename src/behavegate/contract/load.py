@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.contract import golden_queries as golden
+from behavegate.contract import oxy
 from behavegate.contract import rules as f
 from behavegate.contract.assertion_keys import assertion_count, requests_any
 from behavegate.contract.expect import ExpectFields
@@ -42,7 +43,7 @@ TOOL_KEYS = ("name", "description", "parameters")
 SCENARIO_KEYS = ("id", "prompt", "system_prompt", "available_tools", "expect")
 
 
-_DECLARES_V2 = re.compile(r"""(?m)^(?:version[ \t]*:[ \t]*(?:2|"2"|'2')[ \t]*(?:#.*)?|queries[ \t]*:.*)$""")
+_DECLARES_V2 = re.compile(r"""(?m)^(?:version[ \t]*:[ \t]*(?:2|"2"|'2')[ \t]*(?:#.*)?|(?:queries|cases)[ \t]*:.*)$""")
 
 
 def declares_version_2(source: str) -> bool:
@@ -75,6 +76,10 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
     if not isinstance(raw, dict):
         raise ContractError([Problem("Contract must be a YAML mapping")])
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    if oxy.is_oxy(raw, path):
+        translated, meta = oxy.to_contract(raw, lines, path)
+        contract = _Reader(lines, max_assertions).contract(translated, path=path, root=root, digest=digest)
+        return replace(contract, oxy=meta, gates=Gates(formula="runs"))
     if golden.is_golden(raw):
         raw = golden.to_contract(raw, lines)
     return _Reader(lines, max_assertions).contract(raw, path=path, root=root, digest=digest)

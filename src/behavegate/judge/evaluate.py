@@ -10,6 +10,7 @@ from behavegate.judge import aggregate
 from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
 from behavegate.judge.gaps import response_gap, tool_gap
 from behavegate.judge.matching import assign_calls
+from behavegate.judge.oxy_score import decides_alone, score_gates
 from behavegate.judge.scores import attempt_scores, mean_scores, score_gate
 from behavegate.model import (
     AgentTarget,
@@ -97,7 +98,7 @@ def evaluate(
 def run_status(scenarios: Sequence[str], gates: Sequence[tuple[str, str]]) -> Status:
     """With a suite accuracy floor, the floor decides instead of every scenario
     having to pass; other gates always count."""
-    if any(name.startswith("min_pass_rate") for name, _ in gates):
+    if any(decides_alone(name) for name, _ in gates):
         return combine(status for _, status in gates)
     return combine([*scenarios, *(status for _, status in gates)])
 
@@ -194,7 +195,9 @@ def _sequential(
 
 def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateResult, ...]:
     found: list[GateResult] = []
-    if gates.min_pass_rate is not None:
+    if gates.formula == "runs":  # an Oxy file: its score, with or without a floor
+        found.extend(score_gates(results, gates.min_pass_rate))
+    elif gates.min_pass_rate is not None:
         groups: dict[str, list[ScenarioResult]] = {}
         for result in results:
             key = result.scenario.source if gates.threshold_mode == "all" else "suite"

@@ -118,6 +118,7 @@ def suites(report: Report) -> list[TestSuite]:
         case.add_skipped_info(message="not selected by --scenario or --tag")
         cases.append(case)
     latency = report.latency() or {}
+    oxy = _oxy_properties(report)
     suite = TestSuite(
         name=path,
         test_cases=cases,
@@ -132,9 +133,24 @@ def suites(report: Report) -> list[TestSuite]:
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
             **({"behavegate.judged": judge_note(report)} if judge_note(report) else {}),
+            **oxy,
         },
     )
     return [suite] if report.baseline is None else [_baseline_suite(report), suite]
+
+
+def _oxy_properties(report: Report) -> dict[str, Any]:
+    """An Oxy test file's score and consistency (render/oxy.py)."""
+    from behavegate.render.oxy import scored
+
+    score = scored(report)
+    if score is None:
+        return {}
+    return {
+        "behavegate.oxy.score": f"{score.score:.6f}",
+        "behavegate.oxy.consistency": f"{score.consistency:.6f}",
+        "behavegate.oxy.runs": f"{score.passed}/{score.runs}",
+    }
 
 
 def _gating(report: Report, scenario: str, status: str) -> list[Finding]:

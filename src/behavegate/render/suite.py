@@ -19,6 +19,7 @@ def table(suite: SuiteRun) -> str:
         out.extend([f"=== Contract: {one_line(report.contract_path)} ===", single.render(report), ""])
     scenarios, checks = suite.scenario_counts(), suite.total_check_counts()
     status = suite.status + (f" (gate: {suite.gate_status})" if suite.gate_status != suite.status else "")
+    out.extend(f"Suite gate {gate.gate}: {gate.status}: {one_line(gate.message)}" for gate in suite.gates)
     out.append(
         f"Agent behavior suite: {status} | Contracts: {len(suite.reports)} | Scenarios: {suite.scenario_total()} "
         f"(pass {scenarios['pass']}, fail {scenarios['fail']}, incomplete {scenarios['incomplete']}) | "

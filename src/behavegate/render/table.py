@@ -108,7 +108,13 @@ def scenario_problems(report: Report, result: ScenarioResult) -> list[str]:
     return out
 
 
-def render(report: Report) -> str:
+def render(report: Report, detail: str = "normal") -> str:
+    """``detail``: ``quiet``, ``normal`` or ``verbose`` (an Oxy test file's ``--quiet``/``--verbose``)."""
+    if report.contract.oxy is not None and detail == "quiet":
+        from behavegate.render import oxy
+
+        quiet = [f"Agent behavior test: {report.status}", *oxy.lines(report, detail)]
+        return "\n".join([*quiet, *(f"Gate {g.gate}: {g.status}: {one_line(g.message)}" for g in report.gates)])
     repeated = report.repeated
     columns = _COLUMNS_V2 if repeated else _COLUMNS
     rows = []
@@ -147,6 +153,10 @@ def render(report: Report) -> str:
         out.append(f"Possible loop in {one_line(scenario_id)} attempt {attempt}: {one_line(why, 300)}")
     if len(loops) > LOOPS_SHOWN:
         out.append(f"({len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all)")
+    if report.contract.oxy is not None:
+        from behavegate.render import oxy
+
+        out.extend(oxy.lines(report, detail))
     for gate in report.gates:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
     for issue in report.issues:

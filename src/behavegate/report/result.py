@@ -33,6 +33,7 @@ from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_blo
 from behavegate.report.json_blocks import gate_block
 from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
+from behavegate.report.oxy import block as oxy_block
 
 
 @frozen
@@ -109,7 +110,7 @@ class Report:
     @property
     def floor_decides(self) -> bool:
         """A suite pass-rate floor decides the run: single scenarios failing do not fail it."""
-        return any(gate.gate.startswith("min_pass_rate") for gate in self.gates)
+        return any(gate.gate.startswith(("min_pass_rate", "score")) for gate in self.gates)  # judge/oxy_score.py
 
     @property
     def repeated(self) -> bool:
@@ -396,6 +397,7 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
 
         if (scores := scores_block(results)) is not None:  # graded scores per tag and suite
             extra["scores"] = scores
+    extra.update({"oxy": oxy_block(contract.oxy, results)} if contract.oxy else {})  # an Oxy file's numbers
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from behavegate.frozen import frozen
-from behavegate.model import Status
+from behavegate.frozen import field, frozen
+from behavegate.model import GateResult, Status
 from behavegate.report.result import Report
 
 _RANK: dict[str, int] = {"pass": 0, "incomplete": 1, "fail": 2}
@@ -22,15 +22,18 @@ def worst(statuses: list[Status]) -> Status:
 @frozen
 class SuiteRun:
     reports: tuple[Report, ...]
+    # Gates over several contracts: the floor on the mean score of the Oxy test files
+    # (Oxy's --threshold-mode average, judge/oxy_score.py).
+    gates: tuple[GateResult, ...] = field(default=())
 
     @property
     def status(self) -> Status:
-        return worst([report.status for report in self.reports])
+        return worst([report.status for report in self.reports] + [gate.status for gate in self.gates])
 
     @property
     def gate_status(self) -> Status:
-        """What decides the exit code: the worst of the contracts' gate statuses."""
-        return worst([report.gate_status for report in self.reports])
+        """What decides the exit code: the worst of the contracts' gate statuses and the suite's gates."""
+        return worst([report.gate_status for report in self.reports] + [gate.status for gate in self.gates])
 
     def scenario_counts(self) -> Counter[str]:
         total: Counter[str] = Counter({"pass": 0, "fail": 0, "incomplete": 0})
@@ -63,7 +66,7 @@ class SuiteRun:
         }
 
     def to_json(self) -> dict[str, object]:
-        return {
+        payload: dict[str, object] = {
             "schema_version": 1,
             "kind": "agent_behavior_suite",
             "status": self.status,
@@ -71,3 +74,6 @@ class SuiteRun:
             "summary": self.totals(),
             "contracts": [report.to_json() for report in self.reports],
         }
+        if self.gates:  # the floor on the Oxy files' mean score
+            payload["gates"] = [gate.as_dict() for gate in self.gates]
+        return payload
