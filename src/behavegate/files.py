@@ -340,15 +340,17 @@ def write_project_text(path: Path, root: Path, text: str, *, overwrite: bool = T
     write_file(Place(root, path.relative_to(root).parts), text, "output", overwrite=overwrite)
 
 
-def walk_files(folder: Path, suffixes: tuple[str, ...]) -> Iterator[Path]:
+def walk_files(folder: Path, suffixes: tuple[str, ...], skip: frozenset[str] = frozenset()) -> Iterator[Path]:
     """Files under ``folder`` whose names end with one of ``suffixes``, in name order; hidden
-    entries and symlinks are never followed (a folder of evidence may hold anything)."""
+    entries and symlinks are never followed (a folder of evidence may hold anything), nor
+    folders named in ``skip``."""
     with os.scandir(folder) as entries:
         listed = sorted(entries, key=lambda e: e.name)
     for entry in listed:
         if entry.name.startswith(".") or entry.is_symlink():
             continue
         if entry.is_dir(follow_symlinks=False):
-            yield from walk_files(Path(entry.path), suffixes)
+            if entry.name not in skip:
+                yield from walk_files(Path(entry.path), suffixes, skip)
         elif entry.is_file(follow_symlinks=False) and entry.name.endswith(suffixes):
             yield Path(entry.path)

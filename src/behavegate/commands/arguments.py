@@ -37,8 +37,9 @@ def add_commands(commands: Any, console: Any) -> None:
                       f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
     test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
                       help="run only this scenario id (repeatable)")  # fmt: skip
-    test.add_argument("--case", default=None, metavar="CASE",
-                      help="an Oxy test file: run only this case, by 0-based index, name or exact prompt (one file)")  # fmt: skip
+    test.add_argument("--case", action="append", default=None, metavar="CASE",
+                      help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
+                           "(one file; repeat for several; a value naming two cases is refused)")  # fmt: skip
     test.add_argument("--quiet", "-q", action="store_true",
                       help="table: an Oxy test file's cases, score and consistency only")  # fmt: skip
     test.add_argument("--verbose", "-v", action="store_true",

@@ -32,6 +32,13 @@ class Judge(Protocol):
     ) -> Report: ...  # fmt: skip
 
 
+class Check(Protocol):
+    def __call__(
+        self, args: argparse.Namespace, contract_path: Path, root: Path, console: Console, *,
+        loaded: Contract, others: tuple[Scenario, ...],
+    ) -> None: ...  # fmt: skip
+
+
 # Flags that name one contract's scenarios, baseline or shard, or one file a live run writes.
 SINGLE_ONLY = {
     "scenarios": "--scenario",
@@ -75,8 +82,10 @@ def own_observations(observations: ObservationSet, contract: Contract, others: t
     )
 
 
-def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: Console, judge: Judge) -> int:
-    """``judge``: the single-contract path (``commands.test``), given each contract loaded."""
+def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: Console, judge: Judge, check: Check) -> int:
+    """``judge``: the single-contract path (``commands.test``), given each contract loaded;
+    ``check``: its checks alone, run on every contract before the first is judged, so a
+    file the run cannot serve (no endpoint, no judge) stops it before any request."""
     from behavegate.commands.output_paths import check_outputs
     from behavegate.contract.load import load_contract
 
@@ -93,6 +102,10 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
     # scores, so each file reports its score and the suite holds the floor.
     oxy_floor = _oxy_floor(args, contracts)
     args.oxy_suite_floor = oxy_floor is not None
+    for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
+        args.contract = str(path)
+        with _naming(path, console):
+            check(args, path, root, console, loaded=contract, others=_others(contracts, index))
     reports = []
     budget, started = args.max_seconds, time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
@@ -103,13 +116,16 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
             with _naming(path, console):
                 raise RunIncomplete(f"the suite's time budget of {budget:g}s (--max-seconds) was spent before this contract")
         args.max_seconds = left
-        others = tuple(s for i, other in enumerate(contracts) if i != index for s in other.scenarios)
         with _naming(path, console):
-            reports.append(judge(args, path, root, console, loaded=contract, others=others))
+            reports.append(judge(args, path, root, console, loaded=contract, others=_others(contracts, index)))
     args.max_seconds = budget
     suite = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
     deliver_suite(args, suite, root, console)
     return ExitCode.of(suite.gate_status)
+
+
+def _others(contracts: list[Contract], index: int) -> tuple[Scenario, ...]:
+    return tuple(s for i, other in enumerate(contracts) if i != index for s in other.scenarios)
 
 
 def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
@@ -118,7 +134,9 @@ def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console
     from behavegate.github.outputs import deliver_suite_ci
     from behavegate.render import suite as views
 
-    output = views.report_json(suite) if args.format == "json" else views.table(suite)
+    from behavegate.commands.test import detail
+
+    output = views.report_json(suite) if args.format == "json" else views.table(suite, detail(args))
     written = show_output(args, output, root, console, "suite report")
     deliver_suite_ci(args, suite, written, console, root)
 

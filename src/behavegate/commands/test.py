@@ -25,7 +25,8 @@ from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 
 if TYPE_CHECKING:
-    from behavegate.model import Contract, Scenario
+    from behavegate.commands.options import RunOptions
+    from behavegate.model import Contract, ObservationSet, Scenario
     from behavegate.report.comparison import Baseline
 
 
@@ -33,14 +34,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
     root = Path.cwd().resolve()
     named, args.contract = args.contract or [], None
     try:
+        from behavegate.commands.discovery import discover, locate_contract
         from behavegate.commands.suite_run import contract_files, run_suite
 
-        files = contract_files(named) if named else _discover(root)
+        files = contract_files(named) if named else discover(root, console)
         if files is not None and len(files) > 1:
-            return run_suite(args, files, root, console, judge=_judge)
+            return run_suite(args, files, root, console, judge=_judge, check=_preflight)
         if files:
             args.contract = str(files[0])
-        contract_path, root = _locate_contract(args.contract, root)
+        contract_path, root = locate_contract(args.contract, root)
         check_outputs(args, root)
         report = _judge(args, contract_path, root, console)
         deliver(args, report, root, console)
@@ -71,30 +73,17 @@ def display_path(path: Path, root: Path) -> str:
     return str(path)
 
 
-def _discover(cwd: Path) -> list[Path] | None:
-    """No path named: the discovered contract, then every Oxy test file of the project
-    (as ``oxy test`` runs them all), each its own testsuite. None: nothing but the
-    contract's discovery, which names what is missing."""
-    from behavegate.contract.oxy import SUFFIXES
-    from behavegate.files import discover_contract, walk_files
+@records.frozen
+class _Plan:
+    """One contract's run, checked and chosen, before any evidence is gathered."""
 
-    found = discover_contract(cwd)
-    base = found[1] if found is not None else cwd
-    tests = list(walk_files(base, SUFFIXES))
-    if not tests:
-        return None
-    return ([found[0]] if found is not None else []) + tests
-
-
-def _locate_contract(argument: str | None, cwd: Path) -> tuple[Path, Path]:
-    from behavegate.files import discover_contract
-
-    if argument is not None:
-        return Path(argument), cwd
-    found = discover_contract(cwd)
-    if found is None:
-        raise InputError("No .behavegate/contract.yml or .skylos/agent-test.yml found; run behavegate init")
-    return found
+    args: argparse.Namespace  # this contract's own copy (an Oxy file's settings applied)
+    contract: Contract
+    selected: Contract
+    options: RunOptions
+    observations: ObservationSet | None
+    baseline: Baseline | None
+    clock: Clock
 
 
 def _judge(
@@ -103,11 +92,28 @@ def _judge(
 ) -> Report:  # fmt: skip
     """One contract judged. In a suite, ``loaded`` is the contract already read and
     ``others`` the scenarios of the suite's other contracts (their evidence is theirs)."""
-    from behavegate.commands.offline import run_offline
+    return _execute(_prepare(args, contract_path, root, loaded, others), root, console, others)
+
+
+def _preflight(
+    args: argparse.Namespace, contract_path: Path, root: Path, console: Console,
+    loaded: Contract | None = None, others: tuple[Scenario, ...] = (),
+) -> None:  # fmt: skip
+    """What ``_judge`` would refuse before its first request, refused now: a suite checks
+    every file (options, endpoint and judge trust, credentials) before it runs any."""
+    plan = _prepare(args, contract_path, root, loaded, others)
+    if plan.observations is None and not plan.args.traces:
+        from behavegate.commands.live_run import trusted_settings
+
+        trusted_settings(plan.selected, plan.options, plan.args.allow_host, plan.args.concurrency, plan.clock.monotonic)
+
+
+def _prepare(
+    args: argparse.Namespace, contract_path: Path, root: Path, loaded: Contract | None, others: tuple[Scenario, ...]
+) -> _Plan:
     from behavegate.commands.options import (
         RunOptions,
         check_concurrency,
-        check_run_budget,
         default_max_scenarios,
         scenario_selection,
         select,
@@ -171,6 +177,16 @@ def _judge(
         raise UsageError("--observations cannot be combined with live endpoint options")
     check_concurrency(args.concurrency)
     selected = select(contract, options, observations)
+    return _Plan(args, contract, selected, options, observations, baseline, clock)
+
+
+def _execute(plan: _Plan, root: Path, console: Console, others: tuple[Scenario, ...]) -> Report:
+    from behavegate.commands.offline import run_offline
+    from behavegate.commands.options import check_run_budget
+
+    args, contract, selected, options, observations, baseline, clock = (
+        plan.args, plan.contract, plan.selected, plan.options, plan.observations, plan.baseline, plan.clock,
+    )  # fmt: skip
     shown = display_path(contract.path, root)
     chosen = set(selected.scenario_ids())
     skipped = tuple(s for s in contract.scenarios if s.id not in chosen)
@@ -220,21 +236,31 @@ def _file_settings(args: argparse.Namespace, contract: Contract) -> None:
         args.min_pass_rate = None  # the suite holds the floor on the mean of the files' scores
     if args.concurrency is None:
         args.concurrency = oxy.concurrency if oxy is not None else DEFAULT_CONCURRENCY
-    if getattr(args, "case", None) is None:
+    if not getattr(args, "case", None):
         return
     if oxy is None:
         raise UsageError("--case selects a case of an Oxy test file (*.test.yml); for a contract use --scenario ID")
     if args.scenarios:
         raise UsageError("--case and --scenario both select scenarios; use one")
-    from behavegate.contract.oxy import case_index
+    from behavegate.contract.oxy import case_matches
 
-    case = case_index(oxy, args.case)
-    if case is None:
-        raise UsageError(
-            f"--case {args.case!r}: no case with that 0-based index, name or prompt in {contract.path} "
-            f"({len(oxy.cases)} case(s), 0 to {len(oxy.cases) - 1})"
-        )
-    args.scenarios = [case.scenario_id]
+    chosen: list[str] = []
+    for wanted in args.case:
+        found = case_matches(oxy, wanted)
+        if not found:
+            raise UsageError(
+                f"--case {wanted!r}: no case with that 0-based index, name, prompt or scenario id in {contract.path} "
+                f"({len(oxy.cases)} case(s), 0 to {len(oxy.cases) - 1})"
+            )
+        if len(found) > 1:
+            which = "; ".join(f"index {case.index} (scenario id {case.scenario_id})" for case in found)
+            raise UsageError(
+                f"--case {wanted!r} names {len(found)} cases of {contract.path}: {which}; "
+                "use the index or the scenario id of the one you mean"
+            )
+        if found[0].scenario_id not in chosen:
+            chosen.append(found[0].scenario_id)
+    args.scenarios = chosen
 
 
 def _load_baseline(path: str, root: Path) -> Baseline:

@@ -48,6 +48,24 @@ def is_oxy(raw: dict[str, Any], path: str | PurePath) -> bool:
     return "cases" in raw and not {"scenarios", "queries", "version"} & set(raw)
 
 
+_CASES_LINE = re.compile(r"(?m)^cases[ \t]*:")
+
+
+def declares_cases(source: str) -> bool:
+    """Is this text meant as an Oxy test file (a top-level ``cases``)? Discovery asks it
+    of every ``*.test.yml`` it finds: a file that is not (a CI workflow, a fixture) is
+    skipped; one that is, however malformed, is read and its problems reported. A file
+    whose YAML does not parse is meant as one when a line starts with ``cases:``."""
+    from behavegate.contract.yaml_lines import YamlRefused, load_yaml
+    from behavegate.limits import V2_INPUT_MAX_VALUES
+
+    try:
+        raw, _ = load_yaml(source, max_values=V2_INPUT_MAX_VALUES)
+    except YamlRefused:
+        return _CASES_LINE.search(source) is not None
+    return isinstance(raw, dict) and "cases" in raw
+
+
 def inferred_target(path: str | PurePath) -> str | None:
     """Oxy's target when the file names none: ``sales.agentic.test.yml`` -> ``sales.agentic.yml``."""
     name = PurePath(path).name
@@ -251,10 +269,20 @@ def _register(lines: LineMap, container: dict[str, Any], key_lines: dict[str, in
     lines.keys[id(container)] = {key: value for key, value in key_lines.items() if value is not None}
 
 
+def case_matches(meta: OxyFile, wanted: str) -> tuple[OxyCase, ...]:
+    """The cases ``--case WANTED`` names: by 0-based index (as Oxy), by name, by exact
+    prompt, or by scenario id (``case-N`` for an unnamed case, ``NAME-N`` for a repeated
+    name). More than one means the value is ambiguous: the caller refuses it rather than
+    pick one (Oxy takes the index first, then the first match)."""
+    index = int(wanted) if wanted.isdigit() else None
+    return tuple(
+        case
+        for case in meta.cases
+        if case.index == index or wanted in (case.name, case.prompt, case.scenario_id)
+    )
+
+
 def case_index(meta: OxyFile, wanted: str) -> OxyCase | None:
-    """``--case``: a 0-based index, a case name, or an exact prompt (Oxy's order: index
-    first, then the first case whose name or prompt matches)."""
-    if wanted.isdigit():
-        number = int(wanted)
-        return next((case for case in meta.cases if case.index == number), None)
-    return next((case for case in meta.cases if case.name == wanted or case.prompt == wanted), None)
+    """The one case ``--case WANTED`` names, or None (none, or several: see ``case_matches``)."""
+    found = case_matches(meta, wanted)
+    return found[0] if len(found) == 1 else None

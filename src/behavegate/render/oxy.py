@@ -35,6 +35,16 @@ def headline(score: FileScore) -> str:
     )
 
 
+def status(report: Report) -> str:
+    """The table's headline status. An Oxy file without a floor passes whatever its cases
+    did (``oxy test`` exits 0 without ``--min-accuracy``), so the headline says there was
+    no floor and gives the score instead of a bare "pass"."""
+    score = scored(report)
+    if score is None or report.status != "pass" or not any(gate.gate == "score" for gate in report.gates):
+        return report.status
+    return f"no floor set: score {score.score:.1%} (--min-pass-rate sets one)"
+
+
 def lines(report: Report, detail: str = "normal") -> list[str]:
     meta, score = report.contract.oxy, scored(report)
     if meta is None or score is None:

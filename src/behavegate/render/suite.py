@@ -10,13 +10,14 @@ from behavegate.report.suite import SuiteRun
 from behavegate.text import one_line
 
 
-def table(suite: SuiteRun) -> str:
-    """Each contract's table under a line naming its file, then one overall line."""
+def table(suite: SuiteRun, detail: str = "normal") -> str:
+    """Each contract's table under a line naming its file, then one overall line;
+    ``detail`` as a single run's (``--quiet``/``--verbose``)."""
     from behavegate.render import table as single
 
     out: list[str] = []
     for report in suite.reports:
-        out.extend([f"=== Contract: {one_line(report.contract_path)} ===", single.render(report), ""])
+        out.extend([f"=== Contract: {one_line(report.contract_path)} ===", single.render(report, detail), ""])
     scenarios, checks = suite.scenario_counts(), suite.total_check_counts()
     status = suite.status + (f" (gate: {suite.gate_status})" if suite.gate_status != suite.status else "")
     out.extend(f"Suite gate {gate.gate}: {gate.status}: {one_line(gate.message)}" for gate in suite.gates)

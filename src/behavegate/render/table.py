@@ -108,12 +108,20 @@ def scenario_problems(report: Report, result: ScenarioResult) -> list[str]:
     return out
 
 
+def _status(report: Report) -> str:
+    if report.contract.oxy is None:
+        return report.status
+    from behavegate.render import oxy
+
+    return oxy.status(report)
+
+
 def render(report: Report, detail: str = "normal") -> str:
     """``detail``: ``quiet``, ``normal`` or ``verbose`` (an Oxy test file's ``--quiet``/``--verbose``)."""
     if report.contract.oxy is not None and detail == "quiet":
         from behavegate.render import oxy
 
-        quiet = [f"Agent behavior test: {report.status}", *oxy.lines(report, detail)]
+        quiet = [f"Agent behavior test: {oxy.status(report)}", *oxy.lines(report, detail)]
         return "\n".join([*quiet, *(f"Gate {g.gate}: {g.status}: {one_line(g.message)}" for g in report.gates)])
     repeated = report.repeated
     columns = _COLUMNS_V2 if repeated else _COLUMNS
@@ -131,7 +139,7 @@ def render(report: Report, detail: str = "normal") -> str:
         parts = [cell.rjust(widths[i]) if i in right else cell.ljust(widths[i]) for i, cell in enumerate(cells)]
         return "  ".join(parts).rstrip()
 
-    out = [f"Agent behavior test: {report.status}"]
+    out = [f"Agent behavior test: {_status(report)}"]
     if report.baseline is not None or report.fail_on != "incomplete":
         from behavegate.render.regressions import table_block
 
