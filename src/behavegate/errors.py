@@ -49,6 +49,7 @@ class Problem:
     text: str
     path: str = ""
     line: int | None = None
+    human: str = ""  # what a person reads instead of ``text``, when skylos's words do not fit one line
 
     def located(self) -> str:
         where = self.path or "(document)"
@@ -57,6 +58,8 @@ class Problem:
         return f"{where}: {self._detail()}"
 
     def _detail(self) -> str:
+        if self.human:
+            return self.human
         # Avoid "x.y (line 3): x.y must be ..." (or "x.y: ...") by dropping the repeated path.
         for joint in (": ", " "):
             if self.path and self.text.startswith(self.path + joint):

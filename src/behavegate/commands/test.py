@@ -133,7 +133,7 @@ def _prepare(
     contract = loaded or load_contract(contract_path, root, max_assertions=args.max_assertions)
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
-    _file_settings(args, contract)
+    _file_settings(args, contract, display_path(contract.path, root))
     baseline = _load_baseline(args.baseline, root) if args.baseline else None
     if args.traces:
         from behavegate.commands.trace_run import check_flags
@@ -152,6 +152,11 @@ def _prepare(
         from behavegate.commands.suite_run import own_observations
 
         observations = own_observations(observations, contract, others)
+    if contract.oxy is not None and observations is None and not args.traces and not args.endpoint:
+        raise UsageError(
+            f"{display_path(contract.path, root)}: an Oxy test file names no agent endpoint: give --endpoint URL "
+            "(a discovered contract's agent.endpoint is not used for it), or --observations FILE"
+        )
     options = RunOptions(
         scenarios=scenario_selection(args.scenarios),
         endpoint=args.endpoint,
@@ -227,7 +232,7 @@ def _execute(plan: _Plan, root: Path, console: Console, others: tuple[Scenario, 
     return report
 
 
-def _file_settings(args: argparse.Namespace, contract: Contract) -> None:
+def _file_settings(args: argparse.Namespace, contract: Contract, shown: str) -> None:
     """What an Oxy test file sets for its run (the command line overrides it), and ``--case``."""
     from behavegate.limits import DEFAULT_CONCURRENCY
 
@@ -249,14 +254,14 @@ def _file_settings(args: argparse.Namespace, contract: Contract) -> None:
         found = case_matches(oxy, wanted)
         if not found:
             raise UsageError(
-                f"--case {wanted!r}: no case with that 0-based index, name, prompt or scenario id in {contract.path} "
+                f"--case {wanted!r}: no case with that 0-based index, name, prompt or scenario id in {shown} "
                 f"({len(oxy.cases)} case(s), 0 to {len(oxy.cases) - 1})"
             )
         if len(found) > 1:
             which = "; ".join(f"index {case.index} (scenario id {case.scenario_id})" for case in found)
             raise UsageError(
-                f"--case {wanted!r} names {len(found)} cases of {contract.path}: {which}; "
-                "use the index or the scenario id of the one you mean"
+                f"--case {wanted!r} names {len(found)} cases of {shown}: {which}; "
+                "name the one you mean by its index or scenario id, whichever no other case shares"
             )
         if found[0].scenario_id not in chosen:
             chosen.append(found[0].scenario_id)

@@ -112,7 +112,28 @@ def load_yaml(source: str, label: str = "Contract", max_values: int = INPUT_MAX_
     try:
         return _load_with(_PurePythonLoader, source, label, check_aliases=False, max_values=max_values)
     except (yaml.YAMLError, RecursionError) as exc:
-        raise YamlRefused(Problem(f"Invalid contract YAML: {exc}")) from None
+        raise YamlRefused(_syntax_problem(exc)) from None
+
+
+def _syntax_problem(exc: BaseException) -> Problem:
+    """skylos's words for the JSON ``error`` (the parser's multi-line text); for a person,
+    the line where the bad construct starts and the same facts on one line, as every
+    other problem reads."""
+    text = f"Invalid contract YAML: {exc}"
+    first = exc.context_mark or exc.problem_mark if isinstance(exc, yaml.MarkedYAMLError) else None
+    if not isinstance(exc, yaml.MarkedYAMLError) or first is None:
+        return Problem(text)
+    parts: list[str] = []
+    for what, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark)):
+        if not what:
+            continue
+        if mark is None:
+            parts.append(what)
+        else:
+            at = f"line {mark.line + 1}, " if mark.line != first.line else ""
+            parts.append(f"{what} ({at}column {mark.column + 1})")
+    detail = "; ".join(parts) or "not valid YAML"
+    return Problem(text, line=first.line + 1, human=f"Invalid contract YAML: {detail}")
 
 
 def _load_with(loader_class: type[Any], source: str, label: str, *, check_aliases: bool, max_values: int) -> tuple[Any, LineMap]:
