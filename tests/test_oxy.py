@@ -221,7 +221,7 @@ def test_case_runs_one_case_and_names_what_it_cannot_find(
         assert len(Agent.requests) == 2  # --runs overrides settings.runs
         code, _ = run(["sales.agentic.test.yml", "--endpoint", url, "--case", "9"], capsys)
     assert code == 2 and len(Agent.requests) == 2
-    assert "no case with that 0-based index, name or prompt" in ERRORS[-1]
+    assert "no case with that 0-based index, name, prompt or scenario id" in ERRORS[-1]
 
 
 def test_quiet_and_verbose_tables_keep_untrusted_text_inert(

@@ -58,3 +58,8 @@ def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Pat
     else:
         console.out(output if isinstance(output, str) else "".join(output))
     return written
+
+
+def detail(args: argparse.Namespace) -> str:
+    """``--quiet`` / ``--verbose`` for the table (quiet wins when both are given)."""
+    return "quiet" if getattr(args, "quiet", False) else "verbose" if getattr(args, "verbose", False) else "normal"

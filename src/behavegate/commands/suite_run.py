@@ -134,7 +134,7 @@ def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console
     from behavegate.github.outputs import deliver_suite_ci
     from behavegate.render import suite as views
 
-    from behavegate.commands.test import detail
+    from behavegate.commands.output_paths import detail
 
     output = views.report_json(suite) if args.format == "json" else views.table(suite, detail(args))
     written = show_output(args, output, root, console, "suite report")

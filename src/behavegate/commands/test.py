@@ -17,7 +17,7 @@ from behavegate import frozen as records
 from behavegate.commands.clock import Clock
 from behavegate.commands.judge_options import from_args as judge_options_from
 from behavegate.commands.judge_options import validate_judge
-from behavegate.commands.output_paths import check_outputs, place_flag, show_output
+from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_output
 from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, UsageError
 from behavegate.github.console import Console
 from behavegate.limits import MAX_ASSERTIONS_CEILING
@@ -83,7 +83,6 @@ class _Plan:
     options: RunOptions
     observations: ObservationSet | None
     baseline: Baseline | None
-    clock: Clock
 
 
 def _judge(
@@ -92,7 +91,8 @@ def _judge(
 ) -> Report:  # fmt: skip
     """One contract judged. In a suite, ``loaded`` is the contract already read and
     ``others`` the scenarios of the suite's other contracts (their evidence is theirs)."""
-    return _execute(_prepare(args, contract_path, root, loaded, others), root, console, others)
+    clock = Clock()  # the run's time starts before its contract is read, as a single run's always has
+    return _execute(_prepare(args, contract_path, root, loaded, others), clock, root, console, others)
 
 
 def _preflight(
@@ -105,7 +105,7 @@ def _preflight(
     if plan.observations is None and not plan.args.traces:
         from behavegate.commands.live_run import trusted_settings
 
-        trusted_settings(plan.selected, plan.options, plan.args.allow_host, plan.args.concurrency, plan.clock.monotonic)
+        trusted_settings(plan.selected, plan.options, plan.args.allow_host, plan.args.concurrency, 0.0)  # checked, not used
 
 
 def _prepare(
@@ -124,7 +124,6 @@ def _prepare(
     from behavegate.evidence.observation_file import load_observations
     from behavegate.files import runner_dirs
 
-    clock = Clock()
     args = argparse.Namespace(**vars(args))  # this contract's settings below stay its own in a suite
     if args.fail_on == "regression" and not args.baseline:
         raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
@@ -182,15 +181,15 @@ def _prepare(
         raise UsageError("--observations cannot be combined with live endpoint options")
     check_concurrency(args.concurrency)
     selected = select(contract, options, observations)
-    return _Plan(args, contract, selected, options, observations, baseline, clock)
+    return _Plan(args, contract, selected, options, observations, baseline)
 
 
-def _execute(plan: _Plan, root: Path, console: Console, others: tuple[Scenario, ...]) -> Report:
+def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tuple[Scenario, ...]) -> Report:
     from behavegate.commands.offline import run_offline
     from behavegate.commands.options import check_run_budget
 
-    args, contract, selected, options, observations, baseline, clock = (
-        plan.args, plan.contract, plan.selected, plan.options, plan.observations, plan.baseline, plan.clock,
+    args, contract, selected, options, observations, baseline = (
+        plan.args, plan.contract, plan.selected, plan.options, plan.observations, plan.baseline,
     )  # fmt: skip
     shown = display_path(contract.path, root)
     chosen = set(selected.scenario_ids())
@@ -307,11 +306,6 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
         output = table.render(report, detail(args))
     written = show_output(args, output, root, console, "report")
     deliver_ci(args, report, written, console, root)
-
-
-def detail(args: argparse.Namespace) -> str:
-    """``--quiet`` / ``--verbose`` for the table (quiet wins when both are given)."""
-    return "quiet" if getattr(args, "quiet", False) else "verbose" if getattr(args, "verbose", False) else "normal"
 
 
 def _error_payload(message: str, details: list[str], status: str, args: argparse.Namespace) -> dict[str, Any]:
