@@ -16,7 +16,8 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("contract", nargs="*", default=None, metavar="CONTRACT",
                       help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
                       "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
-                      ".skylos/agent-test.yml, and every Oxy *.test.yml file in the project)")  # fmt: skip
+                      ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
+                      "dependency and build folders: docs/oxy.md)")  # fmt: skip
     test.add_argument("--observations", default=None, metavar="FILE",
                       help="judge a captured observation file (offline; no network)")  # fmt: skip
     test.add_argument("--traces", action="append", default=[], metavar="FILE_OR_DIR",
