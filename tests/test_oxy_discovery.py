@@ -10,14 +10,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, loopback
 from test_oxy import Agent, ScriptedJudge, copy_example
 
 from behavegate.cli import main
 from behavegate.contract.load import parse_contract_text
 from behavegate.contract.oxy import case_matches, declares_cases
 from behavegate.errors import ContractError
-from helpers import loopback
 
 CONTRACT = """\
 version: 2

@@ -56,7 +56,6 @@ def _is_oxy_file(path: Path, base: Path, console: Console) -> bool:
     from behavegate.contract.oxy import declares_cases
     from behavegate.files import read_project_text
     from behavegate.limits import V2_MAX_INPUT_BYTES
-
     from behavegate.text import one_line
 
     shown = one_line(path.relative_to(base).as_posix(), 300)

@@ -18,7 +18,7 @@ from behavegate.commands.clock import Clock
 from behavegate.commands.judge_options import from_args as judge_options_from
 from behavegate.commands.judge_options import validate_judge
 from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_output
-from behavegate.errors import BehavegateError, ContractError, ExitCode, InputError, UsageError
+from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.github.console import Console
 from behavegate.limits import MAX_ASSERTIONS_CEILING
 from behavegate.model import Timing

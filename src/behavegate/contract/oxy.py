@@ -275,11 +275,7 @@ def case_matches(meta: OxyFile, wanted: str) -> tuple[OxyCase, ...]:
     name). More than one means the value is ambiguous: the caller refuses it rather than
     pick one (Oxy takes the index first, then the first match)."""
     index = int(wanted) if wanted.isdigit() else None
-    return tuple(
-        case
-        for case in meta.cases
-        if case.index == index or wanted in (case.name, case.prompt, case.scenario_id)
-    )
+    return tuple(case for case in meta.cases if case.index == index or wanted in (case.name, case.prompt, case.scenario_id))
 
 
 def case_index(meta: OxyFile, wanted: str) -> OxyCase | None:
