@@ -20,12 +20,13 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
-from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT
+from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT, LOOPS_SHOWN
 from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
+from behavegate.report.loops import scenario_loops
 from behavegate.report.result import Report
 from behavegate.text import visible
 
@@ -57,6 +58,10 @@ def _detail(report: Report, result: ScenarioResult) -> str:
         lines.append(f"scenario {result.status}; the regression gate (--fail-on regression) counts it {report.counted(result)}")
     elif report.counted(result) != result.status:
         lines.append(f"scenario {result.status}; counted by the suite pass-rate floor, which decides the run")
+    loops = scenario_loops(result)  # a note on any verdict: a passing scenario can loop
+    lines.extend(f"possible loop in attempt {loop.attempt}: {visible(loop.why)}" for loop in loops[:LOOPS_SHOWN])
+    if len(loops) > LOOPS_SHOWN:
+        lines.append(f"{len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all")
     if reliability is None:
         lines.extend(f"[{v.status}] {_assertion_line(report, result, v)}" for v in result.verdicts)
         return "\n".join(lines)

@@ -115,6 +115,14 @@ GATE_RULES: dict[str, tuple[str, str]] = {
     ),
     "shards": ("Every shard's report was merged", "A merged run needs each shard's report exactly once."),
 }
+# Notes, not verdicts: reported whatever the scenario's status, at the scenario's line.
+NOTE_RULES: dict[str, tuple[str, str]] = {
+    "conversation.possible_loop": (
+        "An attempt may be a loop",
+        "The agent was still calling tools when the scenario's max_turns ran out, with no final answer; the repeated "
+        "identical calls are listed. Not a verdict: raise max_turns if the task needs more turns, or fix the agent.",
+    ),
+}
 # Tags whose gates guard security behaviour: their gate results carry the security tag.
 SECURITY_TAGS = frozenset({"safety", "security", "injection", "adversarial", "pii", "secrets"})
 # Safety findings: code scanning ranks them by this CVSS-like score (0.1-10).
@@ -132,6 +140,13 @@ def rule_key(kind: str) -> str:
 
 
 def _rule(key: str) -> dict[str, Any]:
+    if key in NOTE_RULES:
+        short, help_text = NOTE_RULES[key]
+        return {"id": key, "name": key.replace(".", "_"), "shortDescription": {"text": short},
+                "fullDescription": {"text": help_text},
+                "help": {"text": f"{help_text} See {DOCS} in behavegate's documentation.",
+                         "markdown": f"{help_text}\n\nThe contract format: `{DOCS}` (`max_turns`, `tool_results`)."},
+                "defaultConfiguration": {"level": "note"}, "properties": {"tags": ["agent-behavior"]}}  # fmt: skip
     short, help_text = {**RULES, **GATE_RULES}.get(key, (f"{key} assertion", f"The contract's {key} assertion."))
     anchor = DOCS
     properties: dict[str, Any] = {"tags": ["agent-behavior"]}
@@ -205,7 +220,43 @@ def results(report: Report) -> list[dict[str, Any]]:
                                "contract": report.contract_path, **_judged(verdict.observed)},
             })  # fmt: skip
     found.extend(_gate_results(report))
-    found.sort(key=lambda item: 0 if item["level"] == "error" else 1)
+    found.extend(_loop_results(report))
+    found.sort(key=lambda item: LEVELS.index(item["level"]))
+    return found
+
+
+LEVELS = ("error", "warning", "note")
+
+
+def _physical(path: str, line: int | None) -> dict[str, Any]:
+    uri, relative = _uri(path)
+    physical: dict[str, Any] = {"artifactLocation": {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}}
+    if line:
+        physical["region"] = {"startLine": line}
+    return physical
+
+
+def _loop_results(report: Report) -> list[dict[str, Any]]:
+    """A note per scenario with possible loops, whatever its verdict (a scenario whose
+    checks pass can still have looped), at the scenario's line."""
+    from behavegate.report.loops import loops_line, scenario_loops
+
+    found = []
+    for result in report.results:
+        loops = scenario_loops(result)
+        if not loops:
+            continue
+        location = report.location(result.scenario)
+        text = f"Scenario {one_line(result.scenario.id, 200)}: {one_line(loops_line(loops, len(result.attempts)), 1000)}."
+        found.append({
+            "ruleId": "conversation.possible_loop",
+            "level": "note",
+            "message": {"text": text[:SARIF_MESSAGE_CHARS]},
+            "locations": [{"physicalLocation": _physical(location.file, location.line)}],
+            "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, "possible loop")},
+            "properties": {"scenario": result.scenario.id, "attempts": [loop.attempt for loop in loops],
+                           "scenarioStatus": result.status, "contract": report.contract_path},
+        })  # fmt: skip
     return found
 
 
