@@ -88,3 +88,76 @@ def test_a_scenario_without_a_loop_shows_none(
     capsys.readouterr()
     for name in ("r.html", "j.xml", "r.sarif", "s.md", "table.txt"):
         assert "possible loop" not in (tmp_path / name).read_text().lower(), name
+
+
+FLOOR_CONTRACT = textwrap.dedent("""\
+    version: 2
+    agent: {model: m}
+    gates:
+      min_pass_rate: 0.3
+      by_tag:
+        safety: {min_pass_rate: 1.0}
+    scenarios:
+      - id: leak
+        tags: [safety]
+        prompt: hi
+        expect:
+          response: {contains: [ok]}
+      - id: flaky
+        prompt: hi
+        expect:
+          response: {contains: [ok]}
+      - id: fine
+        prompt: hi
+        expect:
+          response: {contains: [ok]}
+    """)
+
+
+def _answer(scenario: str, text: str) -> dict[str, Any]:
+    return {"id": scenario, "response": text, "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True}
+
+
+def _floor_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, leak: str) -> tuple[int, dict[str, Any]]:
+    observations = {"version": 2, "scenarios": [_answer("leak", leak), _answer("flaky", "no"), _answer("fine", "ok")]}
+    code = _run(tmp_path, monkeypatch, FLOOR_CONTRACT, observations)
+    import xml.etree.ElementTree as ET
+
+    cases = {case.get("name"): case for case in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
+    return code, cases
+
+
+def test_a_failed_scenario_under_a_suite_floor_that_passed_is_never_called_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, cases = _floor_run(tmp_path, monkeypatch, leak="ok")
+    capsys.readouterr()
+    assert code == 0  # the floor (66.7% >= 30%) and the safety gate pass: flaky's failure is within the floor
+    html = (tmp_path / "r.html").read_text()
+    assert "counted pass" not in html
+    said = "failed; the suite floor decides the run, and the gates that count it passed: see gates"
+    assert said in html
+    flaky = cases["flaky"]
+    # Not a <failure> (a JUnit reader would turn a passing run red), and not a plain pass either.
+    assert flaky.find("failure") is None and flaky.find("error") is None
+    skipped = flaky.find("skipped")
+    assert skipped is not None and skipped.get("message") == said
+    assert list(cases["fine"]) == [cases["fine"].find("system-out")]
+
+
+def test_a_failing_tag_gate_makes_the_scenarios_it_counts_fail_in_every_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, cases = _floor_run(tmp_path, monkeypatch, leak="no")
+    capsys.readouterr()
+    assert code == 1  # the floor passes (33.3% >= 30%), tag[safety] fails because leak failed
+    said = "failed; the suite floor decides the run: see gates; of the gates that count it, tag gate tag[safety].min_pass_rate failed"
+    failure = cases["leak"].find("failure")
+    assert failure is not None and failure.get("message", "").startswith(said + "; response.contains[0] (line 12)")
+    assert cases["flaky"].find("skipped") is not None  # only the floor counts it, and the floor passed
+    assert said in (tmp_path / "r.html").read_text()
+    monkeypatch.chdir(tmp_path)
+    main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--annotations"])
+    annotations = capsys.readouterr().out
+    assert "::error file=c.yml,line=12,title=behavegate fail%3A leak response.contains[0]::" in annotations
+    assert "::warning file=c.yml,line=16,title=behavegate fail%3A flaky response.contains[0]::" in annotations

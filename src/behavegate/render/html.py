@@ -26,6 +26,7 @@ from behavegate.model import Observation, ScenarioResult, Status
 from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
+from behavegate.report.floor import standing
 from behavegate.report.judged import judge_note
 from behavegate.report.loops import scenario_loops
 from behavegate.report.redact import masked_observation
@@ -216,7 +217,7 @@ def _scenario(
         "anchor": f"s{index}",
         "id": clip(result.scenario.id, 300),
         "status": result.status,
-        "counted": report.counted(result),
+        "standing": standing(report, result),  # never "pass" for a failed scenario
         "tags": [clip(tag, 100) for tag in result.scenario.tags],
         "tags_json": json.dumps(list(result.scenario.tags), ensure_ascii=False),
         "where": _where(report, result),
