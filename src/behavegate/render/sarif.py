@@ -8,7 +8,10 @@ text; the safety checks (PII, injection, forbidden tools, refusal) are tagged
 ``security`` with a ``security-severity``, so they land where security
 reviewers look. Each result carries a fingerprint of contract, scenario and
 assertion (never the line), so code scanning tracks a finding across runs and
-edits. Agent text appears only in plain-text messages, cut short.
+edits. A failed or incomplete gate is a result at its line; a possible loop
+(version 2) a ``note`` at the scenario's line, whatever the verdict. Agent text
+appears only in plain-text messages, cut short, with brackets and backslashes
+escaped (§3.11.6), so no embedded link can form.
 """
 
 from __future__ import annotations
@@ -180,6 +183,22 @@ def _value(value: Any) -> str:
     return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True), 300)
 
 
+def plain_message(text: str, limit: int = SARIF_MESSAGE_CHARS) -> dict[str, str]:
+    """A plain-text SARIF message. SARIF 2.1.0 §3.11.6 reads ``[text](target)`` in one as an
+    embedded link, so agent text could place a link of its choosing: literal ``[`` and ``]``
+    are escaped as ``\\[`` and ``\\]``, and ``\\`` as ``\\\\`` (so an escape stays unambiguous).
+    Cut to ``limit`` characters, never inside an escape."""
+    out: list[str] = []
+    size = 0
+    for char in text:
+        piece = "\\" + char if char in "\\[]" else char
+        if size + len(piece) > limit:
+            break
+        out.append(piece)
+        size += len(piece)
+    return {"text": "".join(out)}
+
+
 def fingerprint(contract: str, scenario: str, assertion: str) -> str:
     return hashlib.sha256(json.dumps([contract, scenario, assertion]).encode()).hexdigest()[:32]
 
@@ -213,7 +232,7 @@ def results(report: Report) -> list[dict[str, Any]]:
             found.append({
                 "ruleId": key,
                 "level": "error" if verdict.status == "fail" else "warning",
-                "message": {"text": text[:SARIF_MESSAGE_CHARS]},
+                "message": plain_message(text),
                 "locations": [{"physicalLocation": physical}],
                 "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)},
                 "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
@@ -251,7 +270,7 @@ def _loop_results(report: Report) -> list[dict[str, Any]]:
         found.append({
             "ruleId": "conversation.possible_loop",
             "level": "note",
-            "message": {"text": text[:SARIF_MESSAGE_CHARS]},
+            "message": plain_message(text),
             "locations": [{"physicalLocation": _physical(location.file, location.line)}],
             "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, "possible loop")},
             "properties": {"scenario": result.scenario.id, "attempts": [loop.attempt for loop in loops],
@@ -284,7 +303,7 @@ def _gate_results(report: Report) -> list[dict[str, Any]]:
         found.append({
             "ruleId": gate_rule(gate.gate),
             "level": "error" if gate.status == "fail" else "warning",
-            "message": {"text": f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."[:SARIF_MESSAGE_CHARS]},
+            "message": plain_message(f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."),
             "locations": [{"physicalLocation": physical}],
             "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, "", "gate " + gate.gate)},
             "properties": {"gate": gate.gate, "contract": report.contract_path,
