@@ -123,7 +123,7 @@ def _floor_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, leak: str) -> tu
     code = _run(tmp_path, monkeypatch, FLOOR_CONTRACT, observations)
     import xml.etree.ElementTree as ET
 
-    cases = {case.get("name"): case for case in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
+    cases = {str(case.get("name")): case for case in ET.parse(tmp_path / "j.xml").getroot().iter("testcase")}
     return code, cases
 
 

@@ -40,7 +40,7 @@ def gates_over(gates: Sequence[GateResult], scenario: Scenario) -> tuple[GateRes
 
 def counted(result: ScenarioResult, gates: Sequence[GateResult]) -> Status:
     """Under a floor: the scenario's status, at most as bad as the worst gate that counts it."""
-    worst = max((gate.status for gate in gates_over(gates, result.scenario)), key=SEVERITY.__getitem__, default="pass")
+    worst: Status = max((gate.status for gate in gates_over(gates, result.scenario)), key=SEVERITY.__getitem__, default="pass")
     return min(result.status, worst, key=SEVERITY.__getitem__)
 
 
