@@ -26,11 +26,11 @@ from behavegate.model import Observation, ScenarioResult, Status
 from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
-from behavegate.report.floor import standing
 from behavegate.report.judged import judge_note
 from behavegate.report.loops import scenario_loops
 from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
+from behavegate.report.standing import standing
 from behavegate.text import visible
 
 ORDER: dict[str, int] = {"fail": 0, "incomplete": 1, "pass": 2}

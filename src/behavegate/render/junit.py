@@ -4,7 +4,7 @@ one per suite gate.
 JUnit readers colour a run by its failures, so the testcases say what decided
 the run: a scenario that fails the run → <failure>, one that leaves it
 incomplete → <error>, one left out by the selection → <skipped>. Under a suite
-floor the gates decide (report/floor.py): a failed scenario is a <failure> when a
+floor the gates decide (report/standing.py): a failed scenario is a <failure> when a
 gate that counts it failed too (the floor, or its tag's ``by_tag`` gate), and
 <skipped> with "failed; the suite floor decides the run..." when those gates
 passed: a <failure> there would turn a passing run's check red. Never a plain
@@ -27,10 +27,10 @@ from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
-from behavegate.report.floor import standing
 from behavegate.report.judged import judge_note
 from behavegate.report.loops import scenario_loops
 from behavegate.report.result import Report
+from behavegate.report.standing import standing
 from behavegate.text import visible
 
 MIN_TIME = 0.001
