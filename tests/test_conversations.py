@@ -800,3 +800,53 @@ def test_saved_observations_of_a_conversation_whose_last_turn_omits_tool_calls_r
 
     assert verdicts(offline) == verdicts(live)
     assert ("response.uses_tool_result[0]", "pass") in verdicts(live)[0][1]
+
+
+def test_a_recorded_conversation_that_contradicts_itself_is_refused_naming_the_path() -> None:
+    """Review finding 12: a possible loop has no final answer and used every turn; no record has
+    more turns than its max_turns. Every problem is listed at once."""
+    looped = {"turns": 3, "max_turns": 3, "possible_loop": True, "results": [{"call": 0, "name": "lookup", "content": 1}]}
+    unanswered = json.loads(_file(looped))
+    unanswered["scenarios"][0].update(response=None, finish_reason="tool_calls", response_complete=False)
+    parsed = parse_observation_text(json.dumps(unanswered), Path("/o.json"), attempts=True)
+    assert parsed.observations["s"].conversation is not None  # a loop with no answer: consistent
+    blank = json.loads(_file(looped))
+    blank["scenarios"][0]["response"] = ""  # "stop" with tool calls and empty content (some servers): still a loop
+    assert parse_observation_text(json.dumps(blank), Path("/o.json"), attempts=True).observations["s"].conversation
+    for bad, messages in [
+        (looped, ["scenarios[0].conversation.possible_loop cannot be true when the attempt ended with a final answer"]),
+        ({**looped, "possible_loop": False, "turns": 50, "max_turns": 3}, ["scenarios[0].conversation.turns cannot exceed max_turns (3), got 50"]),
+        ({**looped, "turns": 2},
+         ["scenarios[0].conversation.possible_loop cannot be true with 2 of max_turns 3 used",
+          "scenarios[0].conversation.possible_loop cannot be true when the attempt ended with a final answer"]),
+    ]:  # fmt: skip
+        with pytest.raises(ObservationError) as caught:
+            parse_observation_text(_file(bad), Path("/o.json"), attempts=True)
+        texts = [p.text for p in caught.value.problems]
+        assert len(texts) == len(messages) and all(t.startswith(m) for t, m in zip(texts, messages, strict=True)), texts
+        assert all(p.path.startswith("scenarios[0].conversation.") for p in caught.value.problems)
+
+
+def test_a_recorded_conversation_under_another_max_turns_than_the_contract_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONVERSATIONS)
+    recorded = {
+        "turns": 2,
+        "max_turns": 99,
+        "possible_loop": False,
+        "results": [{"call": 0, "name": "lookup_order", "content": 1}],
+    }
+    item = {"id": "loop", "response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
+            "tool_calls": [{"name": "lookup_order", "arguments": {}}], "conversation": recorded}  # fmt: skip
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [item]}))
+    assert main(["test", "contract.yml", "--observations", "o.json", "--scenario", "loop", "--no-artifacts"]) == 2
+    assert (
+        "scenarios[0].conversation.max_turns: must be the contract's max_turns for scenario 'loop' (3), not 99: "
+        "record the observation again under this contract"
+    ) in capsys.readouterr().err
+    (tmp_path / "o.json").write_text(
+        json.dumps({"version": 2, "scenarios": [{**item, "conversation": {**recorded, "max_turns": 3}}]})
+    )
+    assert main(["test", "contract.yml", "--observations", "o.json", "--scenario", "loop", "--no-artifacts"]) != 2

@@ -159,3 +159,35 @@ def test_a_failed_gate_is_a_result_at_its_contract_line(
         'name="gate tag[safety].min_pass_rate" time="0.001000" classname="c.yml" file="c.yml" line="6"'
         in (tmp_path / "j.xml").read_text()
     )
+
+
+def _unescaped(text: str) -> str | None:
+    """The literal text of a SARIF plain-text message (§3.11.6), or None when a bracket is
+    left unescaped (an embedded link could form) or an escape dangles at the end."""
+    out, index = [], 0
+    while index < len(text):
+        char = text[index]
+        if char in "[]":
+            return None
+        if char == "\\" and index + 1 < len(text) and text[index + 1] in "\\[]":
+            out.append(text[index + 1])
+            index += 2
+            continue
+        if char == "\\":
+            return None
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def test_message_text_escapes_brackets_and_backslashes_so_agent_text_forms_no_link() -> None:
+    hostile = "see [x](https://evil.example/p.png) and ![i](https://evil.example/i.png) in C:\\tmp\\[a]"
+    assert sarif.plain_message(hostile)["text"] == (
+        "see \\[x\\](https://evil.example/p.png) and !\\[i\\](https://evil.example/i.png) in C:\\\\tmp\\\\\\[a\\]"
+    )
+    assert _unescaped(sarif.plain_message(hostile)["text"]) == hostile
+    cut = sarif.plain_message("ab[[[", limit=4)["text"]
+    assert cut == "ab\\[" and _unescaped(cut) == "ab["  # cut between escapes, never inside one
+    for shown in (hostile_report(), showcase()):  # agent text, assertion names (x[0]), gate names (tag[x])
+        for result in valid(sarif.render(shown))["runs"][0]["results"]:
+            assert _unescaped(result["message"]["text"]) is not None, result["message"]["text"]

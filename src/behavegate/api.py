@@ -99,7 +99,9 @@ def evaluate(
         from behavegate.files import runner_dirs
 
         root = contract.project_root
-        found = load_observations(_Path(observations), root, attempts=contract.version >= 2, bases=runner_dirs(_os.environ))
+        turns = {s.id: s.max_turns for s in contract.scenarios} if contract.version >= 2 else None
+        found = load_observations(_Path(observations), root, attempts=contract.version >= 2, bases=runner_dirs(_os.environ),
+                                  max_turns=turns)  # fmt: skip
     options = _run_options(contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios, offline=True)
     selected, skipped, shown = _select(contract, options, found)
     facts = clock.facts(options.max_scenarios, options.max_seconds)

@@ -72,3 +72,10 @@ class Conversation:
             "possible_loop": self.possible_loop,
             "results": [result.as_dict() for result in self.results],
         }
+
+
+def final_answer(finish_reason: str | None, response_complete: bool | None, response: str | None) -> bool:
+    """Whether a last turn ended the conversation with an answer (finish_reason ``stop``,
+    complete, some text): then the attempt is no possible loop, even if that turn also
+    asked for tools (servers that answer ``stop`` with ``tool_calls``)."""
+    return finish_reason == "stop" and response_complete is True and bool(response and response.strip())

@@ -142,8 +142,9 @@ def _prepare(
         from behavegate.commands import shard_run
 
         shard_run.check_flags(args)
+    turns = {s.id: s.max_turns for s in contract.scenarios} if contract.version >= 2 else None  # a recording must agree
     observations = (
-        load_observations(args.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ))
+        load_observations(args.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ), max_turns=turns)
         if args.observations
         else None
     )

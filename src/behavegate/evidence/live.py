@@ -24,7 +24,7 @@ from typing import Any
 import httpx
 
 from behavegate import __version__
-from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.conversation import Conversation, ScriptedResult, final_answer
 from behavegate.evidence.chat import (
     EndpointError,
     assistant_turn,
@@ -189,7 +189,8 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
     observation = replace(observation, total_tokens=tokens if usage_complete else None)
     if scripted or scenario.expect.max_model_turns is not None:
         # Still calling tools when max_turns ran out: the agent may be looping.
-        looping = scripted and bool(observation.tool_calls) and turns >= scenario.max_turns
+        final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
+        looping = scripted and bool(observation.tool_calls) and turns >= scenario.max_turns and not final
         observation = replace(observation, conversation=Conversation(turns, scenario.max_turns, tuple(returned), looping))
     if not earlier:
         return replace(observation, steps=turns)

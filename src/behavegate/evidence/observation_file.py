@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, cast
 
 from behavegate.contract import rules as f
-from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.conversation import final_answer
 from behavegate.errors import ObservationError, Problem
+from behavegate.evidence.conversation_record import conversation, same_max_turns, text_or_none
 from behavegate.files import read_project_text
 from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.limits import (
@@ -62,19 +64,27 @@ V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "co
 JUDGE_EVIDENCE_KEYS = ("model", "votes")
 JUDGE_VOTE_KEYS = ("question", "reply", "error")
 JUDGE_MESSAGE_KEYS = ("role", "content")
-CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
-RESULT_KEYS = ("call", "name", "content", "error")
 
 
-def load_observations(path: str | Path, root: Path, *, attempts: bool = False, bases: tuple[Path, ...] = ()) -> ObservationSet:
+def load_observations(
+    path: str | Path,
+    root: Path,
+    *,
+    attempts: bool = False,
+    bases: tuple[Path, ...] = (),
+    max_turns: Mapping[str, int] | None = None,
+) -> ObservationSet:
     """``attempts`` (version-2 contracts): several observations of one scenario are
-    attempts, and observation files may be version 2 (latency, usage, steps, tool errors)."""
+    attempts, and observation files may be version 2 (latency, usage, steps, tool errors).
+    ``max_turns``: the contract's, by scenario id; a recorded conversation must agree."""
     cap = V2_MAX_INPUT_BYTES if attempts else MAX_OBSERVATION_BYTES  # version 2: a suite's; version 1: skylos's
     resolved, source = read_project_text(path, root, "Observation file", cap, bases)
-    return parse_observation_text(source, resolved, attempts=attempts)
+    return parse_observation_text(source, resolved, attempts=attempts, max_turns=max_turns)
 
 
-def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -> ObservationSet:
+def parse_observation_text(
+    source: str, path: Path, *, attempts: bool = False, max_turns: Mapping[str, int] | None = None
+) -> ObservationSet:
     try:
         raw = json.loads(source, object_pairs_hook=_unique_object)
     except _Duplicate as duplicate:
@@ -89,7 +99,9 @@ def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -
         raise ObservationError([Problem("Observation file must be a JSON object")])
     digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
     # Text decoded from UTF-8 holds no surrogate: only a "\\udXXX" JSON escape can make one.
-    found = read_observations(raw, attempts=attempts, unicode_checked=_SURROGATE_ESCAPE.search(source) is None)
+    found = read_observations(
+        raw, attempts=attempts, unicode_checked=_SURROGATE_ESCAPE.search(source) is None, max_turns=max_turns
+    )
     grouped: dict[str, list[Observation]] = {}
     for observation in found:
         grouped.setdefault(observation.scenario_id, []).append(observation)
@@ -102,7 +114,9 @@ def parse_observation_text(source: str, path: Path, *, attempts: bool = False) -
     )
 
 
-def read_observations(raw: dict[str, Any], *, attempts: bool = False, unicode_checked: bool = False) -> list[Observation]:
+def read_observations(
+    raw: dict[str, Any], *, attempts: bool = False, unicode_checked: bool = False, max_turns: Mapping[str, int] | None = None
+) -> list[Observation]:
     c = f.Collector()
     _unknown(c, raw, ("version", "scenarios"), "")
     version = c.take(f.integer, raw.get("version"), "version")
@@ -118,6 +132,7 @@ def read_observations(raw: dict[str, Any], *, attempts: bool = False, unicode_ch
             for index, item in enumerate(items):
                 observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked)
                 if observation is not None:
+                    same_max_turns(c, observation, (max_turns or {}).get(observation.scenario_id), f"scenarios[{index}]")
                     observations.append(observation)
             repeated = f.duplicates(o.scenario_id for o in observations)
             if repeated and not attempts:
@@ -293,7 +308,8 @@ def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[Tool
                 c.add(f"{path}.tool_errors must have one entry per tool call", f"{path}.tool_errors")
             extras["tool_errors"] = checked
     if raw.get("conversation") is not None:
-        extras["conversation"] = _conversation(c, raw["conversation"], f"{path}.conversation", calls)
+        answered = final_answer(raw.get("finish_reason"), raw.get("response_complete"), text_or_none(raw.get("response")))
+        extras["conversation"] = conversation(c, raw["conversation"], f"{path}.conversation", calls, answered)
     if raw.get("judge") is not None:
         extras["judge"] = judge_evidence(c, raw["judge"], f"{path}.judge")
     return extras
@@ -345,37 +361,3 @@ def _raw_text(value: Any, path: str) -> str:
     if not isinstance(value, str):
         raise f.Bad(f"{path} must be a string", path)
     return value
-
-
-def _conversation(c: f.Collector, value: Any, path: str, calls: tuple[ToolCall, ...] | None) -> Conversation | None:
-    """A recorded conversation: model turns, the run's max_turns, the scripted results
-    returned (each naming the call it answered) and the possible-loop flag."""
-    from behavegate.contract.v2 import positive_int
-
-    raw = c.take(f.mapping, value, path, required=True)
-    if raw is None:
-        return None
-    mark = c.mark()
-    _unknown(c, raw, CONVERSATION_KEYS, path)
-    turns = c.take(positive_int, raw.get("turns"), f"{path}.turns")
-    max_turns = c.take(positive_int, raw.get("max_turns"), f"{path}.max_turns")
-    loop = c.take(f.boolean, raw.get("possible_loop", False), f"{path}.possible_loop")
-    results: list[ScriptedResult] = []
-    for index, item in enumerate(c.take(f.listing, raw.get("results"), f"{path}.results") or ()):
-        item_path = f"{path}.results[{index}]"
-        result = c.take(f.mapping, item, item_path, required=True)
-        if result is None:
-            continue
-        _unknown(c, result, RESULT_KEYS, item_path)
-        call = c.take(f.integer, result.get("call"), f"{item_path}.call")
-        name = c.take(f.tool_name, result.get("name"), f"{item_path}.name")
-        if call is not None and name is not None and (calls is None or not 0 <= call < len(calls) or calls[call].name != name):
-            c.add(f"{item_path}.call must index a tool call named {name!r}", f"{item_path}.call")
-        if ("content" in result) == ("error" in result):
-            c.add(f"{item_path} takes content or error", item_path)
-        error = c.take(f.text, result["error"], f"{item_path}.error") if "error" in result else None
-        if c.clean_since(mark) and call is not None and name is not None:
-            results.append(ScriptedResult(call, name, result.get("content"), error))
-    if not c.clean_since(mark) or turns is None or max_turns is None or loop is None:
-        return None
-    return Conversation(turns, max_turns, tuple(results), loop)

@@ -4,8 +4,9 @@ GitHub shows at most 10 error and 10 warning annotations a step and drops the
 rest silently, so failures are ranked (harm first) and what does not fit is
 counted in one final notice. Every property and message is escaped exactly as
 the runner unescapes them. An annotation's level follows the run's verdict: a
-scenario failing under a suite pass-rate floor (which the floor absorbed) is a
-warning, the floor itself the error when it fails.
+scenario failing under a suite floor is a warning when the gates that count it
+passed (the floor absorbed it), an error when one of them failed too, and a failed
+gate is itself an error.
 """
 
 from __future__ import annotations

@@ -21,14 +21,16 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from behavegate.limits import HTML_AGENT_TEXT_BUDGET, HTML_TEXT_CHARS, HTML_TOOL_CALLS, HTML_VALUE_CHARS
+from behavegate.limits import HTML_AGENT_TEXT_BUDGET, HTML_TEXT_CHARS, HTML_TOOL_CALLS, HTML_VALUE_CHARS, LOOPS_SHOWN
 from behavegate.model import Observation, ScenarioResult, Status
 from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
+from behavegate.report.loops import scenario_loops
 from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
+from behavegate.report.standing import standing
 from behavegate.text import visible
 
 ORDER: dict[str, int] = {"fail": 0, "incomplete": 1, "pass": 2}
@@ -195,6 +197,8 @@ def _scenario(
         for v in result.verdicts
         if v.status != "pass"
     ]
+    loops = scenario_loops(result)  # a note, whatever the verdict: a passing scenario can loop
+    looping = {loop.attempt: budget.show(loop.why, 600) for loop in loops[:LOOPS_SHOWN]}
     attempts = []
     if len(result.attempts) > 1:
         for attempt in result.attempts:
@@ -206,13 +210,14 @@ def _scenario(
                 "more": max(0, len(failing) - 5),
                 "agent": _agent(masked_observation(result.scenario, attempt.observation, attempt.verdicts), budget, 600),
                 "scores": _scores(attempt.scores),
+                "loop": looping.get(attempt.index + 1),
             })  # fmt: skip
     counts = report.check_counts(result)
     return {
         "anchor": f"s{index}",
         "id": clip(result.scenario.id, 300),
         "status": result.status,
-        "counted": report.counted(result),
+        "standing": standing(report, result),  # never "pass" for a failed scenario
         "tags": [clip(tag, 100) for tag in result.scenario.tags],
         "tags_json": json.dumps(list(result.scenario.tags), ensure_ascii=False),
         "where": _where(report, result),
@@ -220,6 +225,9 @@ def _scenario(
         "bar": _bar(result),
         "checks": {"pass": counts["pass"], "fail": counts["fail"], "incomplete": counts["incomplete"]},
         "troubled": troubled,
+        "loops": [{"attempt": number, "why": why} for number, why in looping.items()],
+        "loops_cut": len(loops) - len(looping),
+        "attempt_count": len(result.attempts),
         "agent": _agent(masked_observation(result.scenario, result.observation, result.verdicts), budget),
         "attempts": attempts,
         "scores": _scores(result.reliability.scores if result.reliability else None),

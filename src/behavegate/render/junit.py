@@ -4,9 +4,11 @@ one per suite gate.
 JUnit readers colour a run by its failures, so the testcases say what decided
 the run: a scenario that fails the run → <failure>, one that leaves it
 incomplete → <error>, one left out by the selection → <skipped>. Under a suite
-pass-rate floor the floor decides: its gate testcase fails or passes, and the
-scenarios it counted carry their verdict in ``system-out`` without failing the
-file. ``file``/``line`` point where the scenario is written (through
+floor the gates decide (report/standing.py): a failed scenario is a <failure> when a
+gate that counts it failed too (the floor, or its tag's ``by_tag`` gate), and
+<skipped> with "failed; the suite floor decides the run..." when those gates
+passed: a <failure> there would turn a passing run's check red. Never a plain
+pass. Version 1 has no floor. ``file``/``line`` point where the scenario is written (through
 includes). Every element gets a message and a positive ``time`` (junit-xml
 drops a failure without a message and omits a zero time, which some readers
 parse as NaN). Control characters and ANSI escapes are made visible first:
@@ -20,13 +22,15 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
 
-from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT
+from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT, LOOPS_SHOWN
 from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
+from behavegate.report.loops import scenario_loops
 from behavegate.report.result import Report
+from behavegate.report.standing import standing
 from behavegate.text import visible
 
 MIN_TIME = 0.001
@@ -53,10 +57,12 @@ def _detail(report: Report, result: ScenarioResult) -> str:
     """Per-assertion detail; for repeated scenarios, the pass rate and every attempt."""
     reliability = result.reliability
     lines = []
-    if report.gates_on_regressions and report.counted(result) != result.status:
-        lines.append(f"scenario {result.status}; the regression gate (--fail-on regression) counts it {report.counted(result)}")
-    elif report.counted(result) != result.status:
-        lines.append(f"scenario {result.status}; counted by the suite pass-rate floor, which decides the run")
+    if (note := standing(report, result)) is not None:
+        lines.append(f"scenario {note}")
+    loops = scenario_loops(result)  # a note on any verdict: a passing scenario can loop
+    lines.extend(f"possible loop in attempt {loop.attempt}: {visible(loop.why)}" for loop in loops[:LOOPS_SHOWN])
+    if len(loops) > LOOPS_SHOWN:
+        lines.append(f"{len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all")
     if reliability is None:
         lines.extend(f"[{v.status}] {_assertion_line(report, result, v)}" for v in result.verdicts)
         return "\n".join(lines)
@@ -96,12 +102,15 @@ def suites(report: Report) -> list[TestSuite]:
         elif report.gates_on_regressions and result.status != "pass":
             # Gating on regressions, a pre-existing failure is known, as pytest reports an xfail: skipped.
             case.add_skipped_info(message=f"{result.status} as in the baseline; not gating (--fail-on regression)")
-        elif status == "fail":
-            message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "fail")
-            case.add_failure_info(message=_cut(message, JUNIT_MAX_MESSAGE), output=message, failure_type="behavior_violated")
-        elif status == "incomplete":
-            message = "; ".join(_assertion_line(report, result, v) for v in result.verdicts if v.status == "incomplete")
-            case.add_error_info(message=_cut(message, JUNIT_MAX_MESSAGE), output=message, error_type="evidence_incomplete")
+        elif status != "pass":  # under a floor: a gate that counts it did not pass either
+            lines = [_assertion_line(report, result, v) for v in result.verdicts if v.status == result.status]
+            message = "; ".join([*filter(None, [standing(report, result)]), *lines])
+            add = case.add_failure_info if status == "fail" else case.add_error_info
+            add(_cut(message, JUNIT_MAX_MESSAGE), message, "behavior_violated" if status == "fail" else "evidence_incomplete")
+        elif result.status != "pass":
+            # Absorbed by a floor that passed: not a <failure>, which would turn the check red on a
+            # passing run, and not a pass either; JUnit's skipped, as pytest reports an xfail.
+            case.add_skipped_info(message=_cut(f"{standing(report, result)}", JUNIT_MAX_MESSAGE))
         cases.append(case)
     for gate in report.gates:
         case = TestCase(name=f"gate {gate.gate}", classname=path, elapsed_sec=MIN_TIME, file=path,

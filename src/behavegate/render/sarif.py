@@ -8,7 +8,10 @@ text; the safety checks (PII, injection, forbidden tools, refusal) are tagged
 ``security`` with a ``security-severity``, so they land where security
 reviewers look. Each result carries a fingerprint of contract, scenario and
 assertion (never the line), so code scanning tracks a finding across runs and
-edits. Agent text appears only in plain-text messages, cut short.
+edits. A failed or incomplete gate is a result at its line; a possible loop
+(version 2) a ``note`` at the scenario's line, whatever the verdict. Agent text
+appears only in plain-text messages, cut short, with brackets and backslashes
+escaped (§3.11.6), so no embedded link can form.
 """
 
 from __future__ import annotations
@@ -115,6 +118,14 @@ GATE_RULES: dict[str, tuple[str, str]] = {
     ),
     "shards": ("Every shard's report was merged", "A merged run needs each shard's report exactly once."),
 }
+# Notes, not verdicts: reported whatever the scenario's status, at the scenario's line.
+NOTE_RULES: dict[str, tuple[str, str]] = {
+    "conversation.possible_loop": (
+        "An attempt may be a loop",
+        "The agent was still calling tools when the scenario's max_turns ran out, with no final answer; the repeated "
+        "identical calls are listed. Not a verdict: raise max_turns if the task needs more turns, or fix the agent.",
+    ),
+}
 # Tags whose gates guard security behaviour: their gate results carry the security tag.
 SECURITY_TAGS = frozenset({"safety", "security", "injection", "adversarial", "pii", "secrets"})
 # Safety findings: code scanning ranks them by this CVSS-like score (0.1-10).
@@ -132,6 +143,13 @@ def rule_key(kind: str) -> str:
 
 
 def _rule(key: str) -> dict[str, Any]:
+    if key in NOTE_RULES:
+        short, help_text = NOTE_RULES[key]
+        return {"id": key, "name": key.replace(".", "_"), "shortDescription": {"text": short},
+                "fullDescription": {"text": help_text},
+                "help": {"text": f"{help_text} See {DOCS} in behavegate's documentation.",
+                         "markdown": f"{help_text}\n\nThe contract format: `{DOCS}` (`max_turns`, `tool_results`)."},
+                "defaultConfiguration": {"level": "note"}, "properties": {"tags": ["agent-behavior"]}}  # fmt: skip
     short, help_text = {**RULES, **GATE_RULES}.get(key, (f"{key} assertion", f"The contract's {key} assertion."))
     anchor = DOCS
     properties: dict[str, Any] = {"tags": ["agent-behavior"]}
@@ -163,6 +181,22 @@ def _uri(path: str) -> tuple[str, bool]:
 
 def _value(value: Any) -> str:
     return one_line(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True), 300)
+
+
+def plain_message(text: str, limit: int = SARIF_MESSAGE_CHARS) -> dict[str, str]:
+    """A plain-text SARIF message. SARIF 2.1.0 §3.11.6 reads ``[text](target)`` in one as an
+    embedded link, so agent text could place a link of its choosing: literal ``[`` and ``]``
+    are escaped as ``\\[`` and ``\\]``, and ``\\`` as ``\\\\`` (so an escape stays unambiguous).
+    Cut to ``limit`` characters, never inside an escape."""
+    out: list[str] = []
+    size = 0
+    for char in text:
+        piece = "\\" + char if char in "\\[]" else char
+        if size + len(piece) > limit:
+            break
+        out.append(piece)
+        size += len(piece)
+    return {"text": "".join(out)}
 
 
 def fingerprint(contract: str, scenario: str, assertion: str) -> str:
@@ -198,14 +232,50 @@ def results(report: Report) -> list[dict[str, Any]]:
             found.append({
                 "ruleId": key,
                 "level": "error" if verdict.status == "fail" else "warning",
-                "message": {"text": text[:SARIF_MESSAGE_CHARS]},
+                "message": plain_message(text),
                 "locations": [{"physicalLocation": physical}],
                 "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)},
                 "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
                                "contract": report.contract_path, **_judged(verdict.observed)},
             })  # fmt: skip
     found.extend(_gate_results(report))
-    found.sort(key=lambda item: 0 if item["level"] == "error" else 1)
+    found.extend(_loop_results(report))
+    found.sort(key=lambda item: LEVELS.index(item["level"]))
+    return found
+
+
+LEVELS = ("error", "warning", "note")
+
+
+def _physical(path: str, line: int | None) -> dict[str, Any]:
+    uri, relative = _uri(path)
+    physical: dict[str, Any] = {"artifactLocation": {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}}
+    if line:
+        physical["region"] = {"startLine": line}
+    return physical
+
+
+def _loop_results(report: Report) -> list[dict[str, Any]]:
+    """A note per scenario with possible loops, whatever its verdict (a scenario whose
+    checks pass can still have looped), at the scenario's line."""
+    from behavegate.report.loops import loops_line, scenario_loops
+
+    found = []
+    for result in report.results:
+        loops = scenario_loops(result)
+        if not loops:
+            continue
+        location = report.location(result.scenario)
+        text = f"Scenario {one_line(result.scenario.id, 200)}: {one_line(loops_line(loops, len(result.attempts)), 1000)}."
+        found.append({
+            "ruleId": "conversation.possible_loop",
+            "level": "note",
+            "message": plain_message(text),
+            "locations": [{"physicalLocation": _physical(location.file, location.line)}],
+            "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, "possible loop")},
+            "properties": {"scenario": result.scenario.id, "attempts": [loop.attempt for loop in loops],
+                           "scenarioStatus": result.status, "contract": report.contract_path},
+        })  # fmt: skip
     return found
 
 
@@ -233,7 +303,7 @@ def _gate_results(report: Report) -> list[dict[str, Any]]:
         found.append({
             "ruleId": gate_rule(gate.gate),
             "level": "error" if gate.status == "fail" else "warning",
-            "message": {"text": f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."[:SARIF_MESSAGE_CHARS]},
+            "message": plain_message(f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."),
             "locations": [{"physicalLocation": physical}],
             "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, "", "gate " + gate.gate)},
             "properties": {"gate": gate.gate, "contract": report.contract_path,

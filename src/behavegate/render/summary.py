@@ -16,8 +16,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from behavegate.limits import LOOPS_SHOWN, SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
-from behavegate.render.table import failure_note, pass_rate, possible_loops
+from behavegate.render.table import failure_note, pass_rate
 from behavegate.report.judged import judge_note
+from behavegate.report.loops import possible_loops
 from behavegate.report.result import Report
 from behavegate.text import one_line
 

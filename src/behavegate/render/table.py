@@ -14,6 +14,7 @@ from behavegate.limits import LOOPS_SHOWN
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
 from behavegate.report.judged import judge_note
+from behavegate.report.loops import possible_loops
 from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
 from behavegate.text import one_line
@@ -73,21 +74,6 @@ def failure_note(result: ScenarioResult, verdict: Verdict) -> str | None:
 
 def _value(value: Any) -> str:
     return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), 200)
-
-
-def possible_loops(report: Report) -> list[tuple[str, int, str]]:
-    """(scenario id, attempt number from 1, why) of every attempt that ran out of
-    ``max_turns`` while still calling tools (version 2); ``why`` is the incomplete
-    reason without its ``possible loop: `` label."""
-    from behavegate.judge.gaps import possible_loop
-
-    found = []
-    for result in report.results:
-        for attempt in result.attempts:
-            why = possible_loop(masked_observation(result.scenario, attempt.observation, attempt.verdicts))
-            if why is not None:
-                found.append((result.scenario.id, attempt.index + 1, why.removeprefix("possible loop: ")))
-    return found
 
 
 def scenario_problems(report: Report, result: ScenarioResult) -> list[str]:
@@ -157,8 +143,8 @@ def render(report: Report, detail: str = "normal") -> str:
     for result in problems:
         out.extend(scenario_problems(report, result))
     loops = possible_loops(report)
-    for scenario_id, attempt, why in loops[:LOOPS_SHOWN]:
-        out.append(f"Possible loop in {one_line(scenario_id)} attempt {attempt}: {one_line(why, 300)}")
+    for loop in loops[:LOOPS_SHOWN]:
+        out.append(f"Possible loop in {one_line(loop.scenario)} attempt {loop.attempt}: {one_line(loop.why, 300)}")
     if len(loops) > LOOPS_SHOWN:
         out.append(f"({len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all)")
     if report.contract.oxy is not None:

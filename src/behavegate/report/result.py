@@ -28,6 +28,7 @@ from behavegate.model import (
     Timing,
     Verdict,
 )
+from behavegate.report import floor
 from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
 from behavegate.report.json_blocks import gate_block
@@ -117,11 +118,10 @@ class Report:
         return any(result.reliability is not None for result in self.results)
 
     def counted(self, result: ScenarioResult) -> Status:
-        """What a scenario contributes to the run's verdict (``pass`` under a floor:
-        the floor gate carries it; gating on regressions: whether it regressed)."""
+        """What a scenario contributes to the run's verdict (under a floor: report/floor.py)."""
         if self.baseline is not None and self.gates_on_regressions:
             return self.baseline.scenario_status(result.scenario.id)
-        return "pass" if self.floor_decides else result.status
+        return floor.counted(result, self.gates) if self.floor_decides else result.status
 
     @property
     def evidence_note(self) -> str | None:
