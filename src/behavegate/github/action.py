@@ -110,7 +110,8 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
             argv += ["--allow-host", host]
         if inputs.text("auth-env"):
             argv += ["--auth-env", inputs.text("auth-env")]
-        for name in ("judge-endpoint", "judge-model", "judge-auth-env", "judge-max-requests"):
+        judge_inputs = ("judge-endpoint", "judge-model", "judge-auth-env", "judge-max-requests", "judge-timeout", "judge-max-tokens")
+        for name in judge_inputs:
             if inputs.text(name):
                 argv += [f"--{name}", inputs.text(name)]
         for name in ("judge-allow-remote", "judge-allow-contract-endpoint"):
