@@ -110,7 +110,7 @@ def answer_for_judge(answer: str, hidden: tuple[str, ...]) -> str:
     """The agent's answer as the judge may see it: each of the run's tokens replaced by the
     marker in every encoding the report masks (judge/judged_checks.py accepts the recorded
     question as this answer's, and a saved, redacted answer replays to the same question)."""
-    from behavegate.report.redact import MARKER, redact_text
+    from behavegate.text import MARKER, redact_text
 
     for secret in sorted(hidden, key=len, reverse=True):
         if secret:

@@ -19,7 +19,7 @@ from behavegate.evidence.judge_prompt import asked_answer, question, redaction_o
 from behavegate.judge.evidence import Evidence, incomplete
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeVote
 from behavegate.model import Verdict
-from behavegate.text import one_line
+from behavegate.text import MARKER, one_line
 
 KIND = "response_judge"
 LABEL = "judged, non-deterministic"
@@ -83,8 +83,6 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _about(spec: JudgeSpec, answer: str, vote: JudgeVote) -> bool:
     """Was ``vote`` asked about ``answer`` under this check: the exact question, or the
     question about the answer with the run's tokens masked (evidence/judge_client.py)."""
-    from behavegate.report.redact import MARKER
-
     if tuple(dict(m) for m in vote.question) == question(spec, answer):
         return True
     asked = asked_answer(spec, vote.question)
