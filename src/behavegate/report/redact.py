@@ -19,9 +19,7 @@ from behavegate.conversation import Conversation
 from behavegate.frozen import replace
 from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.model import Evaluation, Observation, ScenarioResult, ToolCall, Verdict
-from behavegate.text import MARKER, encoded_forms, redact_text
-
-__all__ = ["MARKER", "encoded_forms", "redact_text"]  # with the redaction below (they live in text.py)
+from behavegate.text import redact_text  # one secret masked in every encoding (text.py: the judge uses it too)
 
 
 def redact_json(value: Any, secret: str, replacement: str | None = None) -> Any:
