@@ -260,12 +260,14 @@ def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(
 def test_judge_inputs_reach_the_cli_and_the_judge_token_is_masked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = build_argv(
         Inputs({"INPUT_JUDGE-ENDPOINT": "https://judge.example/v1/chat/completions", "INPUT_JUDGE-MODEL": "grader",
-                "INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN", "INPUT_JUDGE-ALLOW-REMOTE": "true", "INPUT_JUDGE-MAX-REQUESTS": "50"}),
+                "INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN", "INPUT_JUDGE-ALLOW-REMOTE": "true", "INPUT_JUDGE-MAX-REQUESTS": "50",
+                "INPUT_JUDGE-TIMEOUT": "12.5", "INPUT_JUDGE-MAX-TOKENS": "256"}),
         {},
     )  # fmt: skip
     joined = " ".join(argv)
     for expected in ("--judge-endpoint https://judge.example/v1/chat/completions", "--judge-model grader",
-                     "--judge-auth-env JUDGE_TOKEN", "--judge-allow-remote", "--judge-max-requests 50"):  # fmt: skip
+                     "--judge-auth-env JUDGE_TOKEN", "--judge-allow-remote", "--judge-max-requests 50",
+                     "--judge-timeout 12.5", "--judge-max-tokens 256"):  # fmt: skip
         assert expected in joined
     assert "--judge-allow-contract-endpoint" not in argv
     from behavegate.github.action import main as action_main

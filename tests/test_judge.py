@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import textwrap
 import threading
 from collections.abc import Callable, Iterator
@@ -65,6 +66,9 @@ class Judge(QuietHandler):
         if step == "fair":
             passed = "Paris" in answer_in(body["messages"][-1]["content"])
             step = json.dumps({"verdict": "pass" if passed else "fail", "reason": "compared with Paris"})
+        if step == "slow":  # a fair reply, held back
+            Judge.release.wait(0.4)
+            step = json.dumps({"verdict": "pass", "reason": "slowly compared"})
         if step == "hang":
             Judge.release.wait(10)
             return
@@ -196,8 +200,15 @@ def test_a_tie_is_incomplete(
         ({"choices": []}, "no choices[0].message"),
         (503, "judge endpoint returned HTTP 503"),
         ("hang", "judge endpoint exceeded request deadline"),
+        # Over the text cap: the prefix passes, the rest says fail; never read from a prefix.
+        pytest.param('{"verdict": "pass", "reason": "ok"}' + " " * 200_000 + "ACTUALLY WRONG: fail",
+                     "the judge's reply exceeds 200000 characters", id="over-the-text-cap"),
+        ('{"verdict": "fail", "verdict": "pass", "reason": "dup"}', "the judge's reply repeats the key 'verdict'"),
+        ('{"verdict": "pass", "reason": "x", "extra": {"a": 1, "a": 2}}', "repeats the key 'a'"),
+        ('{"verdict": "pass", "reason": ""}', "the judge's reply gives no reason"),
+        ('{"verdict": "pass", "reason": " \\n "}', "the judge's reply gives no reason"),
     ],
-)
+)  # fmt: skip
 def test_anything_but_the_json_verdict_is_incomplete_never_pass(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str,
     reply: Any, why: str,
@@ -209,6 +220,13 @@ def test_anything_but_the_json_verdict_is_incomplete_never_pass(
     status, message = verdicts(report)["capital"]
     assert (code, status) == (2, "incomplete")
     assert why in message
+
+
+def test_a_reply_over_the_text_cap_is_recorded_cut_and_says_so() -> None:
+    reply, problem = reply_of(chat('{"verdict": "pass", "reason": "ok"}' + "x" * 200_000))
+    assert reply is not None and len(reply) == 200_000
+    assert problem == "the judge's reply exceeds 200000 characters (recorded cut at that length)"
+    assert read_vote(JudgeVote((), reply, problem))[0] == "incomplete"
 
 
 def test_a_fenced_json_reply_is_read() -> None:
@@ -464,6 +482,32 @@ def test_the_judge_time_counts_inside_the_run_budget(
                     "--scenario", "capital", "--max-seconds", "1", "--judge-timeout", "60")  # fmt: skip
     status, message = verdicts(report)["capital"]
     assert status == "incomplete" and "cut in flight: the run's time budget (--max-seconds) ran out" in message
+
+
+def test_the_attempt_time_includes_the_judges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str
+) -> None:
+    """The judge is one more evidence step: the progress line's and the report's time for
+    the attempt cover it (a lower bound only: the judge holds its reply at least 0.4 s)."""
+    monkeypatch.chdir(tmp_path)
+    Judge.script = ["slow"]
+    capsys.readouterr()
+    path = contract(tmp_path, agent_url, judge_url)
+    assert main(["test", str(path), *LIVE, "--no-artifacts", "--scenario", "capital", "--report", "r.json"]) == 0
+    line = re.search(r"\[1/1\] capital: pass in (\d+\.\d)s", capsys.readouterr().err)
+    assert line is not None and float(line.group(1)) >= 0.4
+    assert json.loads((tmp_path / "r.json").read_text())["behavegate"]["seconds"]["capital"] >= 0.4
+
+
+def test_judge_timeout_states_its_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    path = contract(tmp_path, "http://127.0.0.1:9/v1/chat/completions", "http://127.0.0.1:9/v1/chat/completions")
+    for value in ("0", "300.5", "nan"):
+        capsys.readouterr()
+        assert main(["test", str(path), *LIVE, "--no-artifacts", "--judge-timeout", value]) == 2
+        assert "--judge-timeout must be greater than 0 and at most 300 (seconds)" in capsys.readouterr().err
 
 
 # --- from Python -----------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pytest
 from helpers import QuietHandler, loopback, send_json
 
 from behavegate.cli import main
-from behavegate.report.redact import redact_text
+from behavegate.text import redact_text
 
 ENCODERS: dict[str, Callable[[str], str]] = {
     "raw": lambda s: s,

@@ -1,12 +1,16 @@
 """Making untrusted text inert for terminals, logs and reports.
 
 ``neutralize`` is what the console boundary (``behavegate.github.console``)
-applies to every byte; the others shape text for one field of a report.
+applies to every byte; the others shape text for one field of a report;
+``redact_text`` masks a secret in every encoding behavegate quotes text in.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from functools import lru_cache
+from urllib.parse import quote, quote_plus
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
@@ -93,3 +97,57 @@ def neutralize_json(text: str) -> str:
     for char in "\x85\u2028\u2029":
         text = text.replace(char, f"\\u{ord(char):04x}")
     return text
+
+
+# --- a secret, masked in every encoding behavegate quotes text in -----------------------------
+# (report/redact.py masks the run's tokens in everything persisted or shown; the judge's
+# question masks them before it is sent: evidence/judge_client.py.)
+
+MARKER = "[REDACTED]"
+
+
+def _xml(text: str, quotes: bool) -> str:
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace('"', "&quot;").replace("'", "&#x27;") if quotes else text
+
+
+def _workflow(text: str, property_value: bool) -> str:
+    """GitHub workflow-command escaping (annotation messages and their properties)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
+
+
+@lru_cache(maxsize=4)
+def encoded_forms(secret: str) -> tuple[str, ...]:
+    """The token as it can appear inside a larger text, longest first."""
+    forms = {
+        secret,
+        # repr() of a string holding the token: single-quoted unless that string has ' and no "
+        repr(secret + "'\"")[1:-4],
+        ascii(secret + "'\"")[1:-4],
+        secret.encode("unicode_escape").decode("ascii"),
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        quote(secret),
+        quote_plus(secret, safe=""),
+        quote_plus(secret),
+        _xml(secret, quotes=False),
+        _xml(secret, quotes=True),
+        _xml(secret, quotes=False).replace('"', "&quot;"),
+        _workflow(secret, property_value=False),
+        _workflow(secret, property_value=True),
+    }
+    if '"' not in secret:
+        forms.add(repr(secret + "'")[1:-2])  # ...and double-quoted when it does
+        forms.add(ascii(secret + "'")[1:-2])
+    return tuple(sorted(forms, key=lambda form: (-len(form), form)))
+
+
+def redact_text(value: str, secret: str, replacement: str | None = None) -> str:
+    if replacement is None:
+        replacement = MARKER if len(secret) >= len(MARKER) else "*" * len(secret)
+    for form in encoded_forms(secret):
+        if form in value:
+            value = value.replace(form, replacement)
+    return value

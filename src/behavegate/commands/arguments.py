@@ -195,7 +195,7 @@ def _judge_options(parser: Any) -> None:
     parser.add_argument("--judge-allow-contract-endpoint", action="store_true",
                         help="allow the contract's own loopback judge.endpoint")  # fmt: skip
     parser.add_argument("--judge-timeout", type=float, default=None, metavar="S",
-                        help=f"seconds for each judge request, 0-300 (default: judge.timeout_seconds, else {int(limits.DEFAULT_JUDGE_TIMEOUT_SECONDS)})")  # fmt: skip
+                        help=f"seconds for each judge request, more than 0 and at most 300 (default: judge.timeout_seconds, else {int(limits.DEFAULT_JUDGE_TIMEOUT_SECONDS)})")  # fmt: skip
     parser.add_argument("--judge-max-requests", type=int, default=None, metavar="N",
                         help=f"most judge requests in the run (default: judge.max_requests, else {limits.DEFAULT_JUDGE_MAX_REQUESTS})")  # fmt: skip
     parser.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",

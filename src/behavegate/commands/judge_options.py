@@ -71,7 +71,7 @@ def validate_judge(options: JudgeOptions, *, offline: bool, version: int) -> Non
         raise UsageError("--judge-model must not be empty")
     seconds = options.timeout_seconds
     if seconds is not None and (not math.isfinite(seconds) or not 0 < seconds <= 300):
-        raise UsageError("--judge-timeout must be between 0 and 300")
+        raise UsageError("--judge-timeout must be greater than 0 and at most 300 (seconds)")
     if options.max_requests is not None and not 1 <= options.max_requests <= MAX_JUDGE_REQUESTS_CEILING:
         raise UsageError(f"--judge-max-requests must be between 1 and {MAX_JUDGE_REQUESTS_CEILING}")
     if options.max_tokens is not None and not 1 <= options.max_tokens <= MAX_OUTPUT_TOKENS:
@@ -83,11 +83,16 @@ def needs_judge(contract: Contract) -> bool:
 
 
 def trusted_judge(
-    contract: Contract, options: JudgeOptions, allow_hosts: Iterable[str], environ: Mapping[str, str] | None = None
+    contract: Contract,
+    options: JudgeOptions,
+    allow_hosts: Iterable[str],
+    environ: Mapping[str, str] | None = None,
+    hidden: tuple[str, ...] = (),
 ) -> Any:
     """The judge a live run may call (``evidence.judge_client.JudgeSettings``), or None
     when no selected scenario asks for one. Raises before any request when the judge
-    endpoint is not allowed (the same rules, in the same order, as the agent's)."""
+    endpoint is not allowed (the same rules, in the same order, as the agent's).
+    ``hidden``: the agent's token, masked (with the judge's own) in every question."""
     if not needs_judge(contract):
         return None
     from behavegate.evidence.judge_client import JudgeSettings
@@ -116,6 +121,7 @@ def trusted_judge(
         max_tokens=int(_first(options.max_tokens, target.max_tokens, DEFAULT_JUDGE_MAX_TOKENS)),
         max_requests=int(_first(options.max_requests, target.max_requests, DEFAULT_JUDGE_MAX_REQUESTS)),
         parameters=dict(target.parameters or {}),
+        hidden=(*hidden, *((credentials.token,) if credentials else ())),
     )
 
 

@@ -75,7 +75,7 @@ def trusted_settings(
     endpoint = pin_allowed_host(endpoint, system_resolver)
     # The judge is checked with the agent, before any request: a judge endpoint that is
     # not allowed stops the run before the agent is asked anything.
-    judge = trusted_judge(contract, options.judge, allow_hosts)
+    judge = trusted_judge(contract, options.judge, allow_hosts, hidden=(credentials.token,) if credentials else ())
     return live.LiveSettings(
         endpoint=endpoint,
         credentials=credentials,
@@ -151,11 +151,19 @@ def gather(
         facts=facts,
         contract_display_path=display,
         version=__version__,
-        secret=settings.credentials.token if settings.credentials else None,
+        secrets=run_secrets(settings),
         artifacts=options.artifacts,
         skipped=skipped,
         timings=scenario_timings(contract, spans),
     )
+
+
+def run_secrets(settings: live.LiveSettings) -> tuple[str, ...]:
+    """The bearer tokens of the run (the agent's, the judge's): no view or file shows them."""
+    tokens = [settings.credentials.token] if settings.credentials else []
+    if settings.judge is not None and settings.judge.credentials is not None:
+        tokens.append(settings.judge.credentials.token)
+    return tuple(tokens)
 
 
 def run_callable(

@@ -49,6 +49,9 @@ class JudgeSettings:
     max_requests: int
     count: RequestCount = field(default_factory=RequestCount, compare=False)
     parameters: Mapping[str, Any] = field(default_factory=dict)  # judge.parameters: extra request-body keys
+    # The run's bearer tokens (the agent's, the judge's own): never in a question, whatever
+    # the agent echoes. Only the person running chooses which secret goes where.
+    hidden: tuple[str, ...] = field(default=(), repr=False)
 
     def provenance(self) -> dict[str, Any]:
         """What the report says about the judge (never the token, never the URL itself)."""
@@ -87,6 +90,9 @@ def reply_of(raw: Any) -> tuple[str | None, str | None]:
         return None, "the judge's response has no choices[0].message"
     content = message.get("content")
     reply = content[:RESPONSE_MAX_TEXT] if isinstance(content, str) else None
+    if isinstance(content, str) and len(content) > RESPONSE_MAX_TEXT:
+        # A prefix is not the reply: never read a verdict from it (the record keeps the prefix, and says so).
+        return reply, f"the judge's reply exceeds {RESPONSE_MAX_TEXT} characters (recorded cut at that length)"
     refusal = message.get("refusal")
     if isinstance(refusal, str) and refusal.strip():
         return reply, f"the judge refused: {refusal[:300]!r}"
@@ -98,6 +104,18 @@ def reply_of(raw: Any) -> tuple[str | None, str | None]:
     if reply is None:
         return None, "the judge's response has no message content"
     return reply, None
+
+
+def answer_for_judge(answer: str, hidden: tuple[str, ...]) -> str:
+    """The agent's answer as the judge may see it: each of the run's tokens replaced by the
+    marker in every encoding the report masks (judge/judged_checks.py accepts the recorded
+    question as this answer's, and a saved, redacted answer replays to the same question)."""
+    from behavegate.text import MARKER, redact_text
+
+    for secret in sorted(hidden, key=len, reverse=True):
+        if secret:
+            answer = redact_text(answer, secret, MARKER)
+    return answer
 
 
 def wants_judge(scenario: Scenario, observation: Observation) -> bool:
@@ -165,5 +183,5 @@ async def judged(
     if not wants_judge(scenario, observation):
         return observation
     assert scenario.expect.judge is not None and observation.response is not None
-    evidence = await ask(send, judge, scenario.expect.judge, observation.response, run_deadline)
+    evidence = await ask(send, judge, scenario.expect.judge, answer_for_judge(observation.response, judge.hidden), run_deadline)
     return replace(observation, judge=evidence)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Mapping
 
 from behavegate.judged import JudgeSpec
 
@@ -36,3 +38,41 @@ def question(spec: JudgeSpec, answer: str) -> tuple[dict[str, str], ...]:
         'Reply with only {"verdict": "pass" or "fail", "reason": "..."}.'
     )
     return ({"role": "system", "content": SYSTEM}, {"role": "user", "content": user})
+
+
+_ANSWER = re.compile(r"\n<answer-(?P<nonce>[0-9a-f]{16})>\n(?P<answer>[^\n]*)\n</answer-(?P=nonce)>\n")
+
+
+def asked_answer(spec: JudgeSpec, messages: tuple[Mapping[str, str], ...]) -> str | None:
+    """The answer a recorded question asked about, when it is exactly this check's
+    question about some answer (else None)."""
+    if len(messages) != 2:
+        return None
+    found = _ANSWER.search(messages[1].get("content", ""))
+    if found is None:
+        return None
+    try:
+        answer = json.loads(found.group("answer"))
+    except ValueError:
+        return None
+    if not isinstance(answer, str) or tuple(dict(m) for m in messages) != question(spec, answer):
+        return None
+    return answer
+
+
+def redaction_of(asked: str, answer: str, marker: str) -> bool:
+    """Is ``asked`` the ``answer`` with some of its text (a run's token) replaced by ``marker``?
+    Leftmost matching of the parts between markers, each marker standing for at least one
+    character: linear, whatever the answer holds."""
+    parts = asked.split(marker)
+    if len(parts) == 1:
+        return asked == answer
+    if not answer.startswith(parts[0]):
+        return False
+    position = len(parts[0])
+    for part in parts[1:-1]:
+        found = answer.find(part, position + 1)
+        if found < 0:
+            return False
+        position = found + len(part)
+    return len(answer) - len(parts[-1]) > position and answer.endswith(parts[-1])

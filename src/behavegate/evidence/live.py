@@ -344,7 +344,11 @@ async def _work(
                         if judge is not None and ask_judge is not None:
                             # One more evidence step, inside the run's time budget.
                             deadline = settings.started + settings.max_seconds
+                            asking = time.monotonic()
                             observation = await judged(ask_judge, judge, job.scenario, observation, deadline)
+                            if observation.judge is not None:  # the attempt's evidence took this long too
+                                spent = int((time.monotonic() - asking) * 1000)
+                                timing = Timing(timing.started_at, _stamp(), timing.duration_ms + spent)
                         if on_done is not None:
                             done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
                             if schedule is not None:

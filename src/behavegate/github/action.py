@@ -25,6 +25,15 @@ from behavegate.render.annotations import command
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
 FAIL_ON = {"fail", "incomplete", "regression", "never"}
 THRESHOLD_MODES = {"average", "all"}
+# The judge's inputs that pass a value to the CLI flag of the same name.
+JUDGE_VALUE_INPUTS = (
+    "judge-endpoint",
+    "judge-model",
+    "judge-auth-env",
+    "judge-max-requests",
+    "judge-timeout",
+    "judge-max-tokens",
+)
 
 # action.yml's defaults (tests/test_action.py keeps the two equal), for runs
 # without action.yml: the prebuilt image used as ``uses: docker://...``.
@@ -110,7 +119,7 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
             argv += ["--allow-host", host]
         if inputs.text("auth-env"):
             argv += ["--auth-env", inputs.text("auth-env")]
-        for name in ("judge-endpoint", "judge-model", "judge-auth-env", "judge-max-requests"):
+        for name in JUDGE_VALUE_INPUTS:
             if inputs.text(name):
                 argv += [f"--{name}", inputs.text(name)]
         for name in ("judge-allow-remote", "judge-allow-contract-endpoint"):

@@ -15,11 +15,11 @@ import json
 import re
 from typing import Any
 
-from behavegate.evidence.judge_prompt import question
+from behavegate.evidence.judge_prompt import asked_answer, question, redaction_of
 from behavegate.judge.evidence import Evidence, incomplete
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeVote
 from behavegate.model import Verdict
-from behavegate.text import one_line
+from behavegate.text import MARKER, one_line
 
 KIND = "response_judge"
 LABEL = "judged, non-deterministic"
@@ -46,21 +46,52 @@ def read_vote(vote: JudgeVote) -> tuple[str, str]:
     if fenced:
         text = fenced.group("body").strip()
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique)
+    except _Repeated as repeated:
+        return "incomplete", f"the judge's reply repeats the key {one_line(repeated.key, 60)!r}: {one_line(vote.reply, 120)!r}"
     except (ValueError, RecursionError):
         return "incomplete", f"the judge's reply is not the JSON verdict: {one_line(vote.reply, 120)!r}"
-    if not isinstance(value, dict) or value.get("verdict") not in ("pass", "fail") or not isinstance(value.get("reason"), str):
+    reason = value.get("reason") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or value.get("verdict") not in ("pass", "fail") or not isinstance(reason, str):
         return (
             "incomplete",
             f'the judge\'s reply lacks {{"verdict": "pass"|"fail", "reason": TEXT}}: {one_line(vote.reply, 120)!r}',
         )
-    return str(value["verdict"]), value["reason"]
+    if not reason.strip():
+        return "incomplete", f"the judge's reply gives no reason: {one_line(vote.reply, 120)!r}"
+    return str(value["verdict"]), reason
+
+
+class _Repeated(ValueError):
+    """A JSON object names a key twice: which value was meant is unknowable (the last
+    would win in json.loads), so the vote cannot be read."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise _Repeated(key)
+        value[key] = item
+    return value
+
+
+def _about(spec: JudgeSpec, answer: str, vote: JudgeVote) -> bool:
+    """Was ``vote`` asked about ``answer`` under this check: the exact question, or the
+    question about the answer with the run's tokens masked (evidence/judge_client.py)."""
+    if tuple(dict(m) for m in vote.question) == question(spec, answer):
+        return True
+    asked = asked_answer(spec, vote.question)
+    return asked is not None and redaction_of(asked, answer, MARKER)
 
 
 def decide(spec: JudgeSpec, answer: str, evidence: JudgeEvidence) -> tuple[str, str, dict[str, Any]]:
     """(status, message, observed) from the recorded votes: a strict majority of the
     ``votes`` asked decides; a tie, or too few readable votes, is incomplete."""
-    asked = question(spec, answer)
     votes = [read_vote(vote) for vote in evidence.votes]
     observed: dict[str, Any] = {
         "judged": True,
@@ -68,7 +99,7 @@ def decide(spec: JudgeSpec, answer: str, evidence: JudgeEvidence) -> tuple[str, 
         "votes": [{"verdict": status, "reason": reason} for status, reason in votes],
     }
     label = f"[{LABEL}: judge {evidence.model!r}]"
-    if any(tuple(dict(m) for m in vote.question) != asked for vote in evidence.votes):
+    if not all(_about(spec, answer, vote) for vote in evidence.votes):
         # The recording answers another question (the contract's expected text or the answer changed).
         return "incomplete", f"{label} the recorded judge question is not this check's: judge the answer again", observed
     if len(votes) != spec.votes:

@@ -22,16 +22,19 @@ def build_report(
     facts: RunFacts,
     contract_display_path: str,
     version: str,
-    secret: str | None = None,
+    secrets: tuple[str, ...] = (),
     artifacts: bool = False,
     skipped: tuple[Scenario, ...] | None = None,
     timings: tuple[Timing, ...] | None = None,
 ) -> Report:
-    """The typed report. With ``secret`` (a bearer token) every observation and
-    verdict it holds is redacted: the verdicts were reached on the raw evidence,
-    and no view can show the token. Raises RunError when the JSON view would
-    exceed the report size limit."""
-    shown = mask_flagged(evaluation if secret is None else redact_evaluation(evaluation, secret))
+    """The typed report. With ``secrets`` (the run's bearer tokens: the agent's, the
+    judge's) every observation and verdict it holds is redacted: the verdicts were
+    reached on the raw evidence, and no view can show a token. Raises RunError when
+    the JSON view would exceed the report size limit."""
+    shown = evaluation
+    for secret in sorted(secrets, key=len, reverse=True):  # a token holding another is masked whole
+        shown = redact_evaluation(shown, secret)
+    shown = mask_flagged(shown)
     report = Report(
         contract=contract,
         evaluation=shown,

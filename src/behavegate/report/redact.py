@@ -13,64 +13,13 @@ commands) then only ever sees the marker.
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
 from typing import Any
-from urllib.parse import quote, quote_plus
 
 from behavegate.conversation import Conversation
 from behavegate.frozen import replace
 from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.model import Evaluation, Observation, ScenarioResult, ToolCall, Verdict
-
-MARKER = "[REDACTED]"
-
-
-def _xml(text: str, quotes: bool) -> str:
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace('"', "&quot;").replace("'", "&#x27;") if quotes else text
-
-
-def _workflow(text: str, property_value: bool) -> str:
-    """GitHub workflow-command escaping (annotation messages and their properties)."""
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
-
-
-@lru_cache(maxsize=4)
-def encoded_forms(secret: str) -> tuple[str, ...]:
-    """The token as it can appear inside a larger text, longest first."""
-    forms = {
-        secret,
-        # repr() of a string holding the token: single-quoted unless that string has ' and no "
-        repr(secret + "'\"")[1:-4],
-        ascii(secret + "'\"")[1:-4],
-        secret.encode("unicode_escape").decode("ascii"),
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        json.dumps(secret)[1:-1],
-        quote(secret, safe=""),
-        quote(secret),
-        quote_plus(secret, safe=""),
-        quote_plus(secret),
-        _xml(secret, quotes=False),
-        _xml(secret, quotes=True),
-        _xml(secret, quotes=False).replace('"', "&quot;"),
-        _workflow(secret, property_value=False),
-        _workflow(secret, property_value=True),
-    }
-    if '"' not in secret:
-        forms.add(repr(secret + "'")[1:-2])  # ...and double-quoted when it does
-        forms.add(ascii(secret + "'")[1:-2])
-    return tuple(sorted(forms, key=lambda form: (-len(form), form)))
-
-
-def redact_text(value: str, secret: str, replacement: str | None = None) -> str:
-    if replacement is None:
-        replacement = MARKER if len(secret) >= len(MARKER) else "*" * len(secret)
-    for form in encoded_forms(secret):
-        if form in value:
-            value = value.replace(form, replacement)
-    return value
+from behavegate.text import redact_text  # one secret masked in every encoding (text.py: the judge uses it too)
 
 
 def redact_json(value: Any, secret: str, replacement: str | None = None) -> Any:
