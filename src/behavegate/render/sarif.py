@@ -214,11 +214,7 @@ def results(report: Report) -> list[dict[str, Any]]:
                 continue
             key = rule_key(verdict.kind)
             location = report.location(result.scenario, verdict.assertion)
-            uri, relative = _uri(location.file)
-            artifact: dict[str, Any] = {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}
-            physical: dict[str, Any] = {"artifactLocation": artifact}
-            if location.line:
-                physical["region"] = {"startLine": location.line}
+            physical = _physical(location.file, location.line)
             attempts = ""
             if len(result.attempts) > 1:
                 same = [v for a in result.attempts for v in a.verdicts if v.assertion == verdict.assertion]
@@ -294,10 +290,7 @@ def _gate_results(report: Report) -> list[dict[str, Any]]:
         if gate.status == "pass":
             continue
         location = report.gate_location(gate)
-        uri, relative = _uri(location.file)
-        physical: dict[str, Any] = {"artifactLocation": {"uri": uri, **({"uriBaseId": "%SRCROOT%"} if relative else {})}}
-        if location.line:
-            physical["region"] = {"startLine": location.line}
+        physical = _physical(location.file, location.line)
         word = "failed" if gate.status == "fail" else "incomplete"
         tag = gate.gate[4:].split("]", 1)[0] if gate.gate.startswith("tag[") else None
         found.append({
