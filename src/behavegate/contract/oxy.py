@@ -79,9 +79,7 @@ def to_contract(raw: dict[str, Any], lines: LineMap, file: str | PurePath = "") 
     The agent's ``model`` (sent with every request) is the target, as written or as Oxy
     infers it from the file name, so a gateway in front of several agents can route on it."""
     c = f.Collector()
-    for key in raw:
-        if key not in TOP_KEYS:
-            c.add(f"Unknown Oxy test file key: {key} (known: {', '.join(TOP_KEYS)})", str(key), lines.of_key(raw, key))
+    _unknown_keys(c, raw, TOP_KEYS, "", lines)
     name = _optional_text(c, raw, "name", "name", lines)
     target = _optional_text(c, raw, "target", "target", lines)
     runs, concurrency, judge_model = _settings(c, raw, lines)
@@ -102,13 +100,7 @@ def to_contract(raw: dict[str, Any], lines: LineMap, file: str | PurePath = "") 
             c.add(f"{path} must be a mapping with prompt and expected", path, line)
             continue
         mark = c.mark()
-        for key in item:
-            if key not in CASE_KEYS:
-                c.add(
-                    f"Unknown Oxy test file key: {path}.{key} (known: {', '.join(CASE_KEYS)})",
-                    f"{path}.{key}",
-                    lines.of_key(item, key),
-                )
+        _unknown_keys(c, item, CASE_KEYS, path, lines)
         case_name = _optional_text(c, item, "name", f"{path}.name", lines)
         prompt = _required_text(c, item, "prompt", path, lines)
         expected = _required_text(c, item, "expected", path, lines)
@@ -151,13 +143,7 @@ def _settings(c: f.Collector, raw: dict[str, Any], lines: LineMap) -> tuple[int,
     if not isinstance(block, dict):
         c.add("settings must be a mapping (concurrency, runs, judge_model)", "settings", lines.of_key(raw, "settings"))
         return DEFAULT_RUNS, DEFAULT_CONCURRENCY, None
-    for key in block:
-        if key not in SETTINGS_KEYS:
-            c.add(
-                f"Unknown Oxy test file key: settings.{key} (known: {', '.join(SETTINGS_KEYS)})",
-                f"settings.{key}",
-                lines.of_key(block, key),
-            )
+    _unknown_keys(c, block, SETTINGS_KEYS, "settings", lines)
     runs = _count(c, block, "runs", DEFAULT_RUNS, MAX_RUNS, lines)
     concurrency = _count(c, block, "concurrency", DEFAULT_CONCURRENCY, MAX_CONCURRENCY, lines)
     judge_model = _optional_text(c, block, "judge_model", "settings.judge_model", lines)
@@ -282,3 +268,11 @@ def case_index(meta: OxyFile, wanted: str) -> OxyCase | None:
     """The one case ``--case WANTED`` names, or None (none, or several: see ``case_matches``)."""
     found = case_matches(meta, wanted)
     return found[0] if len(found) == 1 else None
+
+
+def _unknown_keys(c: f.Collector, raw: dict[Any, Any], known: tuple[str, ...], prefix: str, lines: Any) -> None:
+    """Every key Oxy's format does not have (it denies unknown fields), at its line."""
+    for key in raw:
+        if key not in known:
+            where = f"{prefix}.{key}" if prefix else str(key)
+            c.add(f"Unknown Oxy test file key: {where} (known: {', '.join(known)})", where, lines.of_key(raw, key))

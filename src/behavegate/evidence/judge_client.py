@@ -15,7 +15,6 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.judge_prompt import question
 from behavegate.evidence.trust import Credentials, Endpoint
@@ -159,14 +158,9 @@ async def ask(send: JudgeSend, judge: JudgeSettings, spec: JudgeSpec, answer: st
 
 
 def http_judge(client: httpx.AsyncClient, judge: JudgeSettings) -> JudgeSend:
-    from behavegate.evidence.transport import Exchange, post, request_headers
+    from behavegate.evidence.transport import Exchange, endpoint_target, post
 
-    endpoint = judge.endpoint
-    assert endpoint is not None
-    headers = request_headers(
-        judge.credentials.header() if judge.credentials else None, endpoint.host_header, f"behavegate/{__version__}"
-    )
-    url = endpoint.connect_url or endpoint.url
+    url, headers = endpoint_target(judge.endpoint, judge.credentials)
 
     async def send(pieces: tuple[bytes, ...], deadline: float) -> Any:
         return parse_body(await post(client, Exchange(url, pieces, headers, deadline, MAX_RESPONSE_BYTES)))

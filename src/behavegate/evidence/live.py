@@ -23,7 +23,6 @@ from typing import Any
 
 import httpx
 
-from behavegate import __version__
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
 from behavegate.evidence.chat import (
     EndpointError,
@@ -38,7 +37,7 @@ from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
-from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post, request_headers
+from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
@@ -96,12 +95,7 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
 
 def http_sender(client: httpx.AsyncClient, settings: LiveSettings) -> Send:
     """Requests to the run's endpoint over ``client``."""
-    endpoint = settings.endpoint
-    assert endpoint is not None
-    headers = request_headers(
-        settings.credentials.header() if settings.credentials else None, endpoint.host_header, f"behavegate/{__version__}"
-    )
-    url = endpoint.connect_url or endpoint.url
+    url, headers = endpoint_target(settings.endpoint, settings.credentials)
 
     async def send(pieces: tuple[bytes, ...], deadline: float, limit: int) -> tuple[Any, int]:
         # The raw body lives only in here: what outlives the request is the parsed response.

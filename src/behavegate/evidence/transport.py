@@ -18,7 +18,9 @@ from typing import Any
 
 import httpx
 
+from behavegate import __version__
 from behavegate.evidence.chat import EndpointError
+from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES
 
@@ -68,6 +70,13 @@ def request_headers(authorization: str | None, host_header: str | None, user_age
     if authorization:
         headers["Authorization"] = authorization
     return headers
+
+
+def endpoint_target(endpoint: Endpoint | None, credentials: Credentials | None) -> tuple[str, dict[str, str]]:
+    """The URL dialled and the headers sent to a trusted endpoint (the agent's or the judge's)."""
+    assert endpoint is not None
+    authorization = credentials.header() if credentials else None
+    return endpoint.connect_url or endpoint.url, request_headers(authorization, endpoint.host_header, f"behavegate/{__version__}")
 
 
 async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
