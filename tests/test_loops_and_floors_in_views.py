@@ -51,7 +51,7 @@ def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, contract: str, observa
     (tmp_path / "c.yml").write_text(contract)
     (tmp_path / "o.json").write_text(json.dumps(observations))
     return main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--html", "r.html", "--junit", "j.xml",
-                 "--sarif", "r.sarif", "--summary", "s.md", "--output", "table.txt"])  # fmt: skip
+                 "--sarif", "r.sarif", "--summary", "s.md", "--output", "table.txt", "--annotations"])  # fmt: skip
 
 
 def test_a_possible_loop_reaches_every_view_with_flagged_secrets_masked(
@@ -59,8 +59,12 @@ def test_a_possible_loop_reaches_every_view_with_flagged_secrets_masked(
 ) -> None:
     observations = {"version": 2, "scenarios": [_looping("quiet-loop", {"a": 1}), _looping("leaky-loop", {"t": SECRET})]}
     assert _run(tmp_path, monkeypatch, LOOP_CONTRACT, observations) == 1
-    capsys.readouterr()
     views = {name: (tmp_path / name).read_text() for name in ("r.html", "j.xml", "r.sarif", "s.md", "table.txt")}
+    views["annotations"] = capsys.readouterr().out
+    assert (
+        "::notice file=c.yml,line=7,title=behavegate possible loop%3A quiet-loop::possible loop in attempt 1"
+        in views["annotations"]
+    )
     for name, text in views.items():
         assert SECRET not in text, name
         assert text.lower().count("possible loop") >= 2, name  # both scenarios, the passing one included
@@ -85,7 +89,7 @@ def test_a_scenario_without_a_loop_shows_none(
     done["conversation"] = {**done["conversation"], "possible_loop": False}
     contract = LOOP_CONTRACT.split("  - id: leaky-loop")[0]
     assert _run(tmp_path, monkeypatch, contract, {"version": 2, "scenarios": [done]}) == 0
-    capsys.readouterr()
+    assert "possible loop" not in capsys.readouterr().out.lower()
     for name in ("r.html", "j.xml", "r.sarif", "s.md", "table.txt"):
         assert "possible loop" not in (tmp_path / name).read_text().lower(), name
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL
+from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL, LOOPS_SHOWN
 from behavegate.report.comparison import REGRESSIONS
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
@@ -87,7 +87,28 @@ def render(report: Report) -> str:
     if judged := judge_note(report):  # judged checks are named as such on the run, whatever they decided
         note = command("notice", one_line(judged, ANNOTATION_MAX_MESSAGE), title="behavegate judged checks")
         out = f"{out}\n{note}" if out else note
+    if loops := _loop_notices(report):  # a loop is a note, never a verdict: shown whatever the checks decided
+        out = f"{out}\n{loops}" if out else loops
     return out
+
+
+def _loop_notices(report: Report) -> str:
+    """One notice per possible loop at its scenario's line, at most ``LOOPS_SHOWN``, the rest counted."""
+    from behavegate.report.loops import possible_loops
+
+    loops = possible_loops(report)
+    scenarios = {r.scenario.id: r.scenario for r in report.results}
+    lines = []
+    for loop in loops[:LOOPS_SHOWN]:
+        where = report.location(scenarios[loop.scenario])
+        message = one_line(f"possible loop in attempt {loop.attempt}: {loop.why}", ANNOTATION_MAX_MESSAGE)
+        lines.append(
+            command("notice", message, file=where.file, line=where.line, title=f"behavegate possible loop: {loop.scenario}")
+        )
+    if len(loops) > LOOPS_SHOWN:
+        more = f"{len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all"
+        lines.append(command("notice", more, title="behavegate possible loops"))
+    return "\n".join(lines)
 
 
 def ranked(report: Report) -> Ranked:
