@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
 from behavegate.errors import Problem
@@ -163,6 +163,23 @@ def unknown_keys(raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> li
     """Paths of keys not in ``allowed`` (in document order)."""
     known = set(allowed)
     return [f"{prefix}.{key}" if prefix else str(key) for key in raw if key not in known]
+
+
+def unknown_record_keys(c: Collector, raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> None:
+    """An evidence record's unknown keys (skylos words observation-file keys as contract keys)."""
+    for where in unknown_keys(raw, allowed, prefix):
+        c.add(f"Unknown behavior contract key: {where}", where)
+
+
+def records(c: Collector, items: Iterable[Any], path: str, allowed: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each item of an evidence list that is a mapping, as ``(its path, it)``, its unknown keys
+    reported; an item that is not a mapping is reported and skipped."""
+    for index, item in enumerate(items):
+        item_path = f"{path}[{index}]"
+        record = c.take(mapping, item, item_path, required=True)
+        if record is not None:
+            unknown_record_keys(c, record, allowed, item_path)
+            yield item_path, record
 
 
 def duplicates(values: Iterable[str]) -> list[str]:

@@ -15,9 +15,7 @@ CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
 RESULT_KEYS = ("call", "name", "content", "error")
 
 
-def _unknown(c: f.Collector, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
-    for where in f.unknown_keys(raw, allowed, prefix):  # skylos's words, as the observation file's
-        c.add(f"Unknown behavior contract key: {where}", where)
+_unknown = f.unknown_record_keys  # skylos's words, as the observation file's
 
 
 def same_max_turns(c: f.Collector, observation: Observation, expected: int | None, path: str) -> None:
@@ -56,12 +54,9 @@ def conversation(
     max_turns = c.take(positive_int, raw.get("max_turns"), f"{path}.max_turns")
     loop = c.take(f.boolean, raw.get("possible_loop", False), f"{path}.possible_loop")
     results: list[ScriptedResult] = []
-    for index, item in enumerate(c.take(f.listing, raw.get("results"), f"{path}.results") or ()):
-        item_path = f"{path}.results[{index}]"
-        result = c.take(f.mapping, item, item_path, required=True)
-        if result is None:
-            continue
-        _unknown(c, result, RESULT_KEYS, item_path)
+    for item_path, result in f.records(
+        c, c.take(f.listing, raw.get("results"), f"{path}.results") or (), f"{path}.results", RESULT_KEYS
+    ):
         call = c.take(f.integer, result.get("call"), f"{item_path}.call")
         name = c.take(f.tool_name, result.get("name"), f"{item_path}.name")
         if call is not None and name is not None and (calls is None or not 0 <= call < len(calls) or calls[call].name != name):

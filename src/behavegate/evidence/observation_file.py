@@ -142,10 +142,7 @@ def read_observations(
     return observations
 
 
-def _unknown(c: f.Collector, raw: dict[str, Any], allowed: tuple[str, ...], prefix: str) -> None:
-    # skylos words observation-file keys as contract keys; kept for compatibility.
-    for where in f.unknown_keys(raw, allowed, prefix):
-        c.add(f"Unknown behavior contract key: {where}", where)
+_unknown = f.unknown_record_keys  # skylos words observation-file keys as contract keys; kept for compatibility
 
 
 def _optional(c: f.Collector, check: Any, raw: dict[str, Any], key: str, path: str) -> Any:
@@ -226,12 +223,7 @@ def _tool_calls(c: f.Collector, raw: dict[str, Any], path: str, v2: bool = False
         c.add(f"{path}.tool_calls cannot exceed {OBSERVATION_MAX_TOOL_CALLS}", f"{path}.tool_calls")
         return None
     calls: list[ToolCall] = []
-    for index, item in enumerate(items):
-        item_path = f"{path}.tool_calls[{index}]"
-        call_raw = c.take(f.mapping, item, item_path, required=True)
-        if call_raw is None:
-            continue
-        _unknown(c, call_raw, ("name", "arguments"), item_path)
+    for item_path, call_raw in f.records(c, items, f"{path}.tool_calls", ("name", "arguments")):
         arguments = None
         if "arguments" in call_raw:
             value = call_raw["arguments"]
@@ -331,19 +323,10 @@ def judge_evidence(c: f.Collector, value: Any, path: str) -> JudgeEvidence | Non
         c.add(f"{path}.votes cannot exceed {MAX_JUDGE_VOTES}", f"{path}.votes")
         return None
     votes: list[JudgeVote] = []
-    for index, item in enumerate(items):
-        vote_path = f"{path}.votes[{index}]"
-        vote = c.take(f.mapping, item, vote_path, required=True)
-        if vote is None:
-            continue
-        _unknown(c, vote, JUDGE_VOTE_KEYS, vote_path)
+    for vote_path, vote in f.records(c, items, f"{path}.votes", JUDGE_VOTE_KEYS):
         messages: list[dict[str, str]] = []
-        for m_index, message in enumerate(c.take(f.listing, vote.get("question"), f"{vote_path}.question") or ()):
-            m_path = f"{vote_path}.question[{m_index}]"
-            m = c.take(f.mapping, message, m_path, required=True)
-            if m is None:
-                continue
-            _unknown(c, m, JUDGE_MESSAGE_KEYS, m_path)
+        question = c.take(f.listing, vote.get("question"), f"{vote_path}.question") or ()
+        for m_path, m in f.records(c, question, f"{vote_path}.question", JUDGE_MESSAGE_KEYS):
             role = c.take(_raw_text, m.get("role"), f"{m_path}.role")
             content = c.take(_raw_text, m.get("content"), f"{m_path}.content")
             if role is not None and content is not None:

@@ -108,46 +108,31 @@ def redact_evaluation(evaluation: Evaluation, secret: str) -> Evaluation:
 # --- values a safety check flagged ------------------------------------------------------------
 
 
-def mask_values(text: str, values: tuple[str, ...]) -> str:
-    """``text`` with each flagged value (in any encoding we quote it in) shown masked."""
-    from behavegate.judge.safety import mask
-
-    for value in values:
-        text = redact_text(text, value, mask(value))
-    return text
+def _flags(verdicts: tuple[Verdict, ...]) -> bool:
+    return any(v.kind == "safety_pii" and v.status == "fail" for v in verdicts)
 
 
 def mask_flagged(evaluation: Evaluation) -> Evaluation:
     """Every verdict of an attempt whose ``safety.pii`` check failed, with the values it
     found masked (judge/safety_checks.flagged_values); the observations, the evidence,
     are kept as observed."""
+    from behavegate.judge.safety import mask
     from behavegate.judge.safety_checks import flagged_values
 
-    def verdicts(scenario: Any, observation: Observation | None, values: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
-        found = flagged_values(scenario, observation, values)
-        if not found:
-            return values
-        return tuple(replace(v, message=mask_values(v.message, found), observed=_mask_json(v.observed, found)) for v in values)
+    def masked(scenario: Any, observation: Observation | None, verdicts: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
+        found = flagged_values(scenario, observation, verdicts)
+        for value in found:
+            verdicts = tuple(replace(v, message=redact_text(v.message, value, mask(value)),
+                                     observed=redact_json(v.observed, value, mask(value))) for v in verdicts)  # fmt: skip
+        return verdicts
 
     def result(value: ScenarioResult) -> ScenarioResult:
-        if not any(v.kind == "safety_pii" and v.status == "fail" for a in value.attempts for v in a.verdicts) and not any(
-            v.kind == "safety_pii" and v.status == "fail" for v in value.verdicts
-        ):
+        if not _flags(value.verdicts) and not any(_flags(a.verdicts) for a in value.attempts):
             return value
-        attempts = tuple(replace(a, verdicts=verdicts(value.scenario, a.observation, a.verdicts)) for a in value.attempts)
-        return replace(value, verdicts=verdicts(value.scenario, value.observation, value.verdicts), attempts=attempts)
+        attempts = tuple(replace(a, verdicts=masked(value.scenario, a.observation, a.verdicts)) for a in value.attempts)
+        return replace(value, verdicts=masked(value.scenario, value.observation, value.verdicts), attempts=attempts)
 
     return replace(evaluation, results=tuple(result(r) for r in evaluation.results))
-
-
-def _mask_json(value: Any, found: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        return mask_values(value, found)
-    if isinstance(value, list):
-        return [_mask_json(item, found) for item in value]
-    if isinstance(value, dict):
-        return {key: _mask_json(item, found) for key, item in value.items()}
-    return value
 
 
 def masked_observation(scenario: Any, observation: Observation | None, verdicts: tuple[Verdict, ...]) -> Observation | None:
