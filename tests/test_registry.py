@@ -20,3 +20,19 @@ def test_every_assertion_kind_has_an_annotation_rank() -> None:
 def test_safety_kinds_outrank_everything_else() -> None:
     safety = max(SEVERITY[kind] for kind in SEVERITY if kind.startswith("safety_"))
     assert all(rank > safety for kind, rank in SEVERITY.items() if not kind.startswith("safety_"))
+
+
+def test_the_assertion_count_is_what_the_requests_list_for_every_example_contract() -> None:
+    from pathlib import Path
+
+    from behavegate.contract.assertion_keys import assertion_count, requests_any
+    from behavegate.contract.load import load_contract
+
+    root = Path(__file__).resolve().parents[1]
+    contracts = [p for p in root.glob("examples/**/*.yml") if "scenarios:" in p.read_text(encoding="utf-8")]
+    assert len(contracts) >= 3
+    for path in contracts:
+        for scenario in load_contract(path, root).scenarios:
+            listed = sum(len(requested(scenario.expect)) for requested in REQUESTS.values())
+            assert assertion_count(scenario.expect) == listed, f"{path}: {scenario.id}"
+            assert requests_any(scenario.expect) == (listed > 0)

@@ -10,64 +10,69 @@ judges it, and a test keeps the two tables' keys equal.
 from __future__ import annotations
 
 from collections.abc import Callable
+from operator import attrgetter
 from typing import Any
 
 from behavegate.model import Expectation
 
 Requested = Callable[[Expectation], list[tuple[str, Any]]]
 
+EACH, ONCE, NAMED = "each", "once", "named"  # one assertion per item, per key, per named call
 
-def _each(key: str, values: tuple[Any, ...]) -> list[tuple[str, Any]]:
-    return [(f"{key}[{index}]", (index, value)) for index, value in enumerate(values)]
+# In report order: version 1 first, then version 2. (contract key, Expectation field, how it counts)
+KEYS: tuple[tuple[str, str, str], ...] = (
+    ("response.contains", "contains", EACH),
+    ("response.excludes", "excludes", EACH),
+    ("tools.required", "required", EACH),
+    ("tools.allowed", "allowed", ONCE),
+    ("tools.forbidden", "forbidden", EACH),
+    ("tools.exact_sequence", "exact_sequence", ONCE),
+    ("tools.max_calls", "max_calls", ONCE),
+    ("refusal", "refusal", ONCE),
+    ("sources.required", "sources", EACH),
+    ("response.icontains", "icontains", EACH),
+    ("response.matches", "matches", EACH),
+    ("response.not_matches", "not_matches", EACH),
+    ("tools.min_calls", "min_calls", ONCE),
+    ("tools.calls", "calls", NAMED),
+    ("tools.sequence", "sequence", ONCE),
+    ("tools.set", "tool_set", ONCE),
+    ("tools.arguments_valid", "arguments_valid", ONCE),
+    ("tools.known_only", "known_only", ONCE),
+    ("tools.no_errors", "no_errors", ONCE),
+    ("steps.max", "max_steps", ONCE),
+    ("latency.max_ms", "max_latency_ms", ONCE),
+    ("usage.max_total_tokens", "max_total_tokens", ONCE),
+    ("safety.pii", "pii", EACH),
+    ("safety.injection", "injection", ONCE),
+    ("response.uses_tool_result", "uses_tool_result", EACH),
+    ("tools.no_repeat", "no_repeat", ONCE),
+    ("turns.max", "max_model_turns", ONCE),
+    ("response.judge", "judge", ONCE),
+)
 
 
-def _once(key: str, value: Any) -> list[tuple[str, Any]]:
-    return [] if value is None else [(key, value)]
+def _requested(key: str, field: str, counts: str) -> Requested:
+    get = attrgetter(field)
+    if counts == EACH:
+        return lambda e: [(f"{key}[{index}]", (index, value)) for index, value in enumerate(get(e))]
+    if counts == NAMED:
+        return lambda e: [(f"{key}.{call.name}", call) for call in get(e)]
+    return lambda e: [] if (value := get(e)) is None else [(key, value)]
 
 
-# In report order: version 1 first, then version 2.
-REQUESTS: dict[str, Requested] = {
-    "response.contains": lambda e: _each("response.contains", e.contains),
-    "response.excludes": lambda e: _each("response.excludes", e.excludes),
-    "tools.required": lambda e: _each("tools.required", e.required),
-    "tools.allowed": lambda e: _once("tools.allowed", e.allowed),
-    "tools.forbidden": lambda e: _each("tools.forbidden", e.forbidden),
-    "tools.exact_sequence": lambda e: _once("tools.exact_sequence", e.exact_sequence),
-    "tools.max_calls": lambda e: _once("tools.max_calls", e.max_calls),
-    "refusal": lambda e: _once("refusal", e.refusal),
-    "sources.required": lambda e: _each("sources.required", e.sources),
-    "response.icontains": lambda e: _each("response.icontains", e.icontains),
-    "response.matches": lambda e: _each("response.matches", e.matches),
-    "response.not_matches": lambda e: _each("response.not_matches", e.not_matches),
-    "tools.min_calls": lambda e: _once("tools.min_calls", e.min_calls),
-    "tools.calls": lambda e: [(f"tools.calls.{c.name}", c) for c in e.calls],
-    "tools.sequence": lambda e: _once("tools.sequence", e.sequence),
-    "tools.set": lambda e: _once("tools.set", e.tool_set),
-    "tools.arguments_valid": lambda e: _once("tools.arguments_valid", e.arguments_valid),
-    "tools.known_only": lambda e: _once("tools.known_only", e.known_only),
-    "tools.no_errors": lambda e: _once("tools.no_errors", e.no_errors),
-    "steps.max": lambda e: _once("steps.max", e.max_steps),
-    "latency.max_ms": lambda e: _once("latency.max_ms", e.max_latency_ms),
-    "usage.max_total_tokens": lambda e: _once("usage.max_total_tokens", e.max_total_tokens),
-    "safety.pii": lambda e: _each("safety.pii", e.pii),
-    "safety.injection": lambda e: _once("safety.injection", e.injection),
-    "response.uses_tool_result": lambda e: _each("response.uses_tool_result", e.uses_tool_result),
-    "tools.no_repeat": lambda e: _once("tools.no_repeat", e.no_repeat),
-    "turns.max": lambda e: _once("turns.max", e.max_model_turns),
-    "response.judge": lambda e: _once("response.judge", e.judge),
-}  # fmt: skip
+REQUESTS: dict[str, Requested] = {key: _requested(key, field, counts) for key, field, counts in KEYS}
+_LISTS = attrgetter(*(field for _, field, counts in KEYS if counts != ONCE))
+_SINGLES = attrgetter(*(field for _, field, counts in KEYS if counts == ONCE))
 
 
 def assertion_count(expect: Expectation) -> int:
-    """How many assertions ``expect`` requests; kept on the (immutable) expectation, as the
-    reader's cap and the shard partition both ask for every scenario's."""
-    counted: int | None = expect.__dict__.get("_assertion_count")
-    if counted is None:
-        counted = sum(len(requested(expect)) for requested in REQUESTS.values())
-        object.__setattr__(expect, "_assertion_count", counted)
-    return counted
+    """How many assertions ``expect`` requests (what :data:`REQUESTS` would list,
+    counted without listing: the reader's cap and the shard partition ask it of every
+    scenario)."""
+    return sum(map(len, _LISTS(expect))) + sum(value is not None for value in _SINGLES(expect))
 
 
 def requests_any(expect: Expectation) -> bool:
-    """Does ``expect`` ask for anything? (Stops at the first key that does.)"""
-    return any(requested(expect) for requested in REQUESTS.values())
+    """Does ``expect`` ask for anything?"""
+    return any(_LISTS(expect)) or any(value is not None for value in _SINGLES(expect))

@@ -282,6 +282,7 @@ def _load_events(loader: Any, max_values: int) -> tuple[Any, LineMap]:
     implicit_starts = loader.yaml_implicit_resolvers
     plain_text_is_str = not loader.yaml_path_resolvers and None not in implicit_starts
     values = longest = 0
+    resolved: dict[tuple[str, Any], str] = {}
     root: Any = _NO_KEY
     # Open containers: [container, its key (or item) lines, the key awaiting its value].
     stack: list[list[Any]] = []
@@ -308,9 +309,15 @@ def _load_events(loader: Any, max_values: int) -> tuple[Any, LineMap]:
             if tag is None and plain_text_is_str and event.implicit[0] and text and text[0] not in implicit_starts:
                 tag = STR_TAG
             elif tag is None or tag == "!":
-                tag = resolve(ScalarNode, text, event.implicit)
+                implicit = event.implicit
+                cached = plain_text_is_str and len(text) <= 64  # short scalars repeat (keys, words): resolved once each
+                tag = resolved.get((text, implicit)) if cached else None
+                if tag is None:
+                    tag = resolve(ScalarNode, text, implicit)
+                    if cached:
+                        resolved[(text, implicit)] = tag
             if tag == STR_TAG:
-                if _has_surrogate(text):
+                if not text.isascii() and _has_surrogate(text):
                     raise _Unusual
                 value = text
             else:

@@ -11,6 +11,7 @@ import json
 import re
 from typing import Any
 
+from behavegate import finite_json
 from behavegate.limits import (
     RESPONSE_MAX_DEPTH,
     RESPONSE_MAX_FINISH_REASON,
@@ -102,13 +103,9 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-def _no_constants(value: str) -> Any:
-    raise ValueError(f"non-finite JSON value {value}")
-
-
 def strict_json(text: str, max_values: int = RESPONSE_MAX_VALUES) -> Any:
     """JSON with unique keys, no NaN/Infinity, depth ≤ 64 and ≤ ``max_values`` values."""
-    value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constants)
+    value = finite_json.loads(text, object_pairs_hook=_unique)
     check_shape(value, max_values)
     return value
 

@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from behavegate import finite_json
 from behavegate.errors import BaselineError, Problem
 from behavegate.files import read_project_text
 from behavegate.limits import BASELINE_MAX_PROBLEMS, MAX_BASELINE_BYTES, MAX_RUN_SCENARIOS, MAX_RUNS
@@ -117,7 +118,7 @@ def parse_baseline(text: str, shown: str) -> Baseline:
         return BaselineError(problems, shown)
 
     try:
-        raw = json.loads(text)
+        raw = finite_json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise fail([Problem(f"is not JSON ({HELP}): {one_line(str(exc), 200)}")]) from None
     if not isinstance(raw, dict):

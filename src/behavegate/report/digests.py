@@ -4,11 +4,11 @@ and its size limit: pure functions of the JSON view."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from behavegate.canonical_json import canonical_bytes
 from behavegate.limits import MAX_REPORT_BYTES, V2_MAX_REPORT_BYTES
 from behavegate.model import Contract, Evaluation, RunFacts, Verdict
 
@@ -26,12 +26,8 @@ EVIDENCE_KEYS = (
 )
 
 
-def canonical_json(value: Any) -> bytes:
-    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode("utf-8")
-
-
 def sha256_json(value: Any) -> str:
-    return hashlib.sha256(canonical_json(value)).hexdigest()
+    return hashlib.sha256(canonical_bytes(value)).hexdigest()
 
 
 def selected_digest(observations: Mapping[str, Mapping[str, Any]], scenario_ids: Iterable[str]) -> str:

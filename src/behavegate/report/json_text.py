@@ -2,9 +2,9 @@
 
 A 10,000-scenario report is ~100 MB of JSON. Its evidence digest (canonical JSON,
 skylos's bytes), its size limit and the text every JSON view writes all encode the
-same values: each scenario is encoded once (by the standard library's C encoder, a
-scenario's verdicts and observation once though the report shows them twice), and
-the digest, the size and the indented text are derived from those strings. The text
+same values: each scenario is encoded once (``canonical_json``: msgspec, with the
+standard library's floats), and the digest, the size and the indented text are
+derived from those strings. The text
 is produced scenario by scenario, so no view holds all of it at once.
 """
 
@@ -16,52 +16,15 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from behavegate.canonical_json import canonical_text
 from behavegate.frozen import frozen
 from behavegate.indented_json import indent
 from behavegate.limits import REPORT_MAX_NESTING
 
 SCENARIOS = "scenarios"
 _NOT_PRINTABLE_ASCII = re.compile("[\x7f-\U0010ffff]")
-_CANONICAL = json.JSONEncoder(allow_nan=False, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 _COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 _string: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
-
-
-def canonical_part(value: Any) -> str:
-    """``value`` as the digests encode it: sorted keys, no spaces, UTF-8 text, no NaN."""
-    return _CANONICAL.encode(value)
-
-
-def scenario_record(entry: Mapping[str, Any]) -> str:
-    """``canonical_part(entry)`` for one scenario of the report, whose verdicts and
-    observation are the very objects one of its attempts holds: each list or mapping
-    is encoded once and its text reused."""
-    memo: dict[int, str] = {}
-
-    def value(item: Any) -> str:
-        if isinstance(item, str):
-            return str(_string(item))
-        if not isinstance(item, dict | list) or not item:
-            return canonical_part(item)
-        text = memo.get(id(item))
-        if text is None:
-            text = memo[id(item)] = canonical_part(item)
-        return text
-
-    def record(fields: Mapping[str, Any]) -> str:
-        if not all(isinstance(key, str) for key in fields):
-            return canonical_part(fields)
-        out = []
-        for key in sorted(fields):
-            item = fields[key]
-            if key == "attempts" and isinstance(item, list) and all(isinstance(a, dict) for a in item):
-                text = "[" + ",".join(record(attempt) for attempt in item) + "]"
-            else:
-                text = value(item)
-            out.append(f"{_string(key)}:{text}")
-        return "{" + ",".join(out) + "}"
-
-    return record(entry)
 
 
 @frozen
@@ -77,8 +40,8 @@ class EncodedReport:
 def encode(evidence: Mapping[str, Any], scenarios: Iterable[Mapping[str, Any]], keys: Iterable[str]) -> EncodedReport:
     """``evidence``: the report's evidence keys but ``scenarios``; ``keys``: every key
     the digest covers (a missing one is ``null``)."""
-    parts = {key: canonical_part(value) for key, value in evidence.items()}
-    records = [scenario_record(entry) for entry in scenarios]
+    parts = {key: canonical_text(value) for key, value in evidence.items()}
+    records = [canonical_text(entry) for entry in scenarios]
     hasher = hashlib.sha256()
     hasher.update(b"{")
     for index, key in enumerate(sorted({*keys, SCENARIOS})):

@@ -10,12 +10,12 @@ the merge aggregates them, it does not judge them again (see docs/sharding.md).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Mapping
 from typing import Any, NoReturn
 
+from behavegate import finite_json
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
@@ -139,7 +139,7 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
     """A shard report's text (read by the caller under the file rules) to its typed parts."""
     r = _Reader(shown)
     try:
-        raw = json.loads(text)
+        raw = finite_json.loads(text)
     except (ValueError, RecursionError) as exc:
         r.bad("the document", f"is not JSON: {exc}")
     if not isinstance(raw, dict) or raw.get("kind") != "agent_behavior" or raw.get("schema_version") != 1:

@@ -22,6 +22,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
+from behavegate import finite_json
 from behavegate.evidence.chat import EndpointError, check_shape
 from behavegate.evidence.traces.spans import Span
 from behavegate.text import surrogate_paths
@@ -91,17 +92,13 @@ class UnreadableText(Exception):
     """Text in a span that no report can hold (observation files refuse it as well)."""
 
 
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def parse_json(value: Any) -> Any:
     """A JSON string's value (NaN and Infinity refused); anything else as it is; None when the
     string is not JSON; UnreadableText when it decodes to text with an unpaired surrogate."""
     if not isinstance(value, str):
         return value
     try:
-        parsed = json.loads(value, parse_constant=_no_constant)
+        parsed = finite_json.loads(value)
     except (ValueError, RecursionError):
         return None
     if "\\u" in value and surrogate_paths(parsed, ""):

@@ -1,0 +1,28 @@
+"""JSON read from outside (observation files, traces, agents' and judges' replies,
+shard and baseline reports): what ``json.loads`` reads, but no ``NaN``, no
+``Infinity`` and no number too large for a float (``1e400``, which Python reads as
+infinity). JSON has no such values, the evidence digests cannot encode them, and
+nothing inside behavegate can make one, so every value a report shows is finite
+(``canonical_json`` relies on it)."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def loads(text: str | bytes, **hooks: Any) -> Any:
+    """``json.loads(text, **hooks)``; raises ValueError on a non-finite number."""
+    return json.loads(text, parse_constant=_constant, parse_float=_finite, **hooks)
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is too large for a number")
+    return value
