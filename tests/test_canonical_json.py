@@ -84,3 +84,10 @@ def test_finite_numbers_read_as_before() -> None:
     value = strict_json('{"a": 1.5, "b": -2e-7, "c": 1e308, "d": 12345678901234567890}')
     assert value == {"a": 1.5, "b": -2e-7, "c": 1e308, "d": 12345678901234567890}
     assert all(math.isfinite(v) for v in value.values())
+
+
+def test_a_shard_report_that_is_not_json_says_where() -> None:
+    with pytest.raises(ShardError, match="line 1 column"):
+        parse_shard_report('{"kind": "agent_behavior", "schema_version": 1', "shard.json", "0" * 64)
+    with pytest.raises(ShardError, match="surrogate"):
+        parse_shard_report('{"kind": "\\ud800"}', "shard.json", "0" * 64)

@@ -392,3 +392,27 @@ def test_a_judged_oxy_run_replays_offline_to_the_same_numbers_without_a_judge(
     replay_code, replayed = run(["sales.agentic.test.yml", "--observations", "obs.json", "--format", "json"], capsys)
     assert len(ScriptedJudge.questions) == asked == 12  # the replay asked nobody
     assert (live_code, json.loads(live)["behavegate"]["oxy"]) == (replay_code, json.loads(replayed)["behavegate"]["oxy"])
+
+
+def test_a_judged_oxy_run_sharded_and_merged_gives_the_unsharded_numbers_and_a_missing_shard_is_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    copy_example(tmp_path)
+    FlakyAgent.signups = 0
+    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
+        args = ["--endpoint", agent, "--judge-endpoint", judge, "--save-observations", "obs.json"]
+        whole_code, whole = run(["sales.agentic.test.yml", *args, "--format", "json"], capsys)
+    replay = ["sales.agentic.test.yml", "--observations", "obs.json"]
+    for index in (1, 2, 3):
+        code, _ = run([*replay, "--shard", f"{index}/3", "--report", f"shards/{index}.json"], capsys)
+        assert code == 0, ERRORS[-1]
+    merged_code = main(["merge", "shards", "--no-artifacts", "--format", "json"])
+    merged = json.loads(capsys.readouterr().out)
+    assert (merged_code, merged["status"]) == (whole_code, json.loads(whole)["status"])
+    assert merged["behavegate"]["oxy"] == json.loads(whole)["behavegate"]["oxy"]
+    assert merged["scenarios"] == json.loads(whole)["scenarios"]
+    (tmp_path / "shards" / "2.json").unlink()
+    missing_code = main(["merge", "shards", "--no-artifacts", "--format", "json"])
+    missing = json.loads(capsys.readouterr().out)
+    assert (missing_code, missing["status"]) == (2, "incomplete")
