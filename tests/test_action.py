@@ -87,6 +87,14 @@ def test_absent_inputs_take_the_defaults_and_empty_ones_stay_empty() -> None:
     assert "--junit" not in build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_JUNIT": ""}), {})
 
 
+def test_oxy_cases_reach_the_cli_one_per_line_keeping_their_commas() -> None:
+    inputs = Inputs({"INPUT_CONTRACT": "sales.agentic.test.yml", "INPUT_CASE": "apple-ceo\n What's new, and why? \n\n2"})
+    pairs = list(itertools.pairwise(build_argv(inputs, {})))
+    assert [v for f, v in pairs if f == "--case"] == ["apple-ceo", "What's new, and why?", "2"]
+    with pytest.raises(ActionInputError, match="case belong to the shard jobs"):
+        build_argv(Inputs({"INPUT_MERGE": "shards", "INPUT_CASE": "2"}), {})
+
+
 def test_version_2_inputs_reach_the_cli() -> None:
     argv = build_argv(
         Inputs({"INPUT_RUNS": "8", "INPUT_TAG": "orders\n policy, smalltalk", "INPUT_MIN-PASS-RATE": "0.75",

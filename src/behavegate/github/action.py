@@ -87,6 +87,10 @@ class Inputs:
             "Support boolean input list: `true | True | TRUE | false | False | FALSE`"
         )
 
+    def lines(self, name: str) -> list[str]:
+        """A list input of values that may hold commas: one value per line."""
+        return [line.strip() for line in self.text(name).splitlines() if line.strip()]
+
     def items(self, name: str) -> list[str]:
         """A list input: one value per line (commas also separate)."""
         return [part.strip() for line in self.text(name).splitlines() for part in line.split(",") if part.strip()]
@@ -133,6 +137,8 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
         argv += ["--scenario", scenario]
     for tag in inputs.items("tag"):
         argv += ["--tag", tag]
+    for case in inputs.lines("case"):
+        argv += ["--case", case]
     threshold_mode = inputs.text("threshold-mode")
     if threshold_mode and threshold_mode not in THRESHOLD_MODES:
         raise ActionInputError(f"threshold-mode must be one of {sorted(THRESHOLD_MODES)}, got {threshold_mode!r}")
@@ -153,7 +159,7 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
 
 def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     """``merge``: the shard reports' folders or files in, one run's verdict out."""
-    clashing = [name for name in ("observations", "traces", "endpoint", "shard", "scenario", "tag", "runs") if inputs.text(name)]
+    clashing = [name for name in ("observations", "traces", "endpoint", "shard", "scenario", "case", "tag", "runs") if inputs.text(name)]
     if clashing:
         raise ActionInputError(f"merge combines shard reports; {', '.join(clashing)} belong to the shard jobs")
     argv = ["merge", *inputs.items("merge")]

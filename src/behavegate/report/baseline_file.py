@@ -118,7 +118,7 @@ def parse_baseline(text: str, shown: str) -> Baseline:
         return BaselineError(problems, shown)
 
     try:
-        raw = finite_json.loads(text)
+        raw = finite_json.loads_document(text)
     except (ValueError, RecursionError) as exc:
         raise fail([Problem(f"is not JSON ({HELP}): {one_line(str(exc), 200)}")]) from None
     if not isinstance(raw, dict):

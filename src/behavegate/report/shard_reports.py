@@ -139,7 +139,7 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
     """A shard report's text (read by the caller under the file rules) to its typed parts."""
     r = _Reader(shown)
     try:
-        raw = finite_json.loads(text)
+        raw = finite_json.loads_document(text)
     except (ValueError, RecursionError) as exc:
         r.bad("the document", f"is not JSON: {exc}")
     if not isinstance(raw, dict) or raw.get("kind") != "agent_behavior" or raw.get("schema_version") != 1:
