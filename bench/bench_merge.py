@@ -76,6 +76,53 @@ def median_seconds(action: Any, repeat: int) -> float:
     return statistics.median(times)
 
 
+def stages(repeat: int) -> dict[str, float]:
+    """Process time of each stage of `merge shards --no-artifacts` (each wrapped where merge
+    calls it), and of a bare libyaml parse of the contract for scale; the best of ``repeat``."""
+    import yaml
+
+    import behavegate.commands.merge as merge
+    import behavegate.contract.load as load
+    import behavegate.judge.evaluate as evaluate
+    import behavegate.render.table as table
+    import behavegate.report.build as build
+
+    spent: dict[str, float] = {}
+    wrapped = [(merge, "read_reports", "read and check the shard reports"),
+               (load, "load_contract", "load and validate the contract"),
+               (merge, "_judged", "place every attempt"), (evaluate, "evaluate", "aggregate (rates, intervals, gates)"),
+               (build, "build_report", "build the Report (digest, size limit)"), (table, "render", "render the table")]  # fmt: skip
+    originals = [(module, name, getattr(module, name)) for module, name, _ in wrapped]
+
+    def timed(function: Any, label: str) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.process_time() - started
+
+        return call
+
+    best: dict[str, float] = {}
+    try:
+        for module, name, label in wrapped:
+            setattr(module, name, timed(getattr(module, name), label))
+        for _ in range(repeat):
+            spent.clear()
+            started = time.process_time()
+            quiet(["merge", "shards", "--no-artifacts"])
+            spent["the whole merge"] = time.process_time() - started
+            started = time.process_time()
+            yaml.load(Path("contract.yml").read_text(), Loader=yaml.CSafeLoader)
+            spent["(for scale: libyaml alone parsing the contract)"] = time.process_time() - started
+            best = {k: min(v, best.get(k, v)) for k, v in spent.items()}
+    finally:
+        for module, name, original in originals:
+            setattr(module, name, original)
+    return best
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--scenarios", type=int, default=10_000)
@@ -122,6 +169,9 @@ def main() -> int:
         print(f"... and --report merged.json ({Path('merged.json').stat().st_size / 1e6:.1f} MB): {written:.3f} s, "
               f"{written / floor:.1f}x json.load")  # fmt: skip
         print(f"target: merge under 2 s: {'OK' if merge < 2 else 'MISSED'} (on this machine, under this load)")
+        print("where a merge spends its CPU (process time, the best of --repeat runs):")
+        for stage, seconds in stages(args.repeat).items():
+            print(f"  {stage:<48} {seconds:6.3f} s")
         if not same:
             print("MISMATCH: the merged verdicts differ from the unsharded run's")
             return 1
