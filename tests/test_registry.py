@@ -27,6 +27,7 @@ def test_the_assertion_count_is_what_the_requests_list_for_every_example_contrac
 
     from behavegate.contract.assertion_keys import assertion_count, requests_any
     from behavegate.contract.load import load_contract
+    from behavegate.judge.assertions import requested_assertions
 
     root = Path(__file__).resolve().parents[1]
     contracts = [p for p in root.glob("examples/**/*.yml") if "scenarios:" in p.read_text(encoding="utf-8")]
@@ -36,3 +37,5 @@ def test_the_assertion_count_is_what_the_requests_list_for_every_example_contrac
             listed = sum(len(requested(scenario.expect)) for requested in REQUESTS.values())
             assert assertion_count(scenario.expect) == listed, f"{path}: {scenario.id}"
             assert requests_any(scenario.expect) == (listed > 0)
+            every = [(e.key, a, spec) for e in REGISTRY for a, spec in e.requested(scenario.expect)]
+            assert [(e.key, a, spec) for e, a, spec in requested_assertions(scenario.expect)] == every

@@ -66,6 +66,18 @@ _LISTS = attrgetter(*(field for _, field, counts in KEYS if counts != ONCE))
 _SINGLES = attrgetter(*(field for _, field, counts in KEYS if counts == ONCE))
 
 
+_FIELDS = attrgetter(*(field for _, field, _ in KEYS))
+
+
+def requested_keys(expect: Expectation) -> list[str]:
+    """The contract keys ``expect`` requests anything of, in report order."""
+    return [
+        key
+        for (key, _, counts), value in zip(KEYS, _FIELDS(expect), strict=True)
+        if (value is not None if counts == ONCE else value)
+    ]
+
+
 def assertion_count(expect: Expectation) -> int:
     """How many assertions ``expect`` requests (what :data:`REQUESTS` would list,
     counted without listing: the reader's cap and the shard partition ask it of every

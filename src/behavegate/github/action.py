@@ -159,7 +159,9 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
 
 def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     """``merge``: the shard reports' folders or files in, one run's verdict out."""
-    clashing = [name for name in ("observations", "traces", "endpoint", "shard", "scenario", "case", "tag", "runs") if inputs.text(name)]
+    clashing = [
+        name for name in ("observations", "traces", "endpoint", "shard", "scenario", "case", "tag", "runs") if inputs.text(name)
+    ]
     if clashing:
         raise ActionInputError(f"merge combines shard reports; {', '.join(clashing)} belong to the shard jobs")
     argv = ["merge", *inputs.items("merge")]

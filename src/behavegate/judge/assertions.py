@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from behavegate.contract.assertion_keys import REQUESTS, Requested
+from behavegate.contract.assertion_keys import REQUESTS, Requested, requested_keys
 from behavegate.frozen import frozen
 from behavegate.judge.conversation_checks import judge_no_repeat, judge_turns, judge_uses_tool_result
 from behavegate.judge.evidence import EMPTY_PATTERNS, Evidence
@@ -42,9 +42,9 @@ from behavegate.judge.tool_checks import (
     judge_sequence,
     judge_tool_set,
 )
-from behavegate.model import Verdict
+from behavegate.model import Expectation, Verdict
 
-__all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence"]
+__all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence", "requested_assertions"]
 
 Judge = Callable[[str, Any, Evidence], Verdict]
 
@@ -91,3 +91,13 @@ REGISTRY: tuple[AssertionType, ...] = (
 )  # fmt: skip
 
 BY_KEY: dict[str, AssertionType] = {entry.key: entry for entry in REGISTRY}
+
+
+def requested_assertions(expect: Expectation) -> tuple[tuple[AssertionType, str, Any], ...]:
+    """Every assertion ``expect`` asks for, in report order: (its type, its id, its spec).
+    Kept on the (immutable) expectation: every attempt of a scenario asks the same."""
+    cached: tuple[tuple[AssertionType, str, Any], ...] | None = expect.__dict__.get("_requested")
+    if cached is None:
+        cached = tuple((BY_KEY[key], a, spec) for key in requested_keys(expect) for a, spec in BY_KEY[key].requested(expect))
+        object.__setattr__(expect, "_requested", cached)
+    return cached

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate.frozen import replace
 from behavegate.judge import aggregate
-from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, REGISTRY, Evidence
+from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, Evidence, requested_assertions
 from behavegate.judge.gaps import response_gap, tool_gap
 from behavegate.judge.matching import assign_calls
 from behavegate.judge.oxy_score import decides_alone, score_gates
@@ -59,9 +59,7 @@ def evaluate_scenario(
 ) -> ScenarioResult:
     """``version``: the contract's (version 2 words incomplete reasons with their fix)."""
     evidence = evidence_for(scenario, observation, agent, version)
-    verdicts = tuple(
-        entry.judge(assertion, spec, evidence) for entry in REGISTRY for assertion, spec in entry.requested(scenario.expect)
-    )
+    verdicts = tuple(entry.judge(assertion, spec, evidence) for entry, assertion, spec in requested_assertions(scenario.expect))
     return ScenarioResult(scenario, combine(v.status for v in verdicts), verdicts, observation)
 
 
