@@ -379,15 +379,21 @@ def test_files_at_100_and_0_percent_meet_a_50_percent_floor_across_the_suite(
     assert failed == 1  # `all`: each file must reach the floor
 
 
-def test_a_judged_oxy_run_replays_offline_to_the_same_numbers_without_a_judge(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def recorded_live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """The documented example run live against the flaky agent and the scripted judge,
+    its evidence saved to obs.json: (exit code, JSON report)."""
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
     FlakyAgent.signups, ScriptedJudge.questions = 0, []
     with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
         args = ["--endpoint", agent, "--judge-endpoint", judge, "--save-observations", "obs.json"]
-        live_code, live = run(["sales.agentic.test.yml", *args, "--format", "json"], capsys)
+        return run(["sales.agentic.test.yml", *args, "--format", "json"], capsys)
+
+
+def test_a_judged_oxy_run_replays_offline_to_the_same_numbers_without_a_judge(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    live_code, live = recorded_live(tmp_path, monkeypatch, capsys)
     asked = len(ScriptedJudge.questions)
     replay_code, replayed = run(["sales.agentic.test.yml", "--observations", "obs.json", "--format", "json"], capsys)
     assert len(ScriptedJudge.questions) == asked == 12  # the replay asked nobody
@@ -397,12 +403,7 @@ def test_a_judged_oxy_run_replays_offline_to_the_same_numbers_without_a_judge(
 def test_a_judged_oxy_run_sharded_and_merged_gives_the_unsharded_numbers_and_a_missing_shard_is_incomplete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    copy_example(tmp_path)
-    FlakyAgent.signups = 0
-    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
-        args = ["--endpoint", agent, "--judge-endpoint", judge, "--save-observations", "obs.json"]
-        whole_code, whole = run(["sales.agentic.test.yml", *args, "--format", "json"], capsys)
+    whole_code, whole = recorded_live(tmp_path, monkeypatch, capsys)
     replay = ["sales.agentic.test.yml", "--observations", "obs.json"]
     for index in (1, 2, 3):
         code, _ = run([*replay, "--shard", f"{index}/3", "--report", f"shards/{index}.json"], capsys)

@@ -13,10 +13,10 @@ so any text holding either (a float, or a string that merely looks like one) is
 written again by the standard library. So is any value msgspec refuses (a non-string
 key, a lone surrogate) and the standard library decides, raising as it always did.
 NaN and infinities, which msgspec would write as ``null`` where the standard library
-raises, do not get here: the readers of evidence refuse them (observation files, agents'
-and judges' replies, JSON text in trace attributes, shard and baseline reports:
-``finite_json``) and nothing computed is unbounded; tests/test_canonical_json.py pins
-the readers.
+raises, do not get here: the readers of evidence refuse them (agents' and judges'
+replies, JSON text in trace attributes, shard and baseline reports through
+``finite_json``; observation files in skylos's words), and nothing computed is
+unbounded. tests/test_canonical_json.py pins those readers.
 """
 
 from __future__ import annotations

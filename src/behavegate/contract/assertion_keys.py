@@ -64,8 +64,6 @@ def _requested(key: str, field: str, counts: str) -> Requested:
 REQUESTS: dict[str, Requested] = {key: _requested(key, field, counts) for key, field, counts in KEYS}
 _LISTS = attrgetter(*(field for _, field, counts in KEYS if counts != ONCE))
 _SINGLES = attrgetter(*(field for _, field, counts in KEYS if counts == ONCE))
-
-
 _FIELDS = attrgetter(*(field for _, field, _ in KEYS))
 
 
@@ -87,4 +85,4 @@ def assertion_count(expect: Expectation) -> int:
 
 def requests_any(expect: Expectation) -> bool:
     """Does ``expect`` ask for anything?"""
-    return any(_LISTS(expect)) or any(value is not None for value in _SINGLES(expect))
+    return bool(requested_keys(expect))
