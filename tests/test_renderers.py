@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import Golden
 from helpers import edit_result, example_report
@@ -30,3 +32,24 @@ def test_table_keeps_control_characters_inert() -> None:
     report = edit_result(example_report("regressed"), 0, "fail", v0={"status": "fail", "message": "bad\x1b[31m\r::error::x"})
     text = table_renderer.render(report)
     assert "\x1b" not in text and "\r" not in text
+
+
+def test_a_large_runs_table_lists_only_the_scenarios_that_did_not_pass_and_verbose_lists_all() -> None:
+    from helpers import report
+
+    rows = "\n".join(f"  - {{id: s{i:02d}, prompt: p, expect: {{response: {{contains: [w{i}]}}}}}}" for i in range(60))
+    contract = f"version: 1\nagent: {{endpoint: http://127.0.0.1:1/v1}}\nscenarios:\n{rows}\n"
+    observed = [{"id": f"s{i:02d}", "response": "nothing" if i == 7 else f"w{i}", "finish_reason": "stop",
+                 "response_complete": True, "tool_calls_complete": True, "tool_calls": [], "refusal": False,
+                 "sources": []} for i in range(60)]  # fmt: skip
+    run = report(contract, json.dumps({"version": 1, "scenarios": observed}))
+    text = table_renderer.render(run)
+    assert "s07       fail" in text and "s08" not in text.split("\n\n")[1]
+    assert "(59 passing scenarios not listed: --verbose lists every one" in text
+    assert "Scenarios: 60 |" in text
+    from behavegate.render import summary
+
+    markdown = summary.render(run)
+    assert "`s07`" in markdown and "`s08`" not in markdown and "_59 passing scenarios not listed;" in markdown
+    every = table_renderer.render(run, "verbose")
+    assert all(f"s{i:02d}" in every for i in range(60)) and "not listed" not in every

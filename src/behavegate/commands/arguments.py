@@ -44,7 +44,8 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--quiet", "-q", action="store_true",
                       help="table: an Oxy test file's cases, score and consistency only")  # fmt: skip
     test.add_argument("--verbose", "-v", action="store_true",
-                      help="table: for each run that did not pass, the agent's tool calls, its answer and the judge's reasoning")  # fmt: skip
+                      help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
+                           "run that did not pass, the agent's tool calls, its answer and the judge's reasoning")  # fmt: skip
     test.add_argument("--shard", default=None, metavar="K/N",
                       help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
                       "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict")  # fmt: skip

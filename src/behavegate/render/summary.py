@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from behavegate.limits import LOOPS_SHOWN, SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
-from behavegate.render.table import failure_note, pass_rate
+from behavegate.render.table import failure_note, listed_results, pass_rate
 from behavegate.report.judged import judge_note
 from behavegate.report.loops import possible_loops
 from behavegate.report.result import Report
@@ -69,7 +69,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     baseline = _baseline(env, report, budget // 2)
     budget -= len(baseline.encode())
     rows: list[str] = []
-    for result in results:
+    listed = listed_results(report)
+    for result in listed:
         counts = report.check_counts(result)
         row = row_template.render(
             id=result.scenario.id, status=result.status, passed=counts["pass"], failed=counts["fail"],
@@ -111,7 +112,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         contract_path=report.contract_path,
         skipped=len(report.skipped or ()),
         rows=rows,
-        rows_cut=len(results) - len(rows),
+        rows_cut=len(listed) - len(rows),
+        passing_unlisted=len(results) - len(listed),
         details=details,
         details_cut=len(troubled) - len(details),
         repeated=report.repeated,

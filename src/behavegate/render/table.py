@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from behavegate.limits import LOOPS_SHOWN
+from behavegate.limits import LOOPS_SHOWN, TABLE_ROWS_LISTED
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
 from behavegate.report.judged import judge_note
@@ -102,8 +102,17 @@ def _status(report: Report) -> str:
     return oxy.status(report)
 
 
+def listed_results(report: Report, *, every: bool = False) -> tuple[ScenarioResult, ...]:
+    """The scenarios a table lists a row for: all of them, or past TABLE_ROWS_LISTED only
+    those that did not pass (10,000 rows of "pass" would bury the failures in a CI log)."""
+    if every or len(report.results) <= TABLE_ROWS_LISTED:
+        return report.results
+    return tuple(result for result in report.results if result.status != "pass")
+
+
 def render(report: Report, detail: str = "normal") -> str:
-    """``detail``: ``quiet``, ``normal`` or ``verbose`` (an Oxy test file's ``--quiet``/``--verbose``)."""
+    """``detail``: ``quiet``, ``normal`` or ``verbose`` (``--quiet``/``--verbose``; verbose
+    lists every scenario's row, see :func:`listed_results`)."""
     if report.contract.oxy is not None and detail == "quiet":
         from behavegate.render import oxy
 
@@ -111,8 +120,9 @@ def render(report: Report, detail: str = "normal") -> str:
         return "\n".join([*quiet, *(f"Gate {g.gate}: {g.status}: {one_line(g.message)}" for g in report.gates)])
     repeated = report.repeated
     columns = _COLUMNS_V2 if repeated else _COLUMNS
+    listed = listed_results(report, every=detail == "verbose")
     rows = []
-    for result in report.results:
+    for result in listed:
         counts = report.check_counts(result)
         rate = (pass_rate(result.reliability) if result.reliability else "",) * repeated
         details = "; ".join(v.message for v in troubles(result)[:3])
@@ -133,9 +143,12 @@ def render(report: Report, detail: str = "normal") -> str:
     out.extend(["", line(columns)])
     out.append("  ".join("-" * w for w in widths))
     out.extend(line(row) for row in rows)
+    if len(listed) < len(report.results):
+        out.append(f"({len(report.results) - len(listed)} passing scenarios not listed: --verbose lists every one; "
+                   "the JSON report, JUnit and HTML hold them all)")  # fmt: skip
     if repeated:
         out.append("(Passed, Failed, Incomplete: assertion checks over every attempt. Pass rate: attempts that passed.)")
-        notes = [(r.scenario.id, sequential_note(r.reliability)) for r in report.results if r.reliability is not None]
+        notes = [(r.scenario.id, sequential_note(r.reliability)) for r in listed if r.reliability is not None]
         out.extend(f"{one_line(name)}: {note}" for name, note in notes if note is not None)
     problems = [r for r in report.results if r.status != "pass"]
     if problems:
