@@ -13,6 +13,7 @@ import pytest
 import yaml
 from helpers import EXAMPLE
 
+from behavegate.cli import build_parser
 from behavegate.github import action
 from behavegate.github.action import ActionInputError, Inputs, build_argv
 
@@ -88,9 +89,17 @@ def test_absent_inputs_take_the_defaults_and_empty_ones_stay_empty() -> None:
 
 
 def test_oxy_cases_reach_the_cli_one_per_line_keeping_their_commas() -> None:
-    inputs = Inputs({"INPUT_CONTRACT": "sales.agentic.test.yml", "INPUT_CASE": "apple-ceo\n What's new, and why? \n\n2"})
-    pairs = list(itertools.pairwise(build_argv(inputs, {})))
-    assert [v for f, v in pairs if f == "--case"] == ["apple-ceo", "What's new, and why?", "2"]
+    lines = "apple-ceo\n What's new, and why? \n\n2\n--help\r\nsplit\u2028not"
+    argv = build_argv(Inputs({"INPUT_CONTRACT": "sales.agentic.test.yml", "INPUT_CASE": lines}), {})
+    cases = [a for a in argv if a.startswith("--case")]
+    assert cases == ["--case=apple-ceo", "--case=What's new, and why?", "--case=2", "--case=--help", "--case=split\u2028not"]
+    assert build_parser().parse_args(["test", *cases]).case == [
+        "apple-ceo",
+        "What's new, and why?",
+        "2",
+        "--help",
+        "split\u2028not",
+    ]
     with pytest.raises(ActionInputError, match="case belong to the shard jobs"):
         build_argv(Inputs({"INPUT_MERGE": "shards", "INPUT_CASE": "2"}), {})
 

@@ -16,6 +16,7 @@ from behavegate.canonical_json import canonical_bytes, canonical_text
 from behavegate.errors import BaselineError, ShardError
 from behavegate.evidence.chat import strict_json
 from behavegate.evidence.traces.messages import parse_json
+from behavegate.judge.conversation_checks import _MISSING, field_value
 from behavegate.judge.judged_checks import read_vote
 from behavegate.judged import JudgeVote
 from behavegate.report.baseline_file import parse_baseline
@@ -38,6 +39,7 @@ VALUES = st.recursive(
 @given(VALUES)
 @example({"b": [1e16, 1e-05], "a": "2e5 0.00001", "\U0001f600": 1, "\uffff": 2, "é": "\x00\x7f\u2028"})
 @example([1.2345678901234568e20, -0.0, 0.0001, 123456789012345680000.0, 10**30])
+@example({"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736", "digest": "0e5d7f", "ratio:1e5": "[2e3", "x": [5e-05, 1e-7]})
 def test_canonical_text_is_what_the_standard_library_writes(value: Any) -> None:
     assert canonical_text(value) == standard(value)
     assert canonical_bytes(value) == standard(value).encode("utf-8")
@@ -65,10 +67,15 @@ def test_json_text_in_a_trace_attribute_with_a_non_finite_number_is_not_json(num
 
 
 @pytest.mark.parametrize("number", NON_FINITE)
-def test_a_judges_vote_with_a_non_finite_number_is_incomplete(number: str) -> None:
-    status, reason = read_vote(JudgeVote(question=(), reply=f'{{"verdict": "pass", "score": {number}, "reason": "ok"}}'))
-    assert status == "incomplete"
-    assert "not the JSON verdict" in reason
+def test_a_judges_vote_reads_as_before_whatever_number_sits_in_a_key_it_does_not_keep(number: str) -> None:
+    reply = f'{{"verdict": "pass", "reason": "ok", "confidence": {number}}}'  # only verdict and reason are kept
+    assert read_vote(JudgeVote(question=(), reply=reply)) == ("pass", "ok")
+
+
+@pytest.mark.parametrize("number", NON_FINITE)
+def test_a_scripted_tool_result_with_a_non_finite_number_has_no_such_field(number: str) -> None:
+    assert field_value(f'{{"eta": {number}, "id": 7}}', "eta") is _MISSING
+    assert field_value('{"eta": 1.5e300}', "eta") == 1.5e300
 
 
 @pytest.mark.parametrize("number", NON_FINITE)

@@ -53,3 +53,21 @@ def test_a_large_runs_table_lists_only_the_scenarios_that_did_not_pass_and_verbo
     assert "`s07`" in markdown and "`s08`" not in markdown and "_59 passing scenarios not listed;" in markdown
     every = table_renderer.render(run, "verbose")
     assert all(f"s{i:02d}" in every for i in range(60)) and "not listed" not in every
+
+
+def test_a_large_run_that_passed_lists_no_header_over_no_rows() -> None:
+    from helpers import report
+
+    rows = "\n".join(f"  - {{id: s{i:02d}, prompt: p, expect: {{response: {{contains: [w{i}]}}}}}}" for i in range(51))
+    observed = [{"id": f"s{i:02d}", "response": f"w{i}", "finish_reason": "stop", "response_complete": True,
+                 "tool_calls_complete": True, "tool_calls": [], "refusal": False, "sources": []} for i in range(51)]  # fmt: skip
+    run = report(
+        f"version: 1\nagent: {{endpoint: http://127.0.0.1:1/v1}}\nscenarios:\n{rows}\n",
+        json.dumps({"version": 1, "scenarios": observed}),
+    )
+    from behavegate.render import summary
+
+    assert "Scenario  Status" not in table_renderer.render(run) and "(51 passing scenarios not listed" in table_renderer.render(
+        run
+    )
+    assert "| scenario |" not in summary.render(run) and "_51 passing scenarios not listed;" in summary.render(run)

@@ -88,8 +88,9 @@ class Inputs:
         )
 
     def lines(self, name: str) -> list[str]:
-        """A list input of values that may hold commas: one value per line."""
-        return [line.strip() for line in self.text(name).splitlines() if line.strip()]
+        """A list input of values that may hold commas: one value per line (``\n`` only:
+        a prompt may hold a U+2028 or a form feed)."""
+        return [line.strip() for line in self.text(name).split("\n") if line.strip()]
 
     def items(self, name: str) -> list[str]:
         """A list input: one value per line (commas also separate)."""
@@ -137,8 +138,8 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
         argv += ["--scenario", scenario]
     for tag in inputs.items("tag"):
         argv += ["--tag", tag]
-    for case in inputs.lines("case"):
-        argv += ["--case", case]
+    # One argument each, so a case named "-x" or "--help" is a value, not an option.
+    argv += [f"--case={case}" for case in inputs.lines("case")]
     threshold_mode = inputs.text("threshold-mode")
     if threshold_mode and threshold_mode not in THRESHOLD_MODES:
         raise ActionInputError(f"threshold-mode must be one of {sorted(THRESHOLD_MODES)}, got {threshold_mode!r}")

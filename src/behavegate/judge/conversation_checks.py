@@ -8,6 +8,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from behavegate import finite_json
 from behavegate.contract.v2_conversation import field_steps
 from behavegate.conversation import ScriptedResult, ToolField
 from behavegate.evidence.scripted import describe_repeats, repeated_calls
@@ -25,7 +26,7 @@ def field_value(content: Any, path: str) -> Any:
     value = content
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = finite_json.loads(value)  # a NaN read here would reach the verdict's evidence
         except (ValueError, RecursionError):
             return _MISSING
     for step in field_steps(path):

@@ -11,10 +11,10 @@ says never to follow it. An answer therefore cannot rewrite its own criterion.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
-from behavegate import finite_json
 from behavegate.evidence.judge_prompt import asked_answer, question, redaction_of
 from behavegate.judge.evidence import Evidence, incomplete
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeVote
@@ -46,7 +46,7 @@ def read_vote(vote: JudgeVote) -> tuple[str, str]:
     if fenced:
         text = fenced.group("body").strip()
     try:
-        value = finite_json.loads(text, object_pairs_hook=_unique)
+        value = json.loads(text, object_pairs_hook=_unique)
     except _Repeated as repeated:
         return "incomplete", f"the judge's reply repeats the key {one_line(repeated.key, 60)!r}: {one_line(vote.reply, 120)!r}"
     except (ValueError, RecursionError):

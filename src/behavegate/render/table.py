@@ -140,9 +140,11 @@ def render(report: Report, detail: str = "normal") -> str:
         from behavegate.render.regressions import table_block
 
         out.extend(table_block(report))
-    out.extend(["", line(columns)])
-    out.append("  ".join("-" * w for w in widths))
-    out.extend(line(row) for row in rows)
+    out.append("")
+    if rows or len(listed) == len(report.results):  # no header over nothing when every row is left out
+        out.append(line(columns))
+        out.append("  ".join("-" * w for w in widths))
+        out.extend(line(row) for row in rows)
     if len(listed) < len(report.results):
         out.append(f"({len(report.results) - len(listed)} passing scenarios not listed: --verbose lists every one; "
                    "the JSON report, JUnit and HTML hold them all)")  # fmt: skip
