@@ -93,6 +93,8 @@ def add_commands(commands: Any, console: Any) -> None:
     _format(merge)
     merge.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     merge.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    merge.add_argument("--verbose", "-v", action="store_true",
+                       help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)")  # fmt: skip
     _views(merge)
 
     replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched",
