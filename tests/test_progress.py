@@ -1,4 +1,5 @@
-"""Live progress: a live line on a terminal, a line per attempt in CI logs,
+"""Live progress: a live line on a terminal, a line per attempt in CI logs (past 50,
+only those that did not pass, and a count),
 never agent text, and always the verdict the report gives (progress judges
 nothing itself)."""
 
@@ -27,6 +28,20 @@ def test_ci_logs_get_one_line_per_attempt_with_the_status_it_is_given() -> None:
     progress.finish()
     lines = stream.getvalue().splitlines()
     assert lines == ["behavegate: [1/2] s1: pass in 0.5s", "behavegate: [2/2] s1: fail in 0.2s"]
+
+
+def test_a_long_ci_run_lists_its_first_attempts_then_only_those_that_did_not_pass_and_a_count_each_tenth() -> None:
+    stream = io.StringIO()
+    progress = Progress(1000, Console(stream, stream, environ={}), 0.0, interactive=False)
+    for index in range(1000):
+        progress.attempt_done(f"s{index}", "fail" if index == 500 else "pass", 0.1)
+    progress.finish()
+    lines = stream.getvalue().splitlines()
+    assert lines[:50] == [f"behavegate: [{i + 1}/1000] s{i}: pass in 0.1s" for i in range(50)]
+    assert "behavegate: [501/1000] s500: fail in 0.1s" in lines
+    counts = [line for line in lines if "counted, not listed" in line]
+    assert [line.split("]")[0] for line in counts] == [f"behavegate: [{n}/1000" for n in range(100, 1001, 100)]
+    assert "1 failing, 0 incomplete" in counts[-1] and len(lines) == 50 + 1 + 10
 
 
 def test_a_terminal_gets_one_rewritten_line_and_a_final_newline() -> None:

@@ -1,11 +1,15 @@
-"""Progress of a live run on stderr: one live line on a terminal, one line per
-attempt in CI logs. It shows the verdict it is given (judged once, by the
-command) and never agent output."""
+"""Progress of a live run on stderr: one live line on a terminal; in CI logs a line
+per attempt, and past the first PROGRESS_LINES_LISTED only for an attempt that did
+not pass plus a count every tenth of the run (10,000 lines of "pass" would bury the
+failures). It shows the verdict it is given (judged once, by the command) and never
+agent output."""
 
 from __future__ import annotations
 
 import time
 from typing import Protocol
+
+from behavegate.limits import TABLE_ROWS_LISTED as PROGRESS_LINES_LISTED
 
 
 class Console(Protocol):
@@ -41,8 +45,14 @@ class Progress:
             self.console.status_line(
                 f"[{self.done}/{self.total}] {self.failing} failing, {self.incomplete} incomplete, {elapsed:.1f}s elapsed"
             )
-        else:
+        elif self.done <= PROGRESS_LINES_LISTED or status != "pass":
             self.console.err(f"behavegate: [{self.done}/{self.total}] {scenario_id}: {status} in {seconds:.1f}s")
+        elif self.done % max(1, self.total // 10) == 0 or self.done == self.total:
+            elapsed = time.monotonic() - self.started
+            self.console.err(
+                f"behavegate: [{self.done}/{self.total}] {self.failing} failing, {self.incomplete} incomplete, "
+                f"{elapsed:.1f}s elapsed (passing attempts past the first {PROGRESS_LINES_LISTED} are counted, not listed)"
+            )
 
     def finish(self) -> None:
         if self.interactive and self.done:
