@@ -1,5 +1,6 @@
-"""JSON read from outside (observation files, traces, agents' and judges' replies,
-shard and baseline reports): what ``json.loads`` reads, but no ``NaN``, no
+"""JSON read from outside (agents' and judges' HTTP replies, JSON text in trace
+attributes and scripted tool results, shard and baseline reports; observation files
+check it themselves, in skylos's words): what ``json.loads`` reads, but no ``NaN``, no
 ``Infinity`` and no number too large for a float (``1e400``, which Python reads as
 infinity). JSON has no such values, the evidence digests cannot encode them, and
 nothing inside behavegate can make one, so every value a report shows is finite
