@@ -104,6 +104,16 @@ def test_oxy_cases_reach_the_cli_one_per_line_keeping_their_commas() -> None:
         build_argv(Inputs({"INPUT_MERGE": "shards", "INPUT_CASE": "2"}), {})
 
 
+def test_the_documented_case_input_selects_those_oxy_cases() -> None:
+    from doc_examples import examples
+
+    step = yaml.safe_load(examples("oxy.md")["action-case"])[0]
+    inputs = Inputs({f"INPUT_{name.upper()}": str(value) for name, value in step["with"].items()})
+    argv = build_argv(inputs, {})
+    assert [a for a in argv if a.startswith("--case")] == ["--case=apple-ceo", "--case=What's the revenue trend for Q4?"]
+    assert argv[1] == "tests/sales.agentic.test.yml"
+
+
 def test_version_2_inputs_reach_the_cli() -> None:
     argv = build_argv(
         Inputs({"INPUT_RUNS": "8", "INPUT_TAG": "orders\n policy, smalltalk", "INPUT_MIN-PASS-RATE": "0.75",
