@@ -265,6 +265,55 @@ def test_version_1_and_trace_shards_merge_to_the_unsharded_report(
     assert comparable(merged(capsys, "s")[1]) == comparable(whole)
 
 
+def test_a_merge_of_every_shard_takes_the_contract_they_carry_and_equals_the_unsharded_run(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading a big contract's YAML again is most of a merge's time (docs/performance.md):
+    the shards carry it as data, and a merge of all of them does not read the YAML."""
+    capsys.readouterr()
+    main(["test", "contract.yml", "--observations", "obs.json", "--format", "json"])
+    whole = json.loads(capsys.readouterr().out)
+    paths = shards(3)
+    blocks = [json.loads(Path(p).read_text())["behavegate"]["shard"] for p in paths]
+    carried = sorted(position for block in blocks for position, _ in block["contract_data"]["scenarios"])
+    assert carried == [0, 1, 2, 3], "every scenario once, in the shard that runs its first attempt"
+
+    def no_yaml(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the merge loaded the contract's YAML again")
+
+    monkeypatch.setattr("behavegate.contract.load.load_contract", no_yaml)
+    assert comparable(merged(capsys, *paths)[1]) == comparable(whole)
+
+
+def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_selected(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("contract.yml").write_text(CONTRACT.replace("prompt: Refuse this", "prompt: Refuse this\n    tags: [only]"))
+    capsys.readouterr()
+    main(["test", "contract.yml", "--observations", "obs.json", "--tag", "only", "--format", "json"])
+    whole = json.loads(capsys.readouterr().out)
+    paths = shards(2, "--tag", "only")
+    first = json.loads(Path(paths[0]).read_text())["behavegate"]["shard"]["contract_data"]["scenarios"]
+    assert {position for position, _ in first} == {0, 1, 2, 3}
+    report = merged(capsys, *paths)[1]
+    assert report["behavegate"]["skipped"] == whole["behavegate"]["skipped"] != []
+    assert comparable(report) == comparable(whole)
+
+
+def test_an_included_file_changed_since_the_shards_ran_is_loaded_again_and_refused(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head, _, rest = CONTRACT.partition("  - id: gamma\n")
+    Path("contract.yml").write_text(head.replace("scenarios:\n", "include: [more.yml]\nscenarios:\n"))
+    Path("more.yml").write_text("version: 2\nscenarios:\n  - id: gamma\n" + rest)
+    paths = shards(3)
+    Path("more.yml").write_text(Path("more.yml").read_text() + "# a comment: the same scenarios\n")
+    code, report = merged(capsys, *paths)
+    assert (code, report["status"]) == (2, "incomplete") and report["provenance"]["missing"] == []
+    Path("more.yml").write_text(Path("more.yml").read_text().replace("refusal: true", "response: {contains: [nope]}"))
+    assert "judged other assertions than the contract asks for" in error_of(capsys, *paths)
+
+
 # --- reports that are not one run's ----------------------------------------------------------
 
 

@@ -190,6 +190,8 @@ class Contract:
     gates: Gates = field(default_factory=lambda: Gates())
     judge: JudgeTarget = field(default_factory=lambda: JudgeTarget())
     oxy: OxyFile | None = None  # read from an Oxy test file: scored and gated as Oxy does
+    # The SHA-256 of each included file's text, by its name as written (``builtin:`` ones are this version's).
+    included: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def scenario_ids(self) -> tuple[str, ...]:
         return tuple(scenario.id for scenario in self.scenarios)

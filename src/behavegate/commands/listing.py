@@ -18,7 +18,7 @@ def library(name: str) -> list[dict[str, Any]]:
     """A builtin library's scenarios as ``{"id", "tags"}``, in file order."""
     from behavegate.contract.includes import read_include
 
-    scenarios, _ = read_include(f"builtin:{name}", Path("."), Path("."))
+    scenarios, _, _ = read_include(f"builtin:{name}", Path("."), Path("."))
     return [{"id": str(s.get("id")), "tags": [str(tag) for tag in s.get("tags") or []]} for s in scenarios if isinstance(s, dict)]
 
 

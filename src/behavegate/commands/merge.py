@@ -27,7 +27,7 @@ from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs
 from behavegate.commands.test import deliver, display_path, report_error, report_error_to_ci, write_artifacts
 from behavegate.errors import BehavegateError, ExitCode, InputError, Problem, ShardError
-from behavegate.files import walk_files
+from behavegate.files import resolve_inside, walk_files
 from behavegate.github.console import Console
 from behavegate.limits import MAX_SHARDS, SHARD_REPORT_MAX_BYTES
 from behavegate.model import Contract, Evaluation, GateResult, ScenarioResult, Timing
@@ -73,7 +73,8 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     reports = read_reports(args.reports, root)
     ran = [r for r in reports if r.failed is None]
     first = _one_run(reports, ran)
-    contract = load_contract(_contract_path(args.contract, first.contract_path, root), root)
+    contract_path = _contract_path(args.contract, first.contract_path, root)
+    contract = _carried_contract(reports, first, contract_path, root) or load_contract(contract_path, root)
     if contract.digest != first.contract_digest:
         raise ShardError([Problem(
             f"the contract {display_path(contract.path, root)} (sha256 {contract.digest[:12]}) is not the one the shards ran "
@@ -118,6 +119,20 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
             for s in selected.scenarios
         ),
     )
+
+
+def _carried_contract(reports: list[ShardReport], first: ShardReport, path: Path, root: Path) -> Contract | None:
+    """The contract as the shards carry it (``contract/as_data.py``), when every shard
+    ran, exactly once, and the contract's files are the ones they read; else None."""
+    from behavegate.contract.as_data import contract_from_data
+
+    if sorted(r.index for r in reports) != list(range(1, first.count + 1)) or any(r.failed for r in reports):
+        return None
+    try:
+        resolved = resolve_inside(path, root, "Contract")
+    except InputError:
+        return None  # loading it says why
+    return contract_from_data([r.contract_data for r in reports], resolved, root)
 
 
 def read_reports(arguments: Sequence[str], root: Path) -> list[ShardReport]:

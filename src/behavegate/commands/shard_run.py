@@ -42,9 +42,15 @@ class ShardRun:
     block: ShardBlock
 
 
-def plan_shard(text: str, selected: Contract, options: RunOptions, evidence: ObservationSet | None) -> ShardRun:
+def plan_shard(
+    text: str, contract: Contract, selected: Contract, options: RunOptions, evidence: ObservationSet | None
+) -> ShardRun:
     """Shard ``text`` (``K/N``) of the selected scenarios. Offline evidence holding more
-    attempts of a scenario than its runs adds them to the plan, as one run judges them."""
+    attempts of a scenario than its runs adds them to the plan, as one run judges them.
+    The block carries, as data for the merge, the contract's scenarios whose first
+    attempt this shard runs (so each is carried once; shard 1 also those no shard runs)."""
+    from behavegate.contract.as_data import contract_data
+
     index, count = parse_shard(text)
     extra: dict[str, int] = {}
     if selected.version >= 2 and evidence is not None:
@@ -56,7 +62,10 @@ def plan_shard(text: str, selected: Contract, options: RunOptions, evidence: Obs
     pairs = parts.shards[index - 1]
     mine = {sid for sid, _ in pairs}
     narrowed = replace(selected, scenarios=tuple(s for s in selected.scenarios if s.id in mine))
-    block = ShardBlock(index, count, selected.digest, parts.digest, pairs, plan_of(options, extra))
+    chosen, firsts = set(selected.scenario_ids()), {sid for sid, attempt in pairs if attempt == 0}
+    carried = [p for p, s in enumerate(contract.scenarios) if s.id in firsts or (index == 1 and s.id not in chosen)]
+    data = contract_data(contract, carried)
+    block = ShardBlock(index, count, selected.digest, parts.digest, pairs, plan_of(options, extra), data)
     return ShardRun(narrowed, frozenset(pairs), block)
 
 

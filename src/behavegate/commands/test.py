@@ -206,7 +206,7 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
     if args.shard:
         from behavegate.commands.shard_run import plan_shard
 
-        shard = plan_shard(args.shard, selected, options, observations)
+        shard = plan_shard(args.shard, contract, selected, options, observations)
     scope, only = (shard.contract, shard.owned) if shard else (selected, None)
     if observations is None:
         from behavegate.commands.live_run import run_live

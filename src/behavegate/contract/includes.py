@@ -21,17 +21,9 @@ def builtin_names() -> list[str]:
     return sorted(p.name.removesuffix(".yml") for p in folder.iterdir() if p.name.endswith(".yml"))
 
 
-def read_include(name: str, contract_dir: Path, root: Path) -> tuple[list[Any], LineMap]:
-    if name.startswith("builtin:"):
-        library = name.removeprefix("builtin:")
-        if library not in builtin_names():
-            raise f.Bad(f"unknown builtin library {library!r}; available: {builtin_names()}")
-        text = (resources.files("behavegate.contract") / "payloads" / f"{library}.yml").read_text(encoding="utf-8")
-    else:
-        try:
-            _, text = read_project_text(contract_dir / name, root, "Included file", V2_MAX_INPUT_BYTES)
-        except InputError as error:
-            raise f.Bad(str(error)) from None
+def read_include(name: str, contract_dir: Path, root: Path) -> tuple[list[Any], LineMap, str]:
+    """The scenarios of the library ``name``, their lines, and the library's text."""
+    text = include_text(name, contract_dir, root)
     try:
         raw, lines = load_yaml(text, "Included file", V2_INPUT_MAX_VALUES)
     except YamlRefused as refused:
@@ -44,4 +36,18 @@ def read_include(name: str, contract_dir: Path, root: Path) -> tuple[list[Any], 
         raise f.Bad(f"Unknown behavior contract key in included file: {extra}")
     if raw.get("version", 2) != 2:
         raise f.Bad("an included file must be version 2")
-    return raw["scenarios"], lines
+    return raw["scenarios"], lines, text
+
+
+def include_text(name: str, contract_dir: Path, root: Path) -> str:
+    if name.startswith("builtin:"):
+        library = name.removeprefix("builtin:")
+        if library not in builtin_names():
+            raise f.Bad(f"unknown builtin library {library!r}; available: {builtin_names()}")
+        text = (resources.files("behavegate.contract") / "payloads" / f"{library}.yml").read_text(encoding="utf-8")
+    else:
+        try:
+            _, text = read_project_text(contract_dir / name, root, "Included file", V2_MAX_INPUT_BYTES)
+        except InputError as error:
+            raise f.Bad(str(error)) from None
+    return text

@@ -93,6 +93,7 @@ class _Reader(ExpectFields):
         self.v2 = False
         self.grounding = []
         self.run_defaults: dict[str, Any] = {}
+        self.included: dict[str, str] = {}
 
     def keys(self, block: str, v1: tuple[str, ...]) -> tuple[str, ...]:
         return v1 + V2_KEYS[block] if self.v2 else v1
@@ -169,7 +170,7 @@ class _Reader(ExpectFields):
         assert version is not None and agent is not None
         return Contract(
             version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates,
-            judge=judge,
+            judge=judge, included=self.included,
         )  # fmt: skip
 
     def includes(self, raw: dict[str, Any], agent: AgentTarget | None, path: Path, root: Path) -> list[Scenario]:
@@ -181,10 +182,12 @@ class _Reader(ExpectFields):
         for index, name in enumerate(names):
             where = f"include[{index}]"
             try:
-                items, lines = read_include(name, path.parent, root)
+                items, lines, text = read_include(name, path.parent, root)
             except f.Bad as bad:
                 self.c.add(f"{where}: {bad.problem.text}", where, self.lines.of_item(raw["include"], index))
                 continue
+            if not name.startswith("builtin:"):  # a builtin library is this version's
+                self.included[name] = hashlib.sha256(text.encode("utf-8")).hexdigest()
             outer = self.lines
             self.lines = lines
             try:

@@ -120,6 +120,8 @@ class ShardBlock:
     partition_digest: str
     pairs: tuple[Pair, ...]
     plan: Mapping[str, Any] = field(default_factory=dict)  # what the partition and the judging depend on
+    # The contract as data (contract/as_data.py): this shard's scenarios, so a merge need not load its YAML.
+    contract_data: Mapping[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -130,4 +132,5 @@ class ShardBlock:
             "pairs": [[sid, attempt + 1] for sid, attempt in self.pairs],
             "plan": dict(self.plan),
             "note": NOT_THE_VERDICT,
+            **({} if self.contract_data is None else {"contract_data": self.contract_data}),
         }

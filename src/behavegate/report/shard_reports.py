@@ -65,6 +65,7 @@ class ShardReport:
     evidence_digest: str | None = None
     attempts: Mapping[Pair, Judged] = field(default_factory=dict)
     seconds: Mapping[str, float] = field(default_factory=dict)
+    contract_data: Any = None  # behavegate.shard.contract_data, checked where it is used (contract/as_data.py)
 
 
 class _Reader:
@@ -190,6 +191,7 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
         evidence_digest=r.digest(r.key(raw, "evidence_digest", ""), "evidence_digest", optional=True),
         attempts=_attempts(r, r.listing(r.key(raw, "scenarios", ""), "scenarios"), pairs, version >= 2),
         seconds={str(k): float(r.number(v, f"behavegate.seconds.{k}")) for k, v in seconds.items()},
+        contract_data=block.get("contract_data"),
     )
 
 

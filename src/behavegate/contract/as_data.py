@@ -1,0 +1,159 @@
+"""A loaded contract as JSON data, so ``behavegate merge`` need not load its YAML again.
+
+Loading and validating a 10,000-scenario contract is most of what a merge of its
+shard reports costs; decoding the contract the shards already loaded takes a
+twentieth of that. So each shard report carries, as data, the scenarios its shard
+has attempts of (shard 1 also the scenarios no shard runs), each at its position
+in the contract, and the contract's other parts (``behavegate.shard.contract``).
+
+The data is only a faster way to the same Contract, never a different one:
+
+* a shard writes it only when it decodes back to the very contract it loaded
+  (:func:`contract_data` checks the round trip, field by field and as text);
+* a merge uses it only when every shard ran and carries it, the positions cover
+  the contract exactly once, and the contract file and every file it includes
+  still have the SHA-256 the shards read (:func:`contract_from_data`).
+
+Anything else, and the merge loads the contract from its YAML as a single run
+does, with every check that brings. A shard report is trusted as much as the
+verdicts it already holds: whoever can edit one can edit those.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from behavegate.files import read_project_text
+from behavegate.frozen import replace
+from behavegate.limits import V2_MAX_INPUT_BYTES
+from behavegate.model import Contract, Scenario
+
+FORMAT = 1
+# Set from where the merge runs, never from the data: paths differ between jobs.
+_LOCAL = ("path", "project_root", "scenarios")
+
+
+def contract_data(contract: Contract, positions: Sequence[int]) -> dict[str, Any] | None:
+    """``contract`` as data, with the scenarios at ``positions`` (indexes into
+    ``contract.scenarios``); None when the data would not decode to the same contract."""
+    rest = {k: v for k, v in _compact(contract).items() if k not in _LOCAL}
+    scenarios = [[position, _compact(contract.scenarios[position])] for position in positions]
+    data = {"format": FORMAT, "contract": rest, "count": len(contract.scenarios), "scenarios": scenarios}
+    try:
+        decoded = _decode(data)
+        if decoded is None:
+            return None
+        head, back = decoded
+        original = (replace(contract, scenarios=()), *(contract.scenarios[p] for p in positions))
+        again = (replace(head, path=contract.path, project_root=contract.project_root), *(s for _, s in back))
+    except (msgspec.MsgspecError, TypeError, ValueError):
+        return None
+    if again != original or _text(again) != _text(original):  # the text also holds the compare=False fields
+        return None
+    return data
+
+
+def contract_from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
+    """The contract the shards loaded, from each shard's data (in any order), when the
+    data is whole and consistent and ``path`` and its included files are unchanged
+    since; None otherwise (the caller loads the contract from its YAML)."""
+    if not parts or any(not isinstance(part, dict) or part.get("format") != FORMAT for part in parts):
+        return None
+    first = parts[0]
+    if any(part.get("contract") != first.get("contract") or part.get("count") != first.get("count") for part in parts):
+        return None
+    decoded = []
+    for part in parts:
+        try:
+            one = _decode(part)
+        except (msgspec.MsgspecError, TypeError, ValueError):
+            return None
+        if one is None:
+            return None
+        decoded.append(one)
+    count = first["count"]
+    at: dict[int, Scenario] = {}
+    for _, scenarios in decoded:
+        for position, scenario in scenarios:
+            if not 0 <= position < count or at.setdefault(position, scenario) != scenario:
+                return None
+    if len(at) != count:
+        return None
+    head = decoded[0][0]
+    if not _unchanged(path, root, head):
+        return None
+    return replace(head, path=path, project_root=root, scenarios=tuple(at[p] for p in range(count)))
+
+
+def included_digests(names: Sequence[str], contract_path: Path, root: Path) -> dict[str, str]:
+    """The SHA-256 of each included file's text, by its name as written (``builtin:``
+    libraries ship with behavegate, whose version the shards and the merge share)."""
+    from behavegate.contract.includes import include_text
+
+    return {name: _sha256(include_text(name, contract_path.parent, root)) for name in names if not name.startswith("builtin:")}
+
+
+def _unchanged(path: Path, root: Path, head: Contract) -> bool:
+    from behavegate.contract.rules import Bad
+    from behavegate.errors import InputError
+
+    try:
+        _, text = read_project_text(path, root, "Contract", V2_MAX_INPUT_BYTES)
+        return _sha256(text) == head.digest and included_digests(list(head.included), path, root) == dict(head.included)
+    except (InputError, Bad, OSError, ValueError):
+        return False
+
+
+def _decode(data: Mapping[str, Any]) -> tuple[Contract, list[tuple[int, Scenario]]] | None:
+    scenarios = data.get("scenarios")
+    if not isinstance(data.get("contract"), dict) or not isinstance(data.get("count"), int) or not isinstance(scenarios, list):
+        return None
+    head = msgspec.convert({**data["contract"], "path": "", "project_root": "", "scenarios": []}, Contract, dec_hook=_path)
+    placed = msgspec.convert(scenarios, list[tuple[int, Scenario]])
+    return head, placed
+
+
+def _path(kind: type, value: Any) -> Any:
+    if kind is Path and isinstance(value, str):
+        return Path(value)
+    raise NotImplementedError
+
+
+def _compact(value: Any) -> Any:
+    """A record as builtins, leaving out the fields at their default (most of an
+    Expectation's); decoding puts the defaults back."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        shown: dict[str, Any] = {}
+        for spec in dataclasses.fields(value):
+            item = getattr(value, spec.name)
+            if spec.default is not dataclasses.MISSING:
+                default = spec.default
+            elif spec.default_factory is not dataclasses.MISSING:
+                default = spec.default_factory()
+            else:
+                shown[spec.name] = _compact(item)
+                continue
+            if type(item) is not type(default) or item != default:
+                shown[spec.name] = _compact(item)
+        return shown
+    if isinstance(value, list | tuple):
+        return [_compact(item) for item in value]
+    if isinstance(value, Mapping):
+        return {key: _compact(item) for key, item in value.items()}
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def _text(records: tuple[Any, ...]) -> bytes:
+    return msgspec.json.encode([_compact(record) for record in records])
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,102 @@
+"""The contract as data (contract/as_data.py), which shard reports carry so a merge
+need not load the YAML again: it decodes to the very contract that was loaded, for
+every contract the project ships or tests, and is refused when it does not fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers import EXAMPLE
+
+from behavegate.contract.as_data import _text, contract_data, contract_from_data
+from behavegate.contract.load import load_contract
+from behavegate.errors import BehavegateError
+from behavegate.model import Contract
+
+TESTS = Path(__file__).resolve().parent
+RICH = TESTS / "fixtures" / "rich-contract"
+CONTRACTS = sorted(
+    [*(TESTS / "conformance" / "cases").glob("*/contract.yml"), *EXAMPLE.parent.glob("**/*.yml"), RICH / "contract.yml"]
+)
+
+
+def loaded(path: Path) -> Contract | None:
+    try:
+        return load_contract(path, path.parent)
+    except BehavegateError:
+        return None  # a case of a contract error: nothing to carry
+
+
+def same(back: Contract | None, contract: Contract) -> bool:
+    """Equal, and equal as text, which also holds the fields equality leaves out (lines, digests)."""
+    return back is not None and back == contract and _text((back,)) == _text((contract,))
+
+
+def test_every_shipped_and_tested_contract_decodes_to_the_contract_loaded() -> None:
+    decoded = 0
+    for path in CONTRACTS:
+        contract = loaded(path)
+        if contract is None:
+            continue
+        data = contract_data(contract, range(len(contract.scenarios)))
+        assert data is not None, path
+        assert same(contract_from_data([data], contract.path, contract.project_root), contract), path
+        decoded += 1
+    assert decoded > 300
+
+
+def test_a_contract_using_every_key_and_an_include_decodes_from_its_parts_in_any_order() -> None:
+    contract = loaded(RICH / "contract.yml")
+    assert contract is not None and len(contract.scenarios) > 3 and set(contract.included) == {"lib.yml"}
+    count = len(contract.scenarios)
+    parts = [contract_data(contract, range(start, count, 3)) for start in (2, 0, 1)]
+    assert all(part is not None for part in parts)
+    assert same(contract_from_data(parts, contract.path, contract.project_root), contract)
+
+
+@pytest.fixture
+def rich(tmp_path: Path) -> tuple[Contract, dict[str, object]]:
+    for name in ("contract.yml", "lib.yml"):
+        (tmp_path / name).write_text((RICH / name).read_text())
+    contract = loaded(tmp_path / "contract.yml")
+    assert contract is not None
+    data = contract_data(contract, range(len(contract.scenarios)))
+    assert data is not None
+    return contract, data
+
+
+def test_data_is_refused_once_the_contract_or_an_included_file_changed(rich: tuple[Contract, dict[str, object]]) -> None:
+    contract, data = rich
+    assert same(contract_from_data([data], contract.path, contract.project_root), contract)
+    library = contract.path.parent / "lib.yml"
+    library.write_text(library.read_text() + "# edited\n")
+    assert contract_from_data([data], contract.path, contract.project_root) is None
+    library.unlink()
+    assert contract_from_data([data], contract.path, contract.project_root) is None, "an include gone is a change too"
+    contract.path.write_text(contract.path.read_text() + "# edited\n")
+    assert contract_from_data([data], contract.path, contract.project_root) is None
+
+
+def test_data_that_is_not_whole_or_not_consistent_is_refused(rich: tuple[Contract, dict[str, object]]) -> None:
+    contract, data = rich
+    count = len(contract.scenarios)
+    head = contract_data(contract, range(0, count - 1))
+    assert head is not None
+    tail = contract_data(contract, [count - 1])
+    assert same(contract_from_data([head, tail], contract.path, contract.project_root), contract)
+    other = dict(tail, scenarios=[[count - 2, tail["scenarios"][0][1]]])  # type: ignore[index]
+    hostile: list[object] = [
+        [head],  # a scenario missing
+        [head, other],  # one position twice, with different scenarios
+        [head, dict(tail, count=count + 1)],
+        [head, dict(tail, contract={**data["contract"], "version": 1})],  # type: ignore[dict-item]
+        [head, dict(tail, format=2)],
+        [head, dict(tail, scenarios=[["0", {}]])],
+        [head, dict(tail, scenarios=[[count - 1, {"id": 5}]])],
+        [head, None],
+        [head, "text"],
+        [],
+    ]
+    for parts in hostile:
+        assert contract_from_data(parts, contract.path, contract.project_root) is None, parts  # type: ignore[arg-type]
