@@ -5,6 +5,7 @@ every contract the project ships or tests, and is refused when it does not fit."
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import EXAMPLE
@@ -56,7 +57,7 @@ def test_a_contract_using_every_key_and_an_include_decodes_from_its_parts_in_any
 
 
 @pytest.fixture
-def rich(tmp_path: Path) -> tuple[Contract, dict[str, object]]:
+def rich(tmp_path: Path) -> tuple[Contract, dict[str, Any]]:
     for name in ("contract.yml", "lib.yml"):
         (tmp_path / name).write_text((RICH / name).read_text())
     contract = loaded(tmp_path / "contract.yml")
@@ -66,7 +67,7 @@ def rich(tmp_path: Path) -> tuple[Contract, dict[str, object]]:
     return contract, data
 
 
-def test_data_is_refused_once_the_contract_or_an_included_file_changed(rich: tuple[Contract, dict[str, object]]) -> None:
+def test_data_is_refused_once_the_contract_or_an_included_file_changed(rich: tuple[Contract, dict[str, Any]]) -> None:
     contract, data = rich
     assert same(contract_from_data([data], contract.path, contract.project_root), contract)
     library = contract.path.parent / "lib.yml"
@@ -78,19 +79,20 @@ def test_data_is_refused_once_the_contract_or_an_included_file_changed(rich: tup
     assert contract_from_data([data], contract.path, contract.project_root) is None
 
 
-def test_data_that_is_not_whole_or_not_consistent_is_refused(rich: tuple[Contract, dict[str, object]]) -> None:
+def test_data_that_is_not_whole_or_not_consistent_is_refused(rich: tuple[Contract, dict[str, Any]]) -> None:
     contract, data = rich
     count = len(contract.scenarios)
     head = contract_data(contract, range(0, count - 1))
     assert head is not None
     tail = contract_data(contract, [count - 1])
+    assert tail is not None
     assert same(contract_from_data([head, tail], contract.path, contract.project_root), contract)
-    other = dict(tail, scenarios=[[count - 2, tail["scenarios"][0][1]]])  # type: ignore[index]
+    other = dict(tail, scenarios=[[count - 2, tail["scenarios"][0][1]]])
     hostile: list[object] = [
         [head],  # a scenario missing
         [head, other],  # one position twice, with different scenarios
         [head, dict(tail, count=count + 1)],
-        [head, dict(tail, contract={**data["contract"], "version": 1})],  # type: ignore[dict-item]
+        [head, dict(tail, contract={**data["contract"], "version": 1})],
         [head, dict(tail, format=2)],
         [head, dict(tail, scenarios=[["0", {}]])],
         [head, dict(tail, scenarios=[[count - 1, {"id": 5}]])],
