@@ -104,6 +104,10 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     if first.mode == "live":
         facts = records.replace(facts, tool_call_count=len(selected.scenarios))
     chosen = set(selected.scenario_ids())
+    seconds: dict[str, float] = {}
+    for report in used:  # in shard order, as one sum per scenario adds them
+        for sid, spent in report.seconds.items():
+            seconds[sid] = seconds.get(sid, 0.0) + spent
     return build_report(
         selected,
         evaluation,
@@ -114,10 +118,7 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
         version=__version__,
         artifacts=not args.no_artifacts,
         skipped=tuple(s for s in contract.scenarios if s.id not in chosen),
-        timings=tuple(
-            Timing(facts.started_at, facts.ended_at, round(1000 * sum(r.seconds.get(s.id, 0.0) for r in used)))
-            for s in selected.scenarios
-        ),
+        timings=tuple(Timing(facts.started_at, facts.ended_at, round(1000 * seconds.get(s.id, 0.0))) for s in selected.scenarios),
     )
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ from behavegate.frozen import field, frozen
 from behavegate.limits import MAX_SHARDS, SHARD_REQUEST_COST
 from behavegate.model import Contract, Observation, Scenario
 
+_PLAIN_ID = re.compile(r"[A-Za-z0-9._-]*")
 Pair = tuple[str, int]  # (scenario id, attempt index from 0); shown as attempt number index + 1
 
 NOT_THE_VERDICT = (
@@ -61,7 +63,10 @@ def planned_attempts(contract: Contract, runs: int | None, extra: Mapping[str, i
 
 
 def _order(pair: Pair) -> bytes:
-    encoded = json.dumps([pair[0], pair[1]], ensure_ascii=False, separators=(",", ":"))
+    if _PLAIN_ID.fullmatch(pair[0]):  # every contract's ids: JSON writes them as they are
+        encoded = f'["{pair[0]}",{int(pair[1])}]'
+    else:
+        encoded = json.dumps([pair[0], pair[1]], ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(encoded.encode("utf-8")).digest()
 
 

@@ -60,7 +60,9 @@ def scenario_status(statuses: Sequence[Status], runs: int, min_pass_rate: float,
     return "incomplete"
 
 
-def reliability(statuses: Sequence[Status], runs: int, min_pass_rate: float, gate: str) -> Reliability:
+def reliability(
+    statuses: Sequence[Status], runs: int, min_pass_rate: float, gate: str, scores: Mapping[str, float] | None = None
+) -> Reliability:
     passes, failures = statuses.count("pass"), statuses.count("fail")
     return Reliability(
         runs=runs,
@@ -72,6 +74,7 @@ def reliability(statuses: Sequence[Status], runs: int, min_pass_rate: float, gat
         pass_rate=passes / runs if runs else 0.0,
         interval=wilson(passes, runs),
         flaky=passes > 0 and failures > 0,
+        scores=scores,
     )
 
 

@@ -124,9 +124,8 @@ def evaluate_repeated(
         shown.verdicts,
         shown.observation,
         attempts=tuple(tries),
-        reliability=replace(
-            aggregate.reliability(statuses, planned, scenario.min_pass_rate, scenario.gate),
-            scores=mean_scores([t.scores for t in tries]),
+        reliability=aggregate.reliability(
+            statuses, planned, scenario.min_pass_rate, scenario.gate, mean_scores([t.scores for t in tries])
         ),
     )
 
