@@ -18,7 +18,7 @@ exactly the version-1 rule.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from behavegate.model import Reliability, Status
 
