@@ -11,8 +11,9 @@ process after a warm-up:
 
 * `json.load` of the N shard report files: the floor any merge has to pay;
 * `behavegate merge SHARDS --no-artifacts --report merged.json` (cli.main: read and check
-  the reports, load the contract, recompute the partition, aggregate, build the Report,
-  write the JSON report, print the table).
+  the reports, take the contract they carry (contract/as_data.py; or load its YAML),
+  recompute the partition, aggregate, build the Report, write the JSON report, print
+  the table).
 
 It prints both in seconds and their ratio, and checks the merged verdict equals the
 unsharded run's (exit 1 on a mismatch). See bench/README.md.
@@ -89,7 +90,8 @@ def stages(repeat: int) -> dict[str, float]:
 
     spent: dict[str, float] = {}
     wrapped = [(merge, "read_reports", "read and check the shard reports"),
-               (load, "load_contract", "load and validate the contract"),
+               (merge, "_carried_contract", "decode the contract the shards carry, check its files"),
+               (load, "load_contract", "load and validate the contract's YAML (when not carried)"),
                (merge, "_judged", "place every attempt"), (evaluate, "evaluate", "aggregate (rates, intervals, gates)"),
                (build, "build_report", "build the Report (digest, size limit)"), (table, "render", "render the table")]  # fmt: skip
     originals = [(module, name, getattr(module, name)) for module, name, _ in wrapped]

@@ -295,7 +295,8 @@ def _evidence(report: Report) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]
     contract, evaluation = report.contract, report.evaluation
     results = evaluation.results
     v2 = contract.version >= 2
-    shown = {r.scenario.id: seen for r in results if (seen := _observation(r.observation, v2)) is not None}
+    views = {id(r.observation): _observation(r.observation, v2) for r in results}  # once: for the digest and the scenario
+    shown = {r.scenario.id: seen for r in results if (seen := views[id(r.observation)]) is not None}
     provenance = {**report.provenance, "selected_digest": selected_digest(shown, contract.scenario_ids())}
     if v2:
         counted = [v for r in results for attempt in r.attempts for v in attempt.verdicts]
@@ -324,7 +325,7 @@ def _evidence(report: Report) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]
         # Version-2 suite gates are evidence too; version-1 reports have none, so
         # their digest stays exactly skylos's.
         evidence["gates"] = [g.as_dict() for g in evaluation.gates]
-    return evidence, (_scenario(r, v2) for r in results)
+    return evidence, (_scenario(r, v2, views) for r in results)
 
 
 def _observation(observation: Observation | None, v2: bool) -> dict[str, Any] | None:
@@ -333,9 +334,9 @@ def _observation(observation: Observation | None, v2: bool) -> dict[str, Any] | 
     return observation.as_dict_v2() if v2 else observation.as_dict()
 
 
-def _scenario(result: ScenarioResult, v2: bool) -> dict[str, Any]:
+def _scenario(result: ScenarioResult, v2: bool, made: dict[int, dict[str, Any] | None]) -> dict[str, Any]:
     """One scenario of the JSON view. Its verdicts and observation are its representative
-    attempt's: the same objects, made into dictionaries once (and encoded once)."""
+    attempt's: the same objects, made into dictionaries once (``made``: by :func:`_evidence`)."""
     lists: dict[int, list[dict[str, Any]]] = {}
     observations: dict[int, dict[str, Any] | None] = {}
 
@@ -346,7 +347,7 @@ def _scenario(result: ScenarioResult, v2: bool) -> dict[str, Any]:
 
     def observation(item: Observation | None) -> dict[str, Any] | None:
         if id(item) not in observations:
-            observations[id(item)] = _observation(item, v2)
+            observations[id(item)] = made.pop(id(item)) if id(item) in made else _observation(item, v2)
         return observations[id(item)]
 
     entry: dict[str, Any] = {
