@@ -102,3 +102,16 @@ def test_data_that_is_not_whole_or_not_consistent_is_refused(rich: tuple[Contrac
     ]
     for parts in hostile:
         assert contract_from_data(parts, contract.path, contract.project_root) is None, parts  # type: ignore[arg-type]
+
+
+def test_data_nested_too_deep_to_compare_is_refused_not_a_traceback(rich: tuple[Contract, dict[str, Any]]) -> None:
+    contract, data = rich
+
+    def deep() -> Any:
+        value: Any = "x"
+        for _ in range(5_000):
+            value = {"model": value}
+        return value
+
+    parts = [dict(data, contract={**data["contract"], "agent": deep()}) for _ in range(2)]  # equal, not the same
+    assert contract_from_data(parts, contract.path, contract.project_root) is None

@@ -63,6 +63,13 @@ def contract_from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract
     """The contract the shards loaded, from each shard's data (in any order), when the
     data is whole and consistent and ``path`` and its included files are unchanged
     since; None otherwise (the caller loads the contract from its YAML)."""
+    try:
+        return _from_data(parts, path, root)
+    except (msgspec.MsgspecError, TypeError, ValueError, RecursionError):  # data no shard wrote: load the YAML
+        return None
+
+
+def _from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
     if not parts or any(not isinstance(part, dict) or part.get("format") != FORMAT for part in parts):
         return None
     first = parts[0]
@@ -70,10 +77,7 @@ def contract_from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract
         return None
     decoded = []
     for part in parts:
-        try:
-            one = _decode(part)
-        except (msgspec.MsgspecError, TypeError, ValueError):
-            return None
+        one = _decode(part)
         if one is None:
             return None
         decoded.append(one)
