@@ -53,6 +53,9 @@ def test_the_docs_table_states_the_codes_limits() -> None:
     )
     assert _row("entries of an observation file")[1] == n(limits.V2_MAX_OBSERVATION_ENTRIES)
     assert _row("the JSON report") == (f"{n(limits.MAX_REPORT_BYTES)} bytes", f"{n(limits.V2_MAX_REPORT_BYTES)} bytes")
+    assert _row("shards of a run (`--shard K/N`)")[0] == str(limits.MAX_SHARDS)
+    assert _row("one shard report, read whole")[0] == f"{n(limits.SHARD_REPORT_MAX_BYTES)} bytes"
+    assert _row("the contract as data in one shard report, as written")[0] == f"{n(limits.CARRIED_MAX_BYTES)} bytes"
 
 
 def _contract(version: int, scenarios: int, pad: int = 0) -> str:

@@ -285,6 +285,19 @@ def test_a_merge_of_every_shard_takes_the_contract_they_carry_and_equals_the_uns
     assert comparable(merged(capsys, *paths)[1]) == comparable(whole)
 
 
+def test_a_contract_too_big_to_carry_is_left_out_and_the_merge_loads_its_yaml(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    capsys.readouterr()
+    main(["test", "contract.yml", "--observations", "obs.json", "--format", "json"])
+    whole = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("behavegate.commands.shard_run.CARRIED_MAX_BYTES", 1_000)
+    paths = shards(3)
+    carried = [json.loads(Path(p).read_text())["behavegate"]["shard"].get("contract_data") for p in paths]
+    assert None in carried and all(data is None or not data["scenarios"] for data in carried), "no scenario fits"
+    assert comparable(merged(capsys, *paths)[1]) == comparable(whole)
+
+
 def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_selected(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

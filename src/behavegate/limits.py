@@ -44,7 +44,9 @@ V2_MAX_REPORT_BYTES = 1024 * 1024 * 1024  # the JSON report of a version-2 run
 
 # --- sharding (--shard K/N, behavegate merge) -------------------------------------------
 MAX_SHARDS = 256  # N of --shard K/N: a GitHub Actions matrix runs at most 256 jobs
-SHARD_REPORT_MAX_BYTES = V2_MAX_REPORT_BYTES + 2_000_000  # one shard report: the report cap, plus its behavegate block
+CARRIED_MAX_BYTES = 256 * 1024 * 1024  # the contract as data in a shard report, as written; past it the merge loads the YAML
+# One shard report: the report cap, plus its behavegate block (the carried contract and the rest).
+SHARD_REPORT_MAX_BYTES = V2_MAX_REPORT_BYTES + CARRIED_MAX_BYTES + 2_000_000
 SHARD_REQUEST_COST = 10  # a pair's expected cost: this per request it may send (max_turns), plus one per assertion
 
 # --- one endpoint response ---------------------------------------------------------------

@@ -19,6 +19,7 @@ from behavegate.commands.options import RunOptions
 from behavegate.errors import UsageError
 from behavegate.evidence.shard import Pair, ShardBlock, parse_shard, partition
 from behavegate.frozen import frozen, replace
+from behavegate.limits import CARRIED_MAX_BYTES
 from behavegate.model import Contract, ObservationSet
 
 # Views of the run's verdict: a shard has none to show, the merge renders them.
@@ -49,7 +50,7 @@ def plan_shard(
     attempts of a scenario than its runs adds them to the plan, as one run judges them.
     The block carries, as data for the merge, the contract's scenarios whose first
     attempt this shard runs (so each is carried once; shard 1 also those no shard runs)."""
-    from behavegate.contract.as_data import contract_data
+    from behavegate.contract.as_data import contract_data, written_bytes
 
     index, count = parse_shard(text)
     extra: dict[str, int] = {}
@@ -65,6 +66,8 @@ def plan_shard(
     chosen, firsts = set(selected.scenario_ids()), {sid for sid, attempt in pairs if attempt == 0}
     carried = [p for p, s in enumerate(contract.scenarios) if s.id in firsts or (index == 1 and s.id not in chosen)]
     data = contract_data(contract, carried)
+    if data is not None and written_bytes(data, depth=3) > CARRIED_MAX_BYTES:  # behavegate.shard.contract_data
+        data = None  # the merge loads the YAML
     block = ShardBlock(index, count, selected.digest, parts.digest, pairs, plan_of(options, extra), data)
     return ShardRun(narrowed, frozenset(pairs), block)
 

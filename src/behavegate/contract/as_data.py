@@ -59,6 +59,13 @@ def contract_data(contract: Contract, positions: Sequence[int]) -> dict[str, Any
     return data
 
 
+def written_bytes(data: Mapping[str, Any], depth: int) -> int:
+    """The size of ``data`` as a report writes it: indented by two spaces, ``depth``
+    levels in (each of its lines that much further)."""
+    text = msgspec.json.format(msgspec.json.encode(data), indent=2)
+    return len(text) + 2 * depth * text.count(b"\n")
+
+
 def contract_from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
     """The contract the shards loaded, from each shard's data (in any order), when the
     data is whole and consistent and ``path`` and its included files are unchanged
