@@ -103,6 +103,9 @@ def scores_block(results: Sequence[ScenarioResult]) -> dict[str, Any] | None:
     suite = group_scores(results)
     if suite is None:
         return None
-    tags = sorted({tag for r in results for tag in r.scenario.tags})
-    by_tag = {tag: group_scores([r for r in results if tag in r.scenario.tags]) for tag in tags}
+    groups: dict[str, list[ScenarioResult]] = {}
+    for result in results:  # one pass, each group in the results' order
+        for tag in dict.fromkeys(result.scenario.tags):
+            groups.setdefault(tag, []).append(result)
+    by_tag = {tag: group_scores(groups[tag]) for tag in sorted(groups)}
     return {"suite": suite, "tags": {tag: value for tag, value in by_tag.items() if value is not None}}
