@@ -4,6 +4,7 @@ every contract the project ships or tests, and is refused when it does not fit."
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,55 @@ def test_data_nested_too_deep_to_compare_is_refused_not_a_traceback(rich: tuple[
 
     parts = [dict(data, contract={**data["contract"], "agent": deep()}) for _ in range(2)]  # equal, not the same
     assert contract_from_data(parts, contract.path, contract.project_root) is None
+
+
+def _scenario_edit(key: str, value: Any) -> Any:
+    def edit(data: dict[str, Any]) -> None:
+        data["scenarios"][0][1][key] = value
+
+    return edit
+
+
+def _gates_edit(key: str, value: Any) -> Any:
+    def edit(data: dict[str, Any]) -> None:
+        data["contract"]["gates"] = {**data["contract"].get("gates", {}), key: value}
+
+    return edit
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        _scenario_edit("runs", 10**12),  # the merge's partition would list every attempt: memory without end
+        _scenario_edit("runs", 0),
+        _scenario_edit("runs", -3),
+        _scenario_edit("max_turns", 10**9),
+        _scenario_edit("max_turns", 0),
+        _scenario_edit("sequential", {"false_fail": 0}),  # ZeroDivisionError in the sequential design
+        _scenario_edit("sequential", {"false_fail": 1, "missed_drop": 1, "margin": 1}),  # math domain error
+        _scenario_edit("sequential", {"margin": -0.5}),
+        _scenario_edit("min_pass_rate", 2.0),
+        _scenario_edit("min_pass_rate", -0.5),
+        _scenario_edit("gate", "nonsense"),
+        _scenario_edit("id", "../../etc/passwd"),
+        _scenario_edit("id", "x" * 97),
+        _gates_edit("threshold_mode", "bogus"),
+        _gates_edit("formula", "bogus"),
+        _gates_edit("min_pass_rate", 7),
+        _gates_edit("min_score", -1),
+        _gates_edit("latency_p95_ms", -5),
+        lambda data: data["contract"].__setitem__("version", 3),
+        lambda data: data["scenarios"].append([len(data["scenarios"]), {**data["scenarios"][0][1]}]),  # an id twice
+    ],
+)
+def test_data_no_contract_could_load_to_is_refused(rich: tuple[Contract, dict[str, Any]], edit: Any) -> None:
+    """The loader bounds what a merge computes with (runs, turns, rates, the sequential
+    design's error rates, ids, gate modes); data outside those bounds is no contract a
+    shard loaded, so the merge loads the YAML instead of computing with it (never a
+    traceback, never unbounded memory)."""
+    contract, data = rich
+    edited = copy.deepcopy(data)
+    edit(edited)
+    if len(edited["scenarios"]) > len(data["scenarios"]):
+        edited["count"] += 1
+    assert contract_from_data([edited], contract.path, contract.project_root) is None

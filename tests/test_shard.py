@@ -298,6 +298,30 @@ def test_a_contract_too_big_to_carry_is_left_out_and_the_merge_loads_its_yaml(
     assert comparable(merged(capsys, *paths)[1]) == comparable(whole)
 
 
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("sequential", {"false_fail": 0}), ("sequential", {"missed_drop": 1, "false_fail": 1}), ("runs", 10**12)],
+)
+def test_carried_data_no_contract_could_load_to_is_not_computed_with(
+    project: Path, capsys: pytest.CaptureFixture[str], key: str, value: Any
+) -> None:
+    """A shard report carrying a scenario the loader refuses (a sequential design that
+    divides by zero, runs no memory holds) makes the merge load the YAML: the verdicts
+    the shards hold, merged as the unsharded run (not an internal error, not a merge
+    killed for its memory)."""
+    capsys.readouterr()
+    whole_code = main(["test", "contract.yml", "--observations", "obs.json", "--format", "json"])
+    whole = json.loads(capsys.readouterr().out)
+    paths = shards(3)
+    for path in paths:
+        report = json.loads(Path(path).read_text())
+        for _, scenario in report["behavegate"]["shard"]["contract_data"]["scenarios"]:
+            scenario[key] = value
+        Path(path).write_text(json.dumps(report))
+    code, report = merged(capsys, *paths)
+    assert code == whole_code and comparable(report) == comparable(whole)
+
+
 def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_selected(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

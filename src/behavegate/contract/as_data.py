@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ import msgspec
 
 from behavegate.files import read_project_text
 from behavegate.frozen import replace
-from behavegate.limits import V2_MAX_INPUT_BYTES
+from behavegate.limits import MAX_RUNS, MAX_TURNS, V2_MAX_INPUT_BYTES, V2_MAX_SCENARIOS
 from behavegate.model import Contract, Scenario
 
 FORMAT = 1
@@ -97,9 +97,44 @@ def _from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
     if len(at) != count:
         return None
     head = decoded[0][0]
-    if not _unchanged(path, root, head):
+    if not _sound(head, at.values()) or not _unchanged(path, root, head):
         return None
     return replace(head, path=path, project_root=root, scenarios=tuple(at[p] for p in range(count)))
+
+
+def _sound(head: Contract, scenarios: Iterable[Scenario]) -> bool:
+    """Within the bounds the loader puts on what a merge computes with: the version, ids
+    (unique), runs and turns (the partition lists every attempt), rates, the sequential
+    design's error rates (it divides by them and takes their logarithms) and the gate
+    modes. Data outside them is no contract a shard loaded: the merge loads the YAML."""
+    from behavegate.contract.rules import _SAFE_ID
+    from behavegate.contract.v2 import GATES, THRESHOLD_MODES
+
+    def rate(value: float | None) -> bool:
+        return value is None or 0 <= value <= 1
+
+    gates = head.gates
+    if (
+        head.version not in (1, 2)
+        or gates.threshold_mode not in THRESHOLD_MODES
+        or gates.formula not in ("scenarios", "runs")
+        or not (rate(gates.min_pass_rate) and rate(gates.min_score))
+        or not (gates.latency_p95_ms is None or gates.latency_p95_ms > 0)
+        or not all(_SAFE_ID.fullmatch(g.tag) and rate(g.min_pass_rate) and rate(g.min_score) for g in gates.by_tag)
+    ):
+        return False
+    seen: set[str] = set()
+    for s in scenarios:
+        if (
+            s.id in seen
+            or not _SAFE_ID.fullmatch(s.id)
+            or not (1 <= s.runs <= MAX_RUNS and 1 <= s.max_turns <= MAX_TURNS and 0 <= s.min_pass_rate <= 1)
+            or s.gate not in GATES
+            or (s.sequential is not None and not all(0 < e < 0.5 for e in dataclasses.astuple(s.sequential)))
+        ):
+            return False
+        seen.add(s.id)
+    return len(seen) <= V2_MAX_SCENARIOS
 
 
 def included_digests(names: Sequence[str], contract_path: Path, root: Path) -> dict[str, str]:
