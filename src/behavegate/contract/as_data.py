@@ -35,6 +35,7 @@ from behavegate.limits import MAX_RUNS, MAX_TURNS, V2_MAX_INPUT_BYTES, V2_MAX_SC
 from behavegate.model import Contract, Scenario
 
 FORMAT = 1
+FORMULAS = ("scenarios", "runs")  # Gates.formula: a contract's, or an Oxy file's
 # Set from where the merge runs, never from the data: paths differ between jobs.
 _LOCAL = ("path", "project_root", "scenarios")
 
@@ -103,37 +104,42 @@ def _from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
 
 
 def _sound(head: Contract, scenarios: Iterable[Scenario]) -> bool:
-    """Within the bounds the loader puts on what a merge computes with: the version, ids
-    (unique), runs and turns (the partition lists every attempt), rates, the sequential
-    design's error rates (it divides by them and takes their logarithms) and the gate
-    modes. Data outside them is no contract a shard loaded: the merge loads the YAML."""
-    from behavegate.contract.rules import _SAFE_ID
-    from behavegate.contract.v2 import GATES, THRESHOLD_MODES
+    """Within the bounds the loader puts on what a merge computes with, by the loader's own
+    rules: the version, ids (unique), runs and turns (the partition lists every attempt),
+    rates, the sequential design's error rates (it divides by them and takes their
+    logarithms), the gate modes. Data outside them is no contract a shard loaded."""
+    from behavegate.contract import rules as f
+    from behavegate.contract.v2 import GATES, THRESHOLD_MODES, positive_int, positive_number, rate
+    from behavegate.contract.v2_run import error_rate
 
-    def rate(value: float | None) -> bool:
-        return value is None or 0 <= value <= 1
+    def rates(*values: float | None) -> None:
+        for value in values:
+            if value is not None:
+                rate(value, "")
 
     gates = head.gates
-    if (
-        head.version not in (1, 2)
-        or gates.threshold_mode not in THRESHOLD_MODES
-        or gates.formula not in ("scenarios", "runs")
-        or not (rate(gates.min_pass_rate) and rate(gates.min_score))
-        or not (gates.latency_p95_ms is None or gates.latency_p95_ms > 0)
-        or not all(_SAFE_ID.fullmatch(g.tag) and rate(g.min_pass_rate) and rate(g.min_score) for g in gates.by_tag)
-    ):
+    if head.version not in (1, 2) or gates.threshold_mode not in THRESHOLD_MODES or gates.formula not in FORMULAS:
         return False
     seen: set[str] = set()
-    for s in scenarios:
-        if (
-            s.id in seen
-            or not _SAFE_ID.fullmatch(s.id)
-            or not (1 <= s.runs <= MAX_RUNS and 1 <= s.max_turns <= MAX_TURNS and 0 <= s.min_pass_rate <= 1)
-            or s.gate not in GATES
-            or (s.sequential is not None and not all(0 < e < 0.5 for e in dataclasses.astuple(s.sequential)))
-        ):
-            return False
-        seen.add(s.id)
+    try:
+        rates(gates.min_pass_rate, gates.min_score)
+        if gates.latency_p95_ms is not None:
+            positive_number(gates.latency_p95_ms, "")
+        for gate in gates.by_tag:
+            if f.safe_id(gate.tag, "") != gate.tag:
+                return False
+            rates(gate.min_pass_rate, gate.min_score)
+        for s in scenarios:
+            if s.id in seen or f.safe_id(s.id, "") != s.id or s.gate not in GATES:
+                return False
+            positive_int(s.runs, "", high=MAX_RUNS)
+            positive_int(s.max_turns, "", high=MAX_TURNS)
+            rates(s.min_pass_rate)
+            for value in dataclasses.astuple(s.sequential) if s.sequential is not None else ():
+                error_rate(value, "")
+            seen.add(s.id)
+    except f.Bad:
+        return False
     return len(seen) <= V2_MAX_SCENARIOS
 
 

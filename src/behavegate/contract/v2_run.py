@@ -13,7 +13,7 @@ SEQUENTIAL_KEYS = ("false_fail", "missed_drop", "margin")
 TAG_GATE_KEYS = ("min_pass_rate", "min_score")
 
 
-def _small_rate(value: Any, path: str, line: int | None) -> float:
+def error_rate(value: Any, path: str, line: int | None = None) -> float:
     number = f.number(value, path, line)
     if not 0 < number < 0.5:
         raise f.Bad(f"{path} must be greater than 0 and less than 0.5", path, line)
@@ -42,7 +42,7 @@ def sequential(value: Any, path: str, line: int | None, key_lines: Any = None) -
     found = {}
     for key in SEQUENTIAL_KEYS:
         if key in value:
-            found[key] = _small_rate(value[key], f"{path}.{key}", key_lines(value, key) if key_lines else line)
+            found[key] = error_rate(value[key], f"{path}.{key}", key_lines(value, key) if key_lines else line)
     return SequentialSpec(**found)
 
 
