@@ -337,18 +337,26 @@ def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_
     assert comparable(report) == comparable(whole)
 
 
-def test_an_included_file_changed_since_the_shards_ran_is_loaded_again_and_refused(
+def test_an_included_file_changed_since_the_shards_ran_is_refused_as_the_contract_is(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Each shard records the SHA-256 of every file the contract includes: a changed
+    expected value there would otherwise be merged with verdicts judged on the old one."""
     head, _, rest = CONTRACT.partition("  - id: gamma\n")
     Path("contract.yml").write_text(head.replace("scenarios:\n", "include: [more.yml]\nscenarios:\n"))
     Path("more.yml").write_text("version: 2\nscenarios:\n  - id: gamma\n" + rest)
     paths = shards(3)
-    Path("more.yml").write_text(Path("more.yml").read_text() + "# a comment: the same scenarios\n")
-    code, report = merged(capsys, *paths)
-    assert (code, report["status"]) == (2, "incomplete") and report["provenance"]["missing"] == []
-    Path("more.yml").write_text(Path("more.yml").read_text().replace("refusal: true", "response: {contains: [nope]}"))
-    assert "judged other assertions than the contract asks for" in error_of(capsys, *paths)
+    blocks = [json.loads(Path(p).read_text())["behavegate"]["shard"] for p in paths]
+    assert {tuple(block["included"]) for block in blocks} == {("more.yml",)}
+    assert merged(capsys, *paths)[1]["provenance"]["missing"] == []
+    original = Path("more.yml").read_text()
+    assert "secret" in original
+    for edited in (original.replace("secret", "token"), original + "# only a comment\n"):
+        Path("more.yml").write_text(edited)
+        for given in (paths, paths[:2]):  # the carried contract, and the YAML loaded (a shard missing)
+            assert "the files the contract includes are not the ones the shards ran (more.yml changed" in error_of(
+                capsys, *given
+            )
 
 
 # --- reports that are not one run's ----------------------------------------------------------

@@ -80,6 +80,14 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
             f"the contract {display_path(contract.path, root)} (sha256 {contract.digest[:12]}) is not the one the shards ran "
             f"(sha256 {first.contract_digest[:12]}): merge with the same contract, e.g. from the same commit"
         )])  # fmt: skip
+    changed = sorted(
+        name for name in {*contract.included, *first.included} if contract.included.get(name) != first.included.get(name)
+    )
+    if changed:
+        raise ShardError([Problem(
+            f"the files the contract includes are not the ones the shards ran ({', '.join(changed)} changed, or were added or "
+            "removed, since): merge with the same contract and includes, e.g. from the same commit"
+        )])  # fmt: skip
     options, extra = options_of(first.plan)
     validate_v2(options, contract)
     selected = select(contract, options, None)
@@ -184,6 +192,7 @@ def _one_run(reports: list[ShardReport], ran: list[ShardReport]) -> ShardReport:
     for report in ran[1:]:
         for what, mine, theirs in (
             ("contract digest", report.contract_digest, first.contract_digest),
+            ("included files' digests", report.included, first.included),
             ("contract path", report.contract_path, first.contract_path),
             ("partition digest", report.partition_digest, first.partition_digest),
             ("plan (selection, runs, gates and limits)", report.plan, first.plan),

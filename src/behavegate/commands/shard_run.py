@@ -68,7 +68,7 @@ def plan_shard(
     data = contract_data(contract, carried)
     if data is not None and written_bytes(data, depth=3) > CARRIED_MAX_BYTES:  # behavegate.shard.contract_data
         data = None  # the merge loads the YAML
-    block = ShardBlock(index, count, selected.digest, parts.digest, pairs, plan_of(options, extra), data)
+    block = ShardBlock(index, count, selected.digest, parts.digest, pairs, plan_of(options, extra), data, contract.included)
     return ShardRun(narrowed, frozenset(pairs), block)
 
 

@@ -127,6 +127,7 @@ class ShardBlock:
     plan: Mapping[str, Any] = field(default_factory=dict)  # what the partition and the judging depend on
     # The contract as data (contract/as_data.py): this shard's scenarios, so a merge need not load its YAML.
     contract_data: Mapping[str, Any] | None = None
+    included: Mapping[str, str] = field(default_factory=dict)  # the SHA-256 of each file the contract includes
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -138,4 +139,5 @@ class ShardBlock:
             "plan": dict(self.plan),
             "note": NOT_THE_VERDICT,
             **({} if self.contract_data is None else {"contract_data": self.contract_data}),
+            **({"included": dict(self.included)} if self.included else {}),
         }

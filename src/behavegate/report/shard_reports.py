@@ -67,6 +67,7 @@ class ShardReport:
     attempts: Mapping[Pair, Judged] = field(default_factory=dict)
     seconds: Mapping[str, float] = field(default_factory=dict)
     contract_data: Any = None  # behavegate.shard.contract_data, checked where it is used (contract/as_data.py)
+    included: Mapping[str, str] = field(default_factory=dict)  # behavegate.shard.included: file name -> SHA-256
 
 
 class _Reader:
@@ -198,7 +199,16 @@ def parse_shard_report(text: str, shown: str, sha256: str) -> ShardReport:
         attempts=_attempts(r, r.listing(r.key(raw, "scenarios", ""), "scenarios"), pairs, version >= 2),
         seconds={str(k): float(r.number(v, f"behavegate.seconds.{k}")) for k, v in seconds.items()},
         contract_data=block.get("contract_data"),
+        included=_included(r, block.get("included", {})),
     )
+
+
+def _included(r: _Reader, value: Any) -> dict[str, str]:
+    if not isinstance(value, dict):
+        r.bad("behavegate.shard.included", "must be a JSON object")
+    for name, digest in value.items():
+        r.digest(digest, f"behavegate.shard.included.{name}")
+    return value
 
 
 def _pairs(r: _Reader, items: list[Any]) -> tuple[Pair, ...]:
