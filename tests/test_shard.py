@@ -322,6 +322,28 @@ def test_carried_data_no_contract_could_load_to_is_not_computed_with(
     assert code == whole_code and comparable(report) == comparable(whole)
 
 
+@pytest.mark.parametrize(
+    ("answer", "extra"),
+    [("hi there", ["--runs", "2"]),  # more attempts in the evidence than the cap: the rest unused
+     ("no", [])],  # every attempt fails: the fail boundary is reached early, in whichever shard
+)  # fmt: skip
+def test_a_sequential_scenario_is_decided_by_the_merge_over_every_shards_attempts(
+    project: Path, capsys: pytest.CaptureFixture[str], answer: str, extra: list[str]
+) -> None:
+    Path("contract.yml").write_text(
+        "version: 2\nagent: {model: m}\nscenarios:\n"
+        "  - {id: s, prompt: hi, runs: 10, sequential: {}, expect: {response: {contains: [hi]}}}\n"
+    )
+    Path("obs.json").write_text(json.dumps({"version": 2, "scenarios": [_observation("s", answer)] * 10}))
+    capsys.readouterr()
+    whole_code = main(["test", "contract.yml", "--observations", "obs.json", "--format", "json", *extra])
+    whole = json.loads(capsys.readouterr().out)
+    paths = shards(3, *extra)
+    code, report = merged(capsys, *paths)
+    assert code == whole_code and comparable(report) == comparable(whole)
+    assert report["scenarios"][0]["reliability"]["sequential"]["used"] < 10
+
+
 def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_selected(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -353,9 +375,9 @@ def test_an_included_file_changed_since_the_shards_ran_is_refused_as_the_contrac
     assert "secret" in original
     for edited in (original.replace("secret", "token"), original + "# only a comment\n"):
         Path("more.yml").write_text(edited)
-        for given in (paths, paths[:2]):  # the carried contract, and the YAML loaded (a shard missing)
+        for reports in (paths, paths[:2]):  # the carried contract, and the YAML loaded (a shard missing)
             assert "the files the contract includes are not the ones the shards ran (more.yml changed" in error_of(
-                capsys, *given
+                capsys, *reports
             )
 
 

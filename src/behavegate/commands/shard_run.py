@@ -62,7 +62,10 @@ def plan_shard(
     parts = partition(selected, count, options.runs, extra)
     pairs = parts.shards[index - 1]
     mine = {sid for sid, _ in pairs}
-    narrowed = replace(selected, scenarios=tuple(s for s in selected.scenarios if s.id in mine))
+    # A shard judges every attempt it owns: a sequential scenario's decision needs every
+    # shard's attempts, so the merge makes it (a shard deciding would leave its later ones out).
+    scenarios = tuple(replace(s, sequential=None) if s.sequential else s for s in selected.scenarios if s.id in mine)
+    narrowed = replace(selected, scenarios=scenarios)
     chosen, firsts = set(selected.scenario_ids()), {sid for sid, attempt in pairs if attempt == 0}
     carried = [p for p, s in enumerate(contract.scenarios) if s.id in firsts or (index == 1 and s.id not in chosen)]
     data = contract_data(contract, carried)
