@@ -128,9 +128,12 @@ def _read_no_follow(path: Path, max_bytes: int) -> str:
             raise _Unreadable(f"{path} is not a regular file")
         if info.st_size > max_bytes:
             raise _Unreadable(too_large)
-        with os.fdopen(fd, "r", encoding="utf-8", newline=None) as handle:
+        with os.fdopen(fd, "rb") as handle:
             fd = -1
-            text = handle.read(max_bytes + 1)
+            data = handle.read(max_bytes + 1)
+        if len(data) > max_bytes:  # it grew since fstat
+            raise _Unreadable(too_large)
+        text = data.decode("utf-8")
     except UnicodeError:
         raise _Unreadable(f"{path} is not UTF-8 text") from None
     except OSError as exc:
@@ -138,9 +141,8 @@ def _read_no_follow(path: Path, max_bytes: int) -> str:
     finally:
         if fd >= 0:
             os.close(fd)
-    if len(text.encode("utf-8")) > max_bytes:
-        raise _Unreadable(too_large)
-    return text
+    # Universal newlines, as text mode reads them (one pass over a file that has none).
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def discover_contract(start: Path) -> tuple[Path, Path] | None:

@@ -93,7 +93,7 @@ def _from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
     at: dict[int, Scenario] = {}
     for _, scenarios in decoded:
         for position, scenario in scenarios:
-            if not 0 <= position < count or at.setdefault(position, scenario) != scenario:
+            if not 0 <= position < count or ((known := at.setdefault(position, scenario)) is not scenario and known != scenario):
                 return None
     if len(at) != count:
         return None

@@ -31,6 +31,8 @@ _VERDICT_KEYS = frozenset(VERDICT_KEYS)
 OBSERVATION_KEYS = ("id", "response", "response_complete", "finish_reason", "tool_calls", "tool_calls_complete",
                     "refusal", "sources", "error")  # fmt: skip
 V2_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
+_V1_OBSERVATION, _V2_OBSERVATION = frozenset(OBSERVATION_KEYS), frozenset(OBSERVATION_KEYS + V2_KEYS)
+_CALL = frozenset(("name", "arguments"))
 # The evidence a shard can have gathered, and the trust each is labelled with.
 EVIDENCE = {"observation_file": "unverified_fixture", "trace_file": "recorded_trace", "runtime_endpoint": "runtime_observed"}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -302,11 +304,13 @@ def _verdict(r: _Reader, value: Any, where: str) -> Verdict:
 
 def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool) -> Observation:
     """The inverse of ``Observation.as_dict`` (version 1) or ``as_dict_v2``."""
-    keys = OBSERVATION_KEYS + V2_KEYS if v2 else OBSERVATION_KEYS
     if not isinstance(value, dict):
         r.bad(where, "must be a JSON object or null")
-    optional = tuple(key for key in ("trace", "conversation", "judge") if v2 and key in value)
-    raw = r.exact(value, (*keys, *optional), where)
+    raw = value
+    if value.keys() != (_V2_OBSERVATION if v2 else _V1_OBSERVATION):  # else: the optional keys, or a problem
+        keys = OBSERVATION_KEYS + V2_KEYS if v2 else OBSERVATION_KEYS
+        optional = tuple(key for key in ("trace", "conversation", "judge") if v2 and key in value)
+        raw = r.exact(value, (*keys, *optional), where)
     if raw["id"] != scenario_id:
         r.bad(f"{where}.id", f"must be {scenario_id!r}")
     calls = r.listing(raw["tool_calls"], f"{where}.tool_calls", optional=True)
@@ -391,8 +395,8 @@ def _conversation(r: _Reader, value: Any, where: str, calls: tuple[ToolCall, ...
 
 
 def _call(r: _Reader, value: Any, mark: Any, where: str) -> ToolCall:
-    raw = r.exact(value, ("name", "arguments"), where)
-    name = r.text(raw["name"], f"{where}.name")
+    raw = value if type(value) is dict and value.keys() == _CALL else r.exact(value, ("name", "arguments"), where)
+    name = raw["name"] if type(raw["name"]) is str else r.text(raw["name"], f"{where}.name")
     if raw["arguments"] is not None and not isinstance(raw["arguments"], dict):
         r.bad(f"{where}.arguments", "must be a JSON object or null")
     r.shallow(raw["arguments"], f"{where}.arguments")
