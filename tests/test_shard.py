@@ -344,6 +344,25 @@ def test_a_sequential_scenario_is_decided_by_the_merge_over_every_shards_attempt
     assert report["scenarios"][0]["reliability"]["sequential"]["used"] < 10
 
 
+def test_gate_tag_and_max_assertions_given_to_the_shards_hold_in_the_merge(
+    project: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shard plan records them, so the merge selects, gates and loads as the run did."""
+    Path("contract.yml").write_text(CONTRACT.replace("prompt: Refuse this", "prompt: Refuse this\n    tags: [risky]"))
+    monkeypatch.setattr("behavegate.contract.load.V2_MAX_ASSERTIONS", 5)  # the contract asks for more
+    extra = ["--gate-tag", "risky=1.0", "--max-assertions", "100"]
+    capsys.readouterr()
+    whole_code = main(["test", "contract.yml", "--observations", "obs.json", "--format", "json", *extra])
+    whole = json.loads(capsys.readouterr().out)
+    assert "tag[risky].min_pass_rate" in [g["gate"] for g in whole["gates"]]
+    paths = shards(3, *extra)
+    code, report = merged(capsys, *paths)
+    assert code == whole_code and comparable(report) == comparable(whole)
+    code, report = merged(capsys, *paths[:2])  # a shard missing: the YAML is loaded, with the run's cap
+    assert code == 2 and report["gates"][-1]["gate"] == "shards"
+    assert [g["gate"] for g in report["gates"]][:-1] == [g["gate"] for g in whole["gates"]]
+
+
 def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_selected(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -73,8 +73,11 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     reports = read_reports(args.reports, root)
     ran = [r for r in reports if r.failed is None]
     first = _one_run(reports, ran)
+    options, extra = options_of(first.plan)
     contract_path = _contract_path(args.contract, first.contract_path, root)
-    contract = _carried_contract(reports, first, contract_path, root) or load_contract(contract_path, root)
+    contract = _carried_contract(reports, first, contract_path, root) or load_contract(
+        contract_path, root, max_assertions=options.max_assertions
+    )
     if contract.digest != first.contract_digest:
         raise ShardError([Problem(
             f"the contract {display_path(contract.path, root)} (sha256 {contract.digest[:12]}) is not the one the shards ran "
@@ -88,7 +91,6 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
             f"the files the contract includes are not the ones the shards ran ({', '.join(changed)} changed, or were added or "
             "removed, since): merge with the same contract and includes, e.g. from the same commit"
         )])  # fmt: skip
-    options, extra = options_of(first.plan)
     validate_v2(options, contract)
     selected = select(contract, options, None)
     parts = partition(selected, first.count, options.runs, extra)

@@ -39,6 +39,7 @@ class RunOptions:
     threshold_mode: str | None = None
     gate_tags: tuple[TagGate, ...] = ()  # --gate-tag TAG=RATE: over gates.by_tag's rate for TAG
     suite_tags: frozenset[str] = frozenset()  # the tags of a suite's other contracts (--gate-tag applies where carried)
+    max_assertions: int | None = None  # --max-assertions (version 2): the contract's assertion cap
     judge: JudgeOptions = field(default_factory=JudgeOptions)  # response.judge: where it is asked
 
     def gates(self, contract_gates: Gates) -> Gates:

@@ -20,7 +20,7 @@ from behavegate.errors import UsageError
 from behavegate.evidence.shard import Pair, ShardBlock, parse_shard, partition
 from behavegate.frozen import frozen, replace
 from behavegate.limits import CARRIED_MAX_BYTES
-from behavegate.model import Contract, ObservationSet
+from behavegate.model import Contract, ObservationSet, TagGate
 
 # Views of the run's verdict: a shard has none to show, the merge renders them.
 MERGE_VIEWS = ("junit", "summary", "html", "sarif", "annotations")
@@ -87,6 +87,9 @@ def plan_of(options: RunOptions, extra: Mapping[str, int]) -> dict[str, Any]:
         "max_scenarios": options.max_scenarios,
         "max_seconds": options.max_seconds,
         "attempts": dict(sorted(extra.items())),
+        "gate_tags": [[gate.tag, gate.min_pass_rate] for gate in options.gate_tags],
+        "suite_tags": sorted(options.suite_tags),
+        "max_assertions": options.max_assertions,
     }
 
 
@@ -101,5 +104,8 @@ def options_of(plan: Mapping[str, Any]) -> tuple[RunOptions, dict[str, int]]:
         threshold_mode=plan["threshold_mode"],
         max_scenarios=plan["max_scenarios"],
         max_seconds=plan["max_seconds"],
+        gate_tags=tuple(TagGate(tag, min_pass_rate=rate) for tag, rate in plan["gate_tags"]),
+        suite_tags=frozenset(plan["suite_tags"]),
+        max_assertions=plan["max_assertions"],
     )
     return options, dict(plan["attempts"])

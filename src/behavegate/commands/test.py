@@ -173,6 +173,7 @@ def _prepare(
         threshold_mode=args.threshold_mode,
         gate_tags=tuple(args.gate_tag or ()),
         suite_tags=frozenset(tag for scenario in others or () for tag in scenario.tags),
+        max_assertions=args.max_assertions,
         judge=judge_options_from(args),
     )
     validate(options, offline=observations is not None or bool(args.traces), version=contract.version)

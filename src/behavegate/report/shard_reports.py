@@ -37,7 +37,8 @@ _CALL = frozenset(("name", "arguments"))
 EVIDENCE = {"observation_file": "unverified_fixture", "trace_file": "recorded_trace", "runtime_endpoint": "runtime_observed"}
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 ERROR_CHARS = 2_000  # of a shard's error, as the merged run shows it
-PLAN_KEYS = ("scenarios", "tags", "runs", "min_pass_rate", "threshold_mode", "max_scenarios", "max_seconds", "attempts")
+PLAN_KEYS = ("scenarios", "tags", "runs", "min_pass_rate", "threshold_mode", "max_scenarios", "max_seconds", "attempts",
+             "gate_tags", "suite_tags", "max_assertions")  # fmt: skip
 
 
 @frozen
@@ -242,6 +243,15 @@ def _plan(r: _Reader, value: Any) -> dict[str, Any]:
         r.bad(f"{where}.attempts", "must be a JSON object")
     for key, count in plan["attempts"].items():
         r.integer(count, f"{where}.attempts.{key}", 1)
+    for i, item in enumerate(r.listing(plan["gate_tags"], f"{where}.gate_tags")):
+        if not (isinstance(item, list) and len(item) == 2):
+            r.bad(f"{where}.gate_tags[{i}]", "must be [tag, rate]")
+        r.text(item[0], f"{where}.gate_tags[{i}][0]")
+        if r.number(item[1], f"{where}.gate_tags[{i}][1]") > 1:
+            r.bad(f"{where}.gate_tags[{i}][1]", "must be a rate between 0 and 1")
+    for item in r.listing(plan["suite_tags"], f"{where}.suite_tags"):
+        r.text(item, f"{where}.suite_tags[]")
+    r.integer(plan["max_assertions"], f"{where}.max_assertions", 1, optional=True)
     return plan
 
 
