@@ -114,6 +114,15 @@ def test_the_documented_case_input_selects_those_oxy_cases() -> None:
     assert argv[1] == "tests/sales.agentic.test.yml"
 
 
+def test_a_sharded_runs_baseline_gates_the_merge_job_and_a_shard_job_refuses_it() -> None:
+    merge = build_argv(Inputs({"INPUT_MERGE": "shards", "INPUT_BASELINE": "main.json", "INPUT_FAIL-ON": "regression"}), {})
+    assert merge[:2] == ["merge", "shards"] and merge[merge.index("--baseline") + 1] == "main.json"
+    assert merge[merge.index("--fail-on") + 1] == "regression"
+    for extra in ({"INPUT_BASELINE": "main.json"}, {"INPUT_FAIL-ON": "regression"}):
+        with pytest.raises(ActionInputError, match="belong to the merge job"):
+            build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_SHARD": "1/2", **extra}), {})
+
+
 def test_version_2_inputs_reach_the_cli() -> None:
     argv = build_argv(
         Inputs({"INPUT_RUNS": "8", "INPUT_TAG": "orders\n policy, smalltalk", "INPUT_MIN-PASS-RATE": "0.75",

@@ -363,6 +363,31 @@ def test_gate_tag_and_max_assertions_given_to_the_shards_hold_in_the_merge(
     assert [g["gate"] for g in report["gates"]][:-1] == [g["gate"] for g in whole["gates"]]
 
 
+def test_the_merge_gates_on_regressions_against_a_baseline_as_the_unsharded_run_does(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The merge job gates a sharded run: --baseline and --fail-on are its (a shard refuses them)."""
+    assert main(["test", "contract.yml", "--observations", "obs.json", "--report", "main.json"]) == 2
+    worse = json.loads(json.dumps(OBSERVATIONS))
+    for item in worse["scenarios"]:
+        if item["id"] == "delta":
+            item["response"] = "the secret is out"  # not_matches passed every attempt on main: now it fails them
+    Path("worse.json").write_text(json.dumps(worse))
+    gate = ["--baseline", "main.json", "--fail-on", "regression"]
+    capsys.readouterr()
+    whole_code = main(["test", "contract.yml", "--observations", "worse.json", "--format", "json", *gate])
+    whole = json.loads(capsys.readouterr().out)
+    assert whole_code == 1 and whole["behavegate"]["baseline"]["regressions"]
+    paths = shards(3, evidence="worse.json")
+    capsys.readouterr()
+    code = main(["merge", *paths, "--format", "json", *gate])
+    report = json.loads(capsys.readouterr().out)
+    assert code == whole_code and comparable(report) == comparable(whole)
+    capsys.readouterr()
+    assert main(["test", "contract.yml", "--observations", "obs.json", "--shard", "1/3", "--baseline", "main.json"]) == 2
+    assert "--baseline belongs to `behavegate merge`" in capsys.readouterr().err
+
+
 def test_scenarios_no_shard_runs_are_carried_by_shard_1_and_still_listed_as_not_selected(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

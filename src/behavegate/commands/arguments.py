@@ -61,13 +61,7 @@ def add_commands(commands: Any, console: Any) -> None:
                       help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)")  # fmt: skip
     test.add_argument("--threshold-mode", choices=["average", "all"], default=None,
                       help="version 2: the floor applies to the average, or to every included file")  # fmt: skip
-    test.add_argument("--baseline", default=None, metavar="REPORT",
-                      help="compare with a baseline JSON report (e.g. the main branch's --report): regressions, "
-                      "improvements, new and removed scenarios lead every output")  # fmt: skip
-    test.add_argument("--fail-on", choices=["incomplete", "fail", "regression"], default="incomplete",
-                      help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
-                      "(fail), or only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
-                      "evidence could hide one) (default: incomplete)")  # fmt: skip
+    _gating(test)
     _views(test)
     test.add_argument("--save-observations", default=None, metavar="FILE",
                       help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
@@ -95,6 +89,7 @@ def add_commands(commands: Any, console: Any) -> None:
     merge.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
     merge.add_argument("--verbose", "-v", action="store_true",
                        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)")  # fmt: skip
+    _gating(merge)
     _views(merge)
 
     replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched",
@@ -148,6 +143,17 @@ def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) ->
                              "or its first user message equal to the scenario prompt (default: attribute)")  # fmt: skip
     command.add_argument("--trace-attribute", default="behavegate.scenario.id", metavar="NAME",
                          help="the span or resource attribute holding the scenario id (default: behavegate.scenario.id)")  # fmt: skip
+
+
+def _gating(command: argparse.ArgumentParser) -> None:
+    """What fails the run, and the baseline it is compared with (a test, or a merge of shards)."""
+    command.add_argument("--baseline", default=None, metavar="REPORT",
+                         help="compare with a baseline JSON report (e.g. the main branch's --report): regressions, "
+                         "improvements, new and removed scenarios lead every output")  # fmt: skip
+    command.add_argument("--fail-on", choices=["incomplete", "fail", "regression"], default="incomplete",
+                         help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
+                         "(fail), or only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
+                         "evidence could hide one) (default: incomplete)")  # fmt: skip
 
 
 def _views(command: argparse.ArgumentParser) -> None:

@@ -25,7 +25,16 @@ from behavegate import __version__
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs
-from behavegate.commands.test import deliver, display_path, report_error, report_error_to_ci, write_artifacts
+from behavegate.commands.test import (
+    baseline_args,
+    deliver,
+    display_path,
+    gated,
+    load_baseline,
+    report_error,
+    report_error_to_ci,
+    write_artifacts,
+)
 from behavegate.errors import BehavegateError, ExitCode, InputError, Problem, ShardError
 from behavegate.files import resolve_inside, walk_files
 from behavegate.github.console import Console
@@ -48,7 +57,9 @@ def run(args: argparse.Namespace, console: Console) -> int:
     gc.disable()
     try:
         check_outputs(args, root)
-        report = merge(args, root)
+        baseline_args(args)
+        baseline = load_baseline(args.baseline, root) if args.baseline else None  # before the reports: a bad one costs nothing
+        report = gated(merge(args, root), baseline, args.fail_on)
         if report.artifacts:
             report = write_artifacts(report, root)
         deliver(args, report, root, console)

@@ -29,6 +29,7 @@ MERGE_VIEWS = ("junit", "summary", "html", "sarif", "annotations")
 def check_flags(args: argparse.Namespace) -> None:
     parse_shard(args.shard)
     asked = [f"--{name}" for name in MERGE_VIEWS if getattr(args, name)]
+    asked += ["--baseline"] * bool(args.baseline) + ["--fail-on"] * (args.fail_on != "incomplete")
     if asked:
         raise UsageError(
             f"--shard writes a shard report, not the run's verdict: {' and '.join(asked)} "

@@ -125,15 +125,14 @@ def _prepare(
     from behavegate.files import runner_dirs
 
     args = argparse.Namespace(**vars(args))  # this contract's settings below stay its own in a suite
-    if args.fail_on == "regression" and not args.baseline:
-        raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
+    baseline_args(args)
     if args.max_assertions is not None and not 1 <= args.max_assertions <= MAX_ASSERTIONS_CEILING:
         raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
     contract = loaded or load_contract(contract_path, root, max_assertions=args.max_assertions)
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     _file_settings(args, contract, display_path(contract.path, root))
-    baseline = _load_baseline(args.baseline, root) if args.baseline else None
+    baseline = load_baseline(args.baseline, root) if args.baseline else None
     if args.traces:
         from behavegate.commands.trace_run import check_flags
 
@@ -224,10 +223,7 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
     if shard:
         report = records.replace(report, shard=shard.block)
     check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=observations is None)
-    if baseline is not None or args.fail_on != "incomplete":
-        from behavegate.report.baseline import compare
-
-        report = report.gated(compare(baseline, report) if baseline is not None else None, args.fail_on)
+    report = gated(report, baseline, args.fail_on)
     if options.artifacts:
         report = write_artifacts(report, root)
     return report
@@ -269,12 +265,26 @@ def _file_settings(args: argparse.Namespace, contract: Contract, shown: str) -> 
     args.scenarios = chosen
 
 
-def _load_baseline(path: str, root: Path) -> Baseline:
+def baseline_args(args: argparse.Namespace) -> None:
+    if args.fail_on == "regression" and not args.baseline:
+        raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
+
+
+def gated(report: Report, baseline: Baseline | None, fail_on: str) -> Report:
+    """The report compared with its baseline, and what fails it (``--fail-on``)."""
+    if baseline is None and fail_on == "incomplete":
+        return report
+    from behavegate.report.baseline import compare
+
+    return report.gated(compare(baseline, report) if baseline is not None else None, fail_on)
+
+
+def load_baseline(path: str, root: Path) -> Baseline:
     """Read before any evidence is gathered: a bad baseline costs no live run."""
     from behavegate.files import runner_dirs
-    from behavegate.report.baseline_file import load_baseline
+    from behavegate.report.baseline_file import load_baseline as read_baseline
 
-    return load_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
+    return read_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
 
 
 def write_artifacts(report: Report, root: Path) -> Report:

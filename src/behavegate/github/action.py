@@ -147,15 +147,23 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     for flag in ("runs", "min-pass-rate", "threshold-mode", "max-scenarios", "max-seconds", "max-tokens", "shard"):
         if inputs.text(flag):
             argv += [f"--{flag}", inputs.text(flag)]
-    if inputs.text("baseline"):
-        argv += ["--baseline", inputs.text("baseline")]
+    if inputs.text("shard"):
+        # A shard's report is part of the evidence: the merge job renders the verdict and gates it.
+        if inputs.text("baseline") or inputs.text("fail-on") == "regression":
+            raise ActionInputError("baseline and fail-on: regression belong to the merge job of a sharded run")
+        return argv + _views(inputs, environ, verdict=False)
+    return argv + _gate(inputs) + _views(inputs, environ, verdict=True)
+
+
+def _gate(inputs: Inputs) -> list[str]:
+    """``baseline`` and ``fail-on: regression``. Only the CLI knows what regressed; fail,
+    incomplete and never are applied to its exit code (_exit)."""
+    argv = ["--baseline", inputs.text("baseline")] if inputs.text("baseline") else []
     if inputs.text("fail-on") == "regression":
-        # Only the CLI knows what regressed; fail, incomplete and never are applied to its exit code (_exit).
         if not inputs.text("baseline"):
             raise ActionInputError("fail-on: regression needs a baseline (the JSON report of the run to compare with)")
         argv += ["--fail-on", "regression"]
-    # A shard's report is part of the evidence: the merge job renders the verdict's views.
-    return argv + _views(inputs, environ, verdict=not inputs.text("shard"))
+    return argv
 
 
 def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
@@ -168,7 +176,7 @@ def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     argv = ["merge", *inputs.items("merge")]
     if inputs.text("contract"):
         argv += ["--contract", inputs.text("contract")]
-    return argv + _views(inputs, environ, verdict=True)
+    return argv + _gate(inputs) + _views(inputs, environ, verdict=True)
 
 
 def _views(inputs: Inputs, environ: Mapping[str, str], *, verdict: bool) -> list[str]:

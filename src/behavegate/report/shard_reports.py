@@ -244,11 +244,9 @@ def _plan(r: _Reader, value: Any) -> dict[str, Any]:
     for key, count in plan["attempts"].items():
         r.integer(count, f"{where}.attempts.{key}", 1)
     for i, item in enumerate(r.listing(plan["gate_tags"], f"{where}.gate_tags")):
-        if not (isinstance(item, list) and len(item) == 2):
-            r.bad(f"{where}.gate_tags[{i}]", "must be [tag, rate]")
+        if not (isinstance(item, list) and len(item) == 2) or r.number(item[1], f"{where}.gate_tags[{i}][1]") > 1:
+            r.bad(f"{where}.gate_tags[{i}]", "must be [tag, rate between 0 and 1]")
         r.text(item[0], f"{where}.gate_tags[{i}][0]")
-        if r.number(item[1], f"{where}.gate_tags[{i}][1]") > 1:
-            r.bad(f"{where}.gate_tags[{i}][1]", "must be a rate between 0 and 1")
     for item in r.listing(plan["suite_tags"], f"{where}.suite_tags"):
         r.text(item, f"{where}.suite_tags[]")
     r.integer(plan["max_assertions"], f"{where}.max_assertions", 1, optional=True)
