@@ -58,7 +58,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     try:
         check_outputs(args, root)
         baseline_args(args)
-        baseline = load_baseline(args.baseline, root) if args.baseline else None  # before the reports: a bad one costs nothing
+        baseline = load_baseline(args.baseline, root)  # before the reports: a bad one costs nothing
         report = gated(merge(args, root), baseline, args.fail_on)
         if report.artifacts:
             report = write_artifacts(report, root)

@@ -132,7 +132,7 @@ def _prepare(
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     _file_settings(args, contract, display_path(contract.path, root))
-    baseline = load_baseline(args.baseline, root) if args.baseline else None
+    baseline = load_baseline(args.baseline, root)
     if args.traces:
         from behavegate.commands.trace_run import check_flags
 
@@ -279,12 +279,13 @@ def gated(report: Report, baseline: Baseline | None, fail_on: str) -> Report:
     return report.gated(compare(baseline, report) if baseline is not None else None, fail_on)
 
 
-def load_baseline(path: str, root: Path) -> Baseline:
-    """Read before any evidence is gathered: a bad baseline costs no live run."""
+def load_baseline(path: str | None, root: Path) -> Baseline | None:
+    """``--baseline`` (None: not given), read before any evidence is gathered: a bad
+    baseline costs no live run."""
     from behavegate.files import runner_dirs
     from behavegate.report.baseline_file import load_baseline as read_baseline
 
-    return read_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
+    return None if not path else read_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
 
 
 def write_artifacts(report: Report, root: Path) -> Report:

@@ -2,9 +2,9 @@
 
 Loading and validating a 10,000-scenario contract is most of what a merge of its
 shard reports costs; decoding the contract the shards already loaded takes a
-twentieth of that. So each shard report carries, as data, the scenarios its shard
-has attempts of (shard 1 also the scenarios no shard runs), each at its position
-in the contract, and the contract's other parts (``behavegate.shard.contract``).
+twentieth of that. So each shard report carries, as data, the scenarios whose first
+attempt its shard runs (shard 1 also the scenarios no shard runs), each at its position
+in the contract, and the contract's other parts (``behavegate.shard.contract_data``).
 
 The data is only a faster way to the same Contract, never a different one:
 
@@ -43,7 +43,7 @@ _LOCAL = ("path", "project_root", "scenarios")
 def contract_data(contract: Contract, positions: Sequence[int]) -> dict[str, Any] | None:
     """``contract`` as data, with the scenarios at ``positions`` (indexes into
     ``contract.scenarios``); None when the data would not decode to the same contract."""
-    rest = {k: v for k, v in _compact(contract).items() if k not in _LOCAL}
+    rest = {k: v for k, v in _compact(replace(contract, scenarios=())).items() if k not in _LOCAL}
     scenarios = [[position, _compact(contract.scenarios[position])] for position in positions]
     data = {"format": FORMAT, "contract": rest, "count": len(contract.scenarios), "scenarios": scenarios}
     try:
