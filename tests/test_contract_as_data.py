@@ -148,6 +148,7 @@ def _gates_edit(key: str, value: Any) -> Any:
         _scenario_edit("gate", "nonsense"),
         _scenario_edit("id", "../../etc/passwd"),
         _scenario_edit("id", "x" * 97),
+        _scenario_edit("tags", ["ok", "x\n::error::pwned"]),  # tags name gates and rows: the loader's ids
         _gates_edit("threshold_mode", "bogus"),
         _gates_edit("formula", "bogus"),
         _gates_edit("min_pass_rate", 7),

@@ -105,7 +105,7 @@ def _from_data(parts: Sequence[Any], path: Path, root: Path) -> Contract | None:
 
 def _sound(head: Contract, scenarios: Iterable[Scenario]) -> bool:
     """Within the bounds the loader puts on what a merge computes with, by the loader's own
-    rules: the version, ids (unique), runs and turns (the partition lists every attempt),
+    rules: the version, ids (unique) and tags, runs and turns (the partition lists every attempt),
     rates, the sequential design's error rates (it divides by them and takes their
     logarithms), the gate modes. Data outside them is no contract a shard loaded."""
     from behavegate.contract import rules as f
@@ -130,7 +130,7 @@ def _sound(head: Contract, scenarios: Iterable[Scenario]) -> bool:
                 return False
             rates(gate.min_pass_rate, gate.min_score)
         for s in scenarios:
-            if s.id in seen or f.safe_id(s.id, "") != s.id or s.gate not in GATES:
+            if s.id in seen or s.gate not in GATES or any(f.safe_id(name, "") != name for name in (s.id, *s.tags)):
                 return False
             positive_int(s.runs, "", high=MAX_RUNS)
             positive_int(s.max_turns, "", high=MAX_TURNS)
