@@ -383,7 +383,11 @@ def test_the_merge_gates_on_regressions_against_a_baseline_as_the_unsharded_run_
     code = main(["merge", *paths, "--format", "json", *gate])
     report = json.loads(capsys.readouterr().out)
     assert code == whole_code and comparable(report) == comparable(whole)
+    # Against itself nothing regressed: the run fails, the regression gate passes, and so does the exit.
+    assert main(["test", "contract.yml", "--observations", "worse.json", "--report", "worse-main.json"]) == 1
     capsys.readouterr()
+    assert main(["merge", *paths, "--baseline", "worse-main.json", "--fail-on", "regression"]) == 0
+    assert "Agent behavior test: fail" in capsys.readouterr().out
     assert main(["test", "contract.yml", "--observations", "obs.json", "--shard", "1/3", "--baseline", "main.json"]) == 2
     assert "--baseline belongs to `behavegate merge`" in capsys.readouterr().err
 

@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         if report.artifacts:
             report = write_artifacts(report, root)
         deliver(args, report, root, console)
-        return ExitCode.of(report.status)
+        return ExitCode.of(report.gate_status)
     except (BehavegateError, OSError) as exc:
         report_error(args, root, exc, console)
         report_error_to_ci(args, exc, console, root)
