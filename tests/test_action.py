@@ -79,13 +79,67 @@ def test_entrypoint_defaults_are_action_yml_defaults() -> None:
     assert declared == action.DEFAULTS
 
 
-def test_absent_inputs_take_the_defaults_and_empty_ones_stay_empty() -> None:
+def test_absent_view_inputs_take_the_actions_defaults_and_empty_ones_stay_empty() -> None:
     argv = build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json"}), {})
     for flag, value in [("--junit", "behavegate-junit.xml"), ("--summary", "behavegate-summary.md"),
-                        ("--report", "behavegate-report.json"), ("--max-scenarios", "25")]:  # fmt: skip
+                        ("--report", "behavegate-report.json")]:  # fmt: skip
         assert argv[argv.index(flag) + 1] == value
     assert "--annotations" in argv
     assert "--junit" not in build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_JUNIT": ""}), {})
+
+
+# A valid value for each input that is a CLI flag (switches: "true").
+SAMPLES = {"observations": "obs.json", "traces": "a.json, b.json", "trace-format": "otlp-json", "trace-bind": "prompt",
+           "trace-attribute": "app.case", "endpoint": "http://agent:8080/v1/chat/completions", "allow-host": "agent\nother",
+           "auth-env": "TOKEN", "judge-endpoint": "https://judge.example/v1", "judge-model": "grader",
+           "judge-auth-env": "JUDGE_TOKEN", "judge-max-requests": "5", "judge-timeout": "2.5", "judge-max-tokens": "64",
+           "concurrency": "16", "save-observations": "seen.json", "scenario": "a, b", "tag": "x\ny", "case": "2\nname, with comma",
+           "runs": "3", "min-pass-rate": "0.8", "threshold-mode": "all", "max-scenarios": "300", "max-seconds": "60",
+           "max-tokens": "256", "shard": "2/3", "baseline": "main.json", "fail-on": "fail", "allow-remote": "true",
+           "allow-contract-endpoint": "true", "judge-allow-remote": "True", "judge-allow-contract-endpoint": "TRUE"}  # fmt: skip
+# The Action's own inputs: its views, the merge job and its set-up; none is a test flag.
+ACTION_OWN = {"contract", "merge", "report", "junit", "summary", "summary-file", "html", "sarif", "comment", "github-token",
+              "annotations", "artifacts", "working-directory"}  # fmt: skip
+
+
+def _cli_values(argv: list[str]) -> dict[str, object]:
+    return vars(build_parser().parse_args(argv))
+
+
+def test_every_action_input_is_a_cli_flag_or_the_actions_own() -> None:
+    rows = {row.name for row in (*action.TEST_FLAGS, *action.GATE_FLAGS)}
+    assert rows | ACTION_OWN == set(ACTION["inputs"]) and not rows & ACTION_OWN
+    assert set(SAMPLES) == rows
+
+
+@pytest.mark.parametrize("row", [*action.TEST_FLAGS, *action.GATE_FLAGS], ids=lambda row: row.name)
+def test_an_absent_input_is_an_absent_flag_and_a_written_one_is_that_flag(row: action.FlagInput) -> None:
+    """The Action restates no CLI default: absent (or empty) parses as the bare command does,
+    written parses as the CLI given the same flag by hand."""
+    assert not ACTION["inputs"][row.name].get("default"), f"{row.name}: action.yml restates a default"
+    bare = _cli_values(build_argv(Inputs({}), {}))
+    for absent in ({}, {f"INPUT_{row.name.upper()}": ""}):
+        assert _cli_values(build_argv(Inputs(absent), {})) == bare
+    value = SAMPLES[row.name]
+    written = _cli_values(build_argv(Inputs({f"INPUT_{row.name.upper()}": value}), {}))
+    if row.kind is action.Kind.SWITCH:
+        by_hand = ["--" + row.name]
+    elif row.kind is action.Kind.ITEMS:
+        by_hand = [arg for item in re.split(r"[,\n]", value) for arg in (row.cli_flag, item.strip())]
+    elif row.kind is action.Kind.LINES:
+        by_hand = [f"{row.cli_flag}={line.strip()}" for line in value.split("\n")]
+    else:
+        by_hand = [row.cli_flag, value]
+    views = action._views(Inputs({}), {}, verdict=row.name != "shard")  # the Action's own, the same in both
+    assert written == _cli_values(["test", *by_hand, *views])
+    assert written != bare
+
+
+def test_the_cli_decides_what_the_action_used_to_restate() -> None:
+    """No --max-scenarios 25 or --concurrency 4 unless the workflow wrote them: a version-2
+    contract's cap and an Oxy file's concurrency are the CLI's to decide."""
+    argv = build_argv(Inputs({"INPUT_CONTRACT": "c.yml", "INPUT_ENDPOINT": "http://agent:8080/v1/chat/completions"}), {})
+    assert not {"--max-scenarios", "--concurrency", "--max-seconds", "--max-tokens", "--fail-on"} & set(argv)
 
 
 def test_oxy_cases_reach_the_cli_one_per_line_keeping_their_commas() -> None:
@@ -118,9 +172,9 @@ def test_a_sharded_runs_baseline_gates_the_merge_job_and_a_shard_job_refuses_it(
     merge = build_argv(Inputs({"INPUT_MERGE": "shards", "INPUT_BASELINE": "main.json", "INPUT_FAIL-ON": "regression"}), {})
     assert merge[:2] == ["merge", "shards"] and merge[merge.index("--baseline") + 1] == "main.json"
     assert merge[merge.index("--fail-on") + 1] == "regression"
-    for extra in ({"INPUT_BASELINE": "main.json"}, {"INPUT_FAIL-ON": "regression"}):
-        with pytest.raises(ActionInputError, match="belong to the merge job"):
-            build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_SHARD": "1/2", **extra}), {})
+    shard = build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_SHARD": "1/2", "INPUT_FAIL-ON": "regression"}), {})
+    assert ("--fail-on", "regression") in itertools.pairwise(shard)  # the CLI refuses it (test_shard.py), in its words
+    assert not {"--junit", "--summary", "--annotations"} & set(shard)  # the merge job renders the verdict
 
 
 def test_version_2_inputs_reach_the_cli() -> None:
@@ -133,8 +187,10 @@ def test_version_2_inputs_reach_the_cli() -> None:
     assert [v for f, v in pairs if f == "--tag"] == ["orders", "policy", "smalltalk"]
     assert ("--runs", "8") in pairs and ("--min-pass-rate", "0.75") in pairs and ("--threshold-mode", "all") in pairs
     assert not {"--runs", "--tag", "--min-pass-rate", "--threshold-mode"} & set(build_argv(Inputs({}), {}))
-    with pytest.raises(ActionInputError, match="threshold-mode must be one of"):
-        build_argv(Inputs({"INPUT_THRESHOLD-MODE": "median"}), {})
+    with pytest.raises(
+        ActionInputError, match=r"input threshold-mode: invalid choice: 'median' \(choose from 'average', 'all'\)"
+    ):
+        action.check_argv(build_argv(Inputs({"INPUT_THRESHOLD-MODE": "median"}), {}))
 
 
 def test_a_golden_query_workflow_runs_from_the_action(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -439,15 +439,20 @@ def test_every_view_leads_with_the_regressions(view: str, golden: Golden) -> Non
 # --- the Action -------------------------------------------------------------------------------
 
 
-def test_the_action_passes_baseline_and_fail_on_regression_to_the_cli() -> None:
-    from behavegate.github.action import ActionInputError, Inputs, build_argv
+def test_the_action_passes_baseline_and_fail_on_to_the_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from behavegate.github import action
+    from behavegate.github.action import Inputs, build_argv
 
     argv = build_argv(Inputs({"INPUT_BASELINE": "main/behavegate-report.json", "INPUT_FAIL-ON": "regression"}), {})
     assert argv[argv.index("--baseline") + 1] == "main/behavegate-report.json"
     assert argv[argv.index("--fail-on") + 1] == "regression"
-    assert "--fail-on" not in build_argv(Inputs({"INPUT_BASELINE": "b.json", "INPUT_FAIL-ON": "fail"}), {})
-    with pytest.raises(ActionInputError, match="fail-on: regression needs a baseline"):
-        build_argv(Inputs({"INPUT_FAIL-ON": "regression"}), {})
+    argv = build_argv(Inputs({"INPUT_BASELINE": "b.json", "INPUT_FAIL-ON": "fail"}), {})
+    assert argv[argv.index("--fail-on") + 1] == "fail"
+    # Refused by the CLI, in its words, and the step fails.
+    (tmp_path / "contract.yml").write_text(CONTRACT)
+    environ = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_CONTRACT": "contract.yml", "INPUT_FAIL-ON": "regression"}
+    assert action.main(environ) == 2
+    assert "--fail-on regression needs --baseline REPORT" in capsys.readouterr().err
 
 
 def test_the_action_gates_a_pull_request_on_regressions_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

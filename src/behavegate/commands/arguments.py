@@ -7,6 +7,7 @@ import argparse
 from typing import Any
 
 from behavegate import limits
+from behavegate.model import FailOn
 
 
 def add_commands(commands: Any, console: Any) -> None:
@@ -150,10 +151,11 @@ def _gating(command: argparse.ArgumentParser) -> None:
     command.add_argument("--baseline", default=None, metavar="REPORT",
                          help="compare with a baseline JSON report (e.g. the main branch's --report): regressions, "
                          "improvements, new and removed scenarios lead every output")  # fmt: skip
-    command.add_argument("--fail-on", choices=["incomplete", "fail", "regression"], default="incomplete",
+    command.add_argument("--fail-on", type=_fail_on, choices=[m.value for m in FailOn], default=FailOn.INCOMPLETE,
                          help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
-                         "(fail), or only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
-                         "evidence could hide one) (default: incomplete)")  # fmt: skip
+                         "(fail), only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
+                         "evidence could hide one), or nothing (never: exit 0 once judged); invalid input or a run that "
+                         "cannot be judged always exits 2 (default: incomplete)")  # fmt: skip
 
 
 def _views(command: argparse.ArgumentParser) -> None:
@@ -173,6 +175,13 @@ def _views(command: argparse.ArgumentParser) -> None:
 
 def _format(command: argparse.ArgumentParser) -> None:
     command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+
+
+def _fail_on(value: str) -> FailOn | str:
+    try:
+        return FailOn(value)
+    except ValueError:
+        return value  # argparse refuses it as an invalid choice, naming the choices
 
 
 def _rate(value: str) -> float:

@@ -42,6 +42,7 @@ from behavegate.limits import MAX_SHARDS, SHARD_REPORT_MAX_BYTES
 from behavegate.model import Contract, Evaluation, GateResult, ScenarioResult, Timing
 from behavegate.report.result import Report
 from behavegate.report.shard_reports import ShardReport
+from behavegate.report.suite import exit_status
 
 if TYPE_CHECKING:
     from behavegate.evidence.shard import Partition
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         if report.artifacts:
             report = write_artifacts(report, root)
         deliver(args, report, root, console)
-        return ExitCode.of(report.gate_status)
+        return exit_status(report)
     except (BehavegateError, OSError) as exc:
         report_error(args, root, exc, console)
         report_error_to_ci(args, exc, console, root)

@@ -16,11 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
-from behavegate.errors import BehavegateError, ExitCode, RunIncomplete, UsageError
+from behavegate.errors import BehavegateError, RunIncomplete, UsageError
 from behavegate.github.console import Console
 from behavegate.model import Contract, GateResult, ObservationSet, Scenario
 from behavegate.report.result import Report
-from behavegate.report.suite import SuiteRun
+from behavegate.report.suite import SuiteRun, exit_status
 
 SUFFIXES = (".yml", ".yaml")
 
@@ -121,7 +121,7 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
     args.max_seconds = budget
     suite = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
     deliver_suite(args, suite, root, console)
-    return ExitCode.of(suite.gate_status)
+    return exit_status(suite)
 
 
 def _others(contracts: list[Contract], index: int) -> tuple[Scenario, ...]:

@@ -21,8 +21,9 @@ from behavegate.commands.output_paths import check_outputs, detail, place_flag, 
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.github.console import Console
 from behavegate.limits import MAX_ASSERTIONS_CEILING
-from behavegate.model import Timing
+from behavegate.model import FailOn, Timing
 from behavegate.report.result import Report, RunIssue
+from behavegate.report.suite import exit_status
 
 if TYPE_CHECKING:
     from behavegate.commands.options import RunOptions
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
         report = _judge(args, contract_path, root, console)
         deliver(args, report, root, console)
         # A shard's attempts are part of the evidence: `behavegate merge` gives the verdict.
-        return ExitCode.PASS if report.shard is not None else ExitCode.of(report.gate_status)
+        return exit_status(report)
     except (BehavegateError, OSError) as exc:
         report_error(args, root, exc, console)
         report_error_to_ci(args, exc, console, root)
@@ -266,11 +267,11 @@ def _file_settings(args: argparse.Namespace, contract: Contract, shown: str) -> 
 
 
 def baseline_args(args: argparse.Namespace) -> None:
-    if args.fail_on == "regression" and not args.baseline:
+    if args.fail_on is FailOn.REGRESSION and not args.baseline:
         raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
 
 
-def gated(report: Report, baseline: Baseline | None, fail_on: str) -> Report:
+def gated(report: Report, baseline: Baseline | None, fail_on: FailOn) -> Report:
     """The report compared with its baseline, and what fails it (``--fail-on``)."""
     if baseline is None and fail_on == "incomplete":
         return report

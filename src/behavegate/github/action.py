@@ -12,7 +12,7 @@ the workspace are given back to its owner, since the container runs as root.
 from __future__ import annotations
 
 import contextlib
-import json
+import enum
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,36 +23,82 @@ from behavegate.github.console import Console
 from behavegate.render.annotations import command
 
 TRUE, FALSE = {"true", "True", "TRUE"}, {"false", "False", "FALSE"}
-FAIL_ON = {"fail", "incomplete", "regression", "never"}
-THRESHOLD_MODES = {"average", "all"}
-# The judge's inputs that pass a value to the CLI flag of the same name.
-JUDGE_VALUE_INPUTS = (
-    "judge-endpoint",
-    "judge-model",
-    "judge-auth-env",
-    "judge-max-requests",
-    "judge-timeout",
-    "judge-max-tokens",
+
+
+class Kind(enum.Enum):
+    """How an input becomes CLI arguments."""
+
+    VALUE = "value"  # --flag VALUE
+    SWITCH = "switch"  # true: --flag; false or absent: nothing
+    ITEMS = "items"  # --flag A --flag B: one per line, commas also separate
+    LINES = "lines"  # --flag=A --flag=B: one per line (values hold commas, or start with "-")
+
+
+@frozen
+class FlagInput:
+    """An input that is exactly a CLI flag: absent (or empty) is the flag absent, so the
+    CLI's default (and what it decides from the contract) holds; written is the flag."""
+
+    name: str
+    kind: Kind
+    flag: str = ""  # the CLI flag; default: --<name>
+
+    @property
+    def cli_flag(self) -> str:
+        return self.flag or f"--{self.name}"
+
+
+# Every input that passes straight to the CLI, in the order the CLI is given them. The
+# Action's own inputs (merge, report, junit, summary, summary-file, html, sarif,
+# annotations, artifacts, comment, github-token, working-directory) are its views
+# and set-up, handled below. tests/test_action.py holds each row to its CLI flag.
+TEST_FLAGS = (
+    FlagInput("observations", Kind.VALUE),
+    FlagInput("traces", Kind.ITEMS),
+    FlagInput("trace-format", Kind.VALUE),
+    FlagInput("trace-bind", Kind.VALUE),
+    FlagInput("trace-attribute", Kind.VALUE),
+    FlagInput("endpoint", Kind.VALUE),
+    FlagInput("allow-contract-endpoint", Kind.SWITCH),
+    FlagInput("allow-remote", Kind.SWITCH),
+    FlagInput("allow-host", Kind.ITEMS),
+    FlagInput("auth-env", Kind.VALUE),
+    FlagInput("judge-endpoint", Kind.VALUE),
+    FlagInput("judge-model", Kind.VALUE),
+    FlagInput("judge-auth-env", Kind.VALUE),
+    FlagInput("judge-max-requests", Kind.VALUE),
+    FlagInput("judge-timeout", Kind.VALUE),
+    FlagInput("judge-max-tokens", Kind.VALUE),
+    FlagInput("judge-allow-remote", Kind.SWITCH),
+    FlagInput("judge-allow-contract-endpoint", Kind.SWITCH),
+    FlagInput("concurrency", Kind.VALUE),
+    FlagInput("save-observations", Kind.VALUE),
+    FlagInput("scenario", Kind.ITEMS),
+    FlagInput("tag", Kind.ITEMS),
+    FlagInput("case", Kind.LINES),
+    FlagInput("runs", Kind.VALUE),
+    FlagInput("min-pass-rate", Kind.VALUE),
+    FlagInput("threshold-mode", Kind.VALUE),
+    FlagInput("max-scenarios", Kind.VALUE),
+    FlagInput("max-seconds", Kind.VALUE),
+    FlagInput("max-tokens", Kind.VALUE),
+    FlagInput("shard", Kind.VALUE),
 )
+# What gates the verdict: the test job's and the merge job's.
+GATE_FLAGS = (FlagInput("baseline", Kind.VALUE), FlagInput("fail-on", Kind.VALUE))
+# Inputs of a shard job that have no place in the merge job.
+SHARD_ONLY = ("observations", "traces", "endpoint", "shard", "scenario", "case", "tag", "runs")
 
 # action.yml's defaults (tests/test_action.py keeps the two equal), for runs
-# without action.yml: the prebuilt image used as ``uses: docker://...``.
+# without action.yml: the prebuilt image used as ``uses: docker://...``. Only the
+# Action's own views and set-up have one: an input the CLI has is absent unless written.
 DEFAULTS = {
-    "allow-contract-endpoint": "false",
-    "allow-remote": "false",
-    "judge-allow-remote": "false",
-    "judge-allow-contract-endpoint": "false",
-    "concurrency": "4",
     "report": "behavegate-report.json",
     "junit": "behavegate-junit.xml",
     "summary": "true",
     "summary-file": "behavegate-summary.md",
     "annotations": "true",
     "artifacts": "true",
-    "fail-on": "incomplete",
-    "max-scenarios": "25",
-    "max-seconds": "300",
-    "max-tokens": "1024",
     "working-directory": ".",
     "comment": "false",
     # Expanded by the runner from action.yml; a docker:// step without it gets the text
@@ -97,86 +143,59 @@ class Inputs:
         return [part.strip() for line in self.text(name).splitlines() for part in line.split(",") if part.strip()]
 
 
+def flag_argv(inputs: Inputs, rows: tuple[FlagInput, ...]) -> list[str]:
+    """The CLI arguments of the rows' inputs the workflow wrote, nothing for the others."""
+    argv: list[str] = []
+    for row in rows:
+        if row.kind is Kind.SWITCH:
+            argv += [row.cli_flag] * inputs.flag(row.name)
+        elif row.kind is Kind.ITEMS:
+            for value in inputs.items(row.name):
+                argv += [row.cli_flag, value]
+        elif row.kind is Kind.LINES:
+            # One argument each, so a case named "-x" or "--help" is a value, not an option.
+            argv += [f"{row.cli_flag}={value}" for value in inputs.lines(row.name)]
+        elif inputs.text(row.name):
+            argv += [row.cli_flag, inputs.text(row.name)]
+    return argv
+
+
 def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
+    """One CLI call: the workflow's inputs as the flags they are, then the Action's views.
+    Every value is checked by the CLI, in the CLI's words."""
     if inputs.items("merge"):
         return _merge_argv(inputs, environ)
-    argv = ["test"]
-    if inputs.text("contract"):
-        argv.append(inputs.text("contract"))
-    observations = inputs.text("observations")
-    traces = inputs.items("traces")
-    if observations:
-        argv += ["--observations", observations]
-    if traces:
-        for path in traces:
-            argv += ["--traces", path]
-        for flag in ("trace-format", "trace-bind", "trace-attribute"):
-            if inputs.text(flag):
-                argv += [f"--{flag}", inputs.text(flag)]
-    if not (observations or traces):
-        if inputs.text("endpoint"):
-            argv += ["--endpoint", inputs.text("endpoint")]
-        if inputs.flag("allow-contract-endpoint"):
-            argv.append("--allow-contract-endpoint")
-        if inputs.flag("allow-remote"):
-            argv.append("--allow-remote")
-        for host in inputs.items("allow-host"):
-            argv += ["--allow-host", host]
-        if inputs.text("auth-env"):
-            argv += ["--auth-env", inputs.text("auth-env")]
-        for name in JUDGE_VALUE_INPUTS:
-            if inputs.text(name):
-                argv += [f"--{name}", inputs.text(name)]
-        for name in ("judge-allow-remote", "judge-allow-contract-endpoint"):
-            if inputs.flag(name):
-                argv.append(f"--{name}")
-        if inputs.text("concurrency"):  # else the CLI's default (limits.DEFAULT_CONCURRENCY)
-            argv += ["--concurrency", inputs.text("concurrency")]
-        if inputs.text("save-observations"):
-            argv += ["--save-observations", inputs.text("save-observations")]
-    for scenario in inputs.items("scenario"):
-        argv += ["--scenario", scenario]
-    for tag in inputs.items("tag"):
-        argv += ["--tag", tag]
-    # One argument each, so a case named "-x" or "--help" is a value, not an option.
-    argv += [f"--case={case}" for case in inputs.lines("case")]
-    threshold_mode = inputs.text("threshold-mode")
-    if threshold_mode and threshold_mode not in THRESHOLD_MODES:
-        raise ActionInputError(f"threshold-mode must be one of {sorted(THRESHOLD_MODES)}, got {threshold_mode!r}")
-    # Empty: the contract's own value (defaults.runs, gates.*) stands.
-    for flag in ("runs", "min-pass-rate", "threshold-mode", "max-scenarios", "max-seconds", "max-tokens", "shard"):
-        if inputs.text(flag):
-            argv += [f"--{flag}", inputs.text(flag)]
-    if inputs.text("shard"):
-        # A shard's report is part of the evidence: the merge job renders the verdict and gates it.
-        if inputs.text("baseline") or inputs.text("fail-on") == "regression":
-            raise ActionInputError("baseline and fail-on: regression belong to the merge job of a sharded run")
-        return argv + _views(inputs, environ, verdict=False)
-    return argv + _gate(inputs) + _views(inputs, environ, verdict=True)
-
-
-def _gate(inputs: Inputs) -> list[str]:
-    """``baseline`` and ``fail-on: regression``. Only the CLI knows what regressed; fail,
-    incomplete and never are applied to its exit code (_exit)."""
-    argv = ["--baseline", inputs.text("baseline")] if inputs.text("baseline") else []
-    if inputs.text("fail-on") == "regression":
-        if not inputs.text("baseline"):
-            raise ActionInputError("fail-on: regression needs a baseline (the JSON report of the run to compare with)")
-        argv += ["--fail-on", "regression"]
-    return argv
+    argv = ["test", *([inputs.text("contract")] if inputs.text("contract") else [])]
+    argv += flag_argv(inputs, TEST_FLAGS) + flag_argv(inputs, GATE_FLAGS)
+    # A shard's report is part of the evidence: the merge job renders the verdict and gates it.
+    return argv + _views(inputs, environ, verdict=not inputs.text("shard"))
 
 
 def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     """``merge``: the shard reports' folders or files in, one run's verdict out."""
-    clashing = [
-        name for name in ("observations", "traces", "endpoint", "shard", "scenario", "case", "tag", "runs") if inputs.text(name)
-    ]
+    clashing = [name for name in SHARD_ONLY if inputs.text(name)]
     if clashing:
         raise ActionInputError(f"merge combines shard reports; {', '.join(clashing)} belong to the shard jobs")
     argv = ["merge", *inputs.items("merge")]
     if inputs.text("contract"):
         argv += ["--contract", inputs.text("contract")]
-    return argv + _gate(inputs) + _views(inputs, environ, verdict=True)
+    return argv + flag_argv(inputs, GATE_FLAGS) + _views(inputs, environ, verdict=True)
+
+
+def check_argv(argv: list[str]) -> None:
+    """The CLI's own parse of the call, before it runs: a value it refuses is an invalid
+    input, annotated under the input's name rather than as a usage screen."""
+    import io
+    import re
+
+    from behavegate.cli import build_parser
+    from behavegate.github.console import ParserExit
+
+    try:
+        build_parser(Console(stdout=io.StringIO(), stderr=io.StringIO())).parse_args(argv)
+    except ParserExit as refused:
+        if refused.code:
+            raise ActionInputError(re.sub(r"argument --([a-z-]+)", r"input \1", refused.message or "invalid input")) from None
 
 
 def _views(inputs: Inputs, environ: Mapping[str, str], *, verdict: bool) -> list[str]:
@@ -308,9 +327,6 @@ def main(environ: Mapping[str, str] | None = None) -> int:
     if github_token:
         console.mask(github_token)
     try:
-        fail_on = inputs.text("fail-on") or DEFAULTS["fail-on"]
-        if fail_on not in FAIL_ON:
-            raise ActionInputError(f"fail-on must be one of {sorted(FAIL_ON)}, got {fail_on!r}")
         workspace = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
         workdir = (workspace / (inputs.text("working-directory") or ".")).resolve()
         try:
@@ -320,7 +336,8 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         if not workdir.is_dir():
             raise ActionInputError(f"working-directory {inputs.text('working-directory')!r} is not a directory")
         argv = build_argv(inputs, env)
-        for flag in ("allow-contract-endpoint", "allow-remote", "summary", "annotations", "artifacts", "comment"):
+        check_argv(argv)
+        for flag in ("summary", "annotations", "artifacts", "comment"):
             inputs.flag(flag)  # validate every boolean, even unused ones
         if inputs.flag("comment") and not inputs.text("summary-file"):
             raise ActionInputError("comment: true posts the summary file: set summary-file (default behavegate-summary.md)")
@@ -341,32 +358,4 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         if inputs.text(name):
             written.append(workdir / inputs.text(name))
     give_back([p for p in written if p.exists()], workspace)
-    return _exit(code, fail_on, _report_status(inputs.text("report") or DEFAULTS["report"], workdir, env), console)
-
-
-def _report_status(report: str, workdir: Path, env: Mapping[str, str]) -> str:
-    """The written report's status, read back under the rule it was written by
-    (a planted link is never read); "error" when it is unusable."""
-    from behavegate.errors import BehavegateError
-    from behavegate.files import place_output, read_placed
-    from behavegate.limits import V2_MAX_REPORT_BYTES
-
-    try:
-        text = read_placed(place_output(report, workdir, "report", env, workdir), V2_MAX_REPORT_BYTES)
-        parsed = json.loads(text) if text is not None else {"error": "unreadable"}
-    except (BehavegateError, ValueError, RecursionError):
-        return "error"
-    return "error" if not isinstance(parsed, dict) or "error" in parsed else str(parsed.get("status"))
-
-
-def _exit(code: int, fail_on: str, status: str, console: Console) -> int:
-    if code == 0:
-        return 0
-    if status == "error" or fail_on == "regression":
-        return code  # an invalid contract or run always fails the step; the CLI gated on regressions itself
-    if fail_on == "never" or (fail_on == "fail" and status == "incomplete"):
-        console.commands(
-            [command("notice", f"behavegate status {status}; not failing the step (fail-on: {fail_on})", title="behavegate")]
-        )
-        return 0
-    return code
+    return code  # the CLI's: --fail-on decided it (report/suite.py exit_status)

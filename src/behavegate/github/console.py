@@ -176,9 +176,10 @@ class Console:
 class ParserExit(Exception):
     """argparse wanted to exit (help, version, a usage error): the exit code."""
 
-    def __init__(self, code: int) -> None:
+    def __init__(self, code: int, message: str = "") -> None:
         super().__init__(code)
         self.code = code
+        self.message = message  # a usage error's own words, without the usage lines
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -200,4 +201,4 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.console.err(f"{self.format_usage()}{self.prog}: error: {message}")
-        raise ParserExit(2)  # a usage error: the run could not be judged
+        raise ParserExit(2, message)  # a usage error: the run could not be judged

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from behavegate.frozen import frozen
-from behavegate.model import GateResult, ScenarioResult, Status
+from behavegate.model import GateName, GateResult, ScenarioResult, Status
 
 EPSILON = 1e-12
 
@@ -162,4 +162,4 @@ def decides_alone(gate: str) -> bool:
     """Gates that decide the run instead of every scenario having to pass: a floor,
     or an Oxy file's score (a failing case alone never fails an Oxy run). Report.floor_decides
     says the same."""
-    return gate.startswith("min_pass_rate") or gate == "score"
+    return GateName.parse(gate).floor

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.judge.oxy_score import FileScore, file_score
-from behavegate.model import Attempt, ScenarioResult
+from behavegate.model import Attempt, GateKind, ScenarioResult
 from behavegate.report.oxy import case_label
 from behavegate.report.result import Report
 from behavegate.text import one_line, visible
@@ -40,7 +40,7 @@ def status(report: Report) -> str:
     did (``oxy test`` exits 0 without ``--min-accuracy``), so the headline says there was
     no floor and gives the score instead of a bare "pass"."""
     score = scored(report)
-    if score is None or report.status != "pass" or not any(gate.gate == "score" for gate in report.gates):
+    if score is None or report.status != "pass" or not any(gate.name.kind is GateKind.SCORE for gate in report.gates):
         return report.status
     return f"no floor set: score {score.score:.1%} (--min-pass-rate sets one)"
 

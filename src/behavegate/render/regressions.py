@@ -43,6 +43,8 @@ def gate_line(report: Report) -> str | None:
         return f"Gate --fail-on regression: {comparison.status}: {why}"
     if report.fail_on == "fail" and status == "incomplete":
         return "Gate --fail-on fail: pass: the evidence is incomplete, and only violations fail the run"
+    if report.fail_on == "never" and status != "pass":
+        return f"Gate --fail-on never: pass: the run is {status}, reported and not failed"
     return None
 
 

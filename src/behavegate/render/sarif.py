@@ -24,6 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 from behavegate.limits import SARIF_MAX_RESULTS, SARIF_MESSAGE_CHARS
+from behavegate.model import GateKind, GateName
 from behavegate.report.judged import judged_checks
 from behavegate.report.result import Report
 from behavegate.text import one_line
@@ -277,9 +278,10 @@ def _loop_results(report: Report) -> list[dict[str, Any]]:
 
 def gate_rule(gate: str) -> str:
     """``tag[safety].min_score`` -> ``gates.by_tag.min_score``; ``min_pass_rate[a.yml]`` -> ``gates.min_pass_rate``."""
-    if gate.startswith("tag["):
-        return "gates.by_tag." + gate.rsplit(".", 1)[-1]
-    return "shards" if gate == "shards" else "gates." + gate.split("[", 1)[0]
+    name = GateName.parse(gate)
+    if name.kind is GateKind.TAG:
+        return f"gates.by_tag.{name.key}"
+    return "shards" if name.kind is GateKind.SHARDS else "gates." + gate.split("[", 1)[0]
 
 
 def _gate_results(report: Report) -> list[dict[str, Any]]:
@@ -292,7 +294,7 @@ def _gate_results(report: Report) -> list[dict[str, Any]]:
         location = report.gate_location(gate)
         physical = _physical(location.file, location.line)
         word = "failed" if gate.status == "fail" else "incomplete"
-        tag = gate.gate[4:].split("]", 1)[0] if gate.gate.startswith("tag[") else None
+        tag = gate.name.subject if gate.name.kind is GateKind.TAG else None
         found.append({
             "ruleId": gate_rule(gate.gate),
             "level": "error" if gate.status == "fail" else "warning",

@@ -12,20 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from behavegate.model import GateResult, Scenario, ScenarioResult, Status
+from behavegate.model import GateKind, GateResult, Scenario, ScenarioResult, Status
 
 SEVERITY: dict[str, int] = {"pass": 0, "incomplete": 1, "fail": 2}
 
 
 def counts_scenario(gate: GateResult, scenario: Scenario) -> bool:
     """Whether ``gate`` is computed over the scenario (latency and shard gates are not)."""
-    name = gate.gate
-    if name in ("min_pass_rate", "score", "min_score"):
-        return True
-    if name.startswith("min_pass_rate["):  # threshold_mode: all, one gate per source file
-        return name[len("min_pass_rate[") : -1] == (scenario.source or "contract")
-    if name.startswith("tag["):
-        return name[4:].split("]", 1)[0] in scenario.tags
+    name = gate.name
+    if name.kind in (GateKind.MIN_PASS_RATE, GateKind.SCORE, GateKind.MIN_SCORE):
+        # threshold_mode: all names one gate per source file: min_pass_rate[<file>]
+        return name.subject is None or name.subject == (scenario.source or "contract")
+    if name.kind is GateKind.TAG:
+        return name.subject in scenario.tags
     return False
 
 

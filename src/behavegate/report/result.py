@@ -19,6 +19,8 @@ from behavegate.frozen import frozen, replace
 from behavegate.model import (
     Contract,
     Evaluation,
+    FailOn,
+    GateKind,
     GateResult,
     Observation,
     RunFacts,
@@ -53,6 +55,20 @@ class Location:
     line: int | None
 
 
+def fail_on_status(status: Status, fail_on: FailOn, regressions: Status | None) -> Status:
+    """What ``--fail-on`` makes of a run's status, and so its exit code: the status itself
+    (``incomplete``, the default), only its failures (``fail``), only what regressed against
+    the baseline (``regression``, given one: ``regressions`` is that comparison's status), or
+    nothing (``never``). A run that could not be judged at all never reaches here: it exits 2."""
+    if fail_on == FailOn.NEVER:
+        return "pass"
+    if fail_on == FailOn.REGRESSION and regressions is not None:
+        return regressions
+    if fail_on == FailOn.FAIL:
+        return "fail" if status == "fail" else "pass"
+    return status
+
+
 @frozen
 class Report:
     """The judged run, with evidence already redacted for display and persistence."""
@@ -72,7 +88,7 @@ class Report:
     issues: tuple[RunIssue, ...] = ()
     # --baseline: this run compared with a baseline report; --fail-on: what decides the exit code.
     baseline: Comparison | None = None
-    fail_on: str = "incomplete"  # "incomplete" | "fail" | "regression"
+    fail_on: FailOn = FailOn.INCOMPLETE
     shard: ShardBlock | None = None  # set on a shard's report (--shard K/N): not the run's verdict
 
     # -- the verdict ----------------------------------------------------------
@@ -90,15 +106,11 @@ class Report:
         """What ``--fail-on`` makes of the run, and so the exit code: the run's status
         (``incomplete``, the default), only its failures (``fail``), or only what
         regressed against the baseline (``regression``)."""
-        if self.fail_on == "regression" and self.baseline is not None:
-            return self.baseline.status
-        if self.fail_on == "fail":
-            return "fail" if self.status == "fail" else "pass"
-        return self.status
+        return fail_on_status(self.status, self.fail_on, self.baseline.status if self.baseline is not None else None)
 
     @property
     def gates_on_regressions(self) -> bool:
-        return self.fail_on == "regression" and self.baseline is not None
+        return self.fail_on == FailOn.REGRESSION and self.baseline is not None
 
     @property
     def results(self) -> tuple[ScenarioResult, ...]:
@@ -111,7 +123,7 @@ class Report:
     @property
     def floor_decides(self) -> bool:
         """A suite pass-rate floor decides the run: single scenarios failing do not fail it."""
-        return any(gate.gate.startswith(("min_pass_rate", "score")) for gate in self.gates)  # judge/oxy_score.py
+        return any(gate.name.floor for gate in self.gates)
 
     @property
     def repeated(self) -> bool:
@@ -190,7 +202,8 @@ class Report:
         return Location(posixpath.normpath(posixpath.join(folder, scenario.file)), line)
 
     def gate_location(self, gate: GateResult) -> Location:  # no line for a command-line gate
-        name = gate.gate.split("[", 1)[0] if gate.gate.startswith("min_pass_rate[") else gate.gate  # threshold_mode: all
+        kind = gate.name.kind  # threshold_mode: all names one min_pass_rate[<file>] gate per file, at one line
+        name = GateKind.MIN_PASS_RATE.value if kind is GateKind.MIN_PASS_RATE else gate.gate
         return Location(self.contract_path, self.contract.gates.lines.get(name))
 
     def finding_location(self, finding: Finding) -> Location:
@@ -269,10 +282,10 @@ class Report:
         """Does the JSON view, without our ``behavegate`` block, fit ``limit`` (skylos's measure)?"""
         return size_within(self.encoded(), self.json_rest(), leave_out="behavegate", limit=limit)
 
-    def gated(self, baseline: Comparison | None, fail_on: str) -> Report:
+    def gated(self, baseline: Comparison | None, fail_on: FailOn) -> Report:
         """This report with its baseline comparison and ``--fail-on``. Neither touches
         the skylos keys or the digests, so the evidence already encoded is reused."""
-        changed = replace(self, baseline=baseline, fail_on=fail_on)
+        changed = replace(self, baseline=baseline, fail_on=FailOn(fail_on))
         if "_encoded" in self.__dict__:
             object.__setattr__(changed, "_encoded", self.__dict__["_encoded"])
         return changed

@@ -4,7 +4,7 @@ failed scenario is called failed, and the gates that decide are named."""
 
 from __future__ import annotations
 
-from behavegate.model import ScenarioResult
+from behavegate.model import GateKind, ScenarioResult
 from behavegate.report.floor import gates_over
 from behavegate.report.result import Report
 
@@ -24,13 +24,13 @@ def standing(report: Report, result: ScenarioResult) -> str | None:
         return f"{word}; --fail-on regression counts it {now}"
     if not report.floor_decides:
         return None
-    floor = any(gate.gate.startswith("min_pass_rate") for gate in report.gates)
+    floor = any(gate.name.kind is GateKind.MIN_PASS_RATE for gate in report.gates)
     decides = "the suite floor decides the run" if floor else "the file's score decides the run (no floor set)"
     missed = [gate for gate in gates_over(report.gates, result.scenario) if gate.status != "pass"]
     if not missed:
         return f"{word}; {decides}, and the gates that count it passed: see gates"
     said = ", ".join(
-        f"{'tag gate ' if gate.gate.startswith('tag[') else ''}{gate.gate} {'failed' if gate.status == 'fail' else 'is incomplete'}"
+        f"{'tag gate ' if gate.name.kind is GateKind.TAG else ''}{gate.gate} {'failed' if gate.status == 'fail' else 'is incomplete'}"
         for gate in missed
     )
     return f"{word}; {decides}: see gates; of the gates that count it, {said}"

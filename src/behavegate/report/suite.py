@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections import Counter
 
+from behavegate.errors import ExitCode
 from behavegate.frozen import field, frozen
 from behavegate.model import GateResult, Status
-from behavegate.report.result import Report
+from behavegate.report.result import Report, fail_on_status
 
 _RANK: dict[str, int] = {"pass": 0, "incomplete": 1, "fail": 2}
 
@@ -33,7 +34,10 @@ class SuiteRun:
     @property
     def gate_status(self) -> Status:
         """What decides the exit code: the worst of the contracts' gate statuses and the suite's gates."""
-        return worst([report.gate_status for report in self.reports] + [gate.status for gate in self.gates])
+        suite_gates = worst([gate.status for gate in self.gates])
+        if self.reports:  # one --fail-on for the whole suite: its own gates are held to it too
+            suite_gates = fail_on_status(suite_gates, self.reports[0].fail_on, None)
+        return worst([report.gate_status for report in self.reports] + [suite_gates])
 
     def scenario_counts(self) -> Counter[str]:
         total: Counter[str] = Counter({"pass": 0, "fail": 0, "incomplete": 0})
@@ -77,3 +81,12 @@ class SuiteRun:
         if self.gates:  # the floor on the Oxy files' mean score
             payload["gates"] = [gate.as_dict() for gate in self.gates]
         return payload
+
+
+def exit_status(run: Report | SuiteRun) -> ExitCode:
+    """The one rule from a judged run to the process exit status, for the CLI (test and
+    merge), the Action (which returns the CLI's), the API and the pytest plugin's session:
+    what ``--fail-on`` makes of it. A shard's report is evidence for a merge, not a verdict."""
+    if isinstance(run, Report) and run.shard is not None:
+        return ExitCode.PASS
+    return ExitCode.of(run.gate_status)
