@@ -16,6 +16,7 @@ from behavegate.contract.load import parse_contract_text
 from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.frozen import replace
 from behavegate.model import Contract, Expectation, ObservationSet, RunFacts, Scenario, Status, Timing
+from behavegate.report.build import rejudged
 from behavegate.report.result import Report
 
 ROOT = Path("/project")
@@ -58,7 +59,7 @@ def edit_result(report: Report, index: int, status: Status | None = None, **verd
     for position, changes in verdict_changes.items():
         verdicts[int(position.removeprefix("v"))] = replace(verdicts[int(position.removeprefix("v"))], **changes)
     results[index] = replace(result, verdicts=tuple(verdicts), status=status or result.status)
-    return replace(report, evaluation=replace(report.evaluation, results=tuple(results)))
+    return rejudged(report, replace(report.evaluation, results=tuple(results)))
 
 
 def with_extras(report: Report) -> Report:

@@ -7,6 +7,7 @@ import json
 from helpers import report
 
 from behavegate.frozen import replace
+from behavegate.report.build import rejudged
 from behavegate.report.result import Report
 
 PAYLOADS = (
@@ -78,4 +79,4 @@ def hostile_report() -> Report:
     results[1] = replace(
         huge, observation=observation, attempts=tuple(replace(a, observation=observation) for a in huge.attempts)
     )
-    return replace(judged, evaluation=replace(judged.evaluation, results=tuple(results)))
+    return rejudged(judged, replace(judged.evaluation, results=tuple(results)))

@@ -18,6 +18,7 @@ from behavegate.frozen import replace
 from behavegate.github.outputs import output_block
 from behavegate.render import annotations as annotations_renderer  # `annotations` is the __future__ feature
 from behavegate.render import junit, summary
+from behavegate.report.build import rejudged
 from behavegate.report.result import Report
 
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
@@ -93,7 +94,7 @@ def huge_report(scenarios: int) -> Report:
         replace(template, scenario=replace(template.scenario, id=f"scenario-{index:05d}"), verdicts=verdicts)
         for index in range(scenarios)
     )
-    return replace(base, evaluation=replace(base.evaluation, results=results), timings=None)
+    return replace(rejudged(base, replace(base.evaluation, results=results)), timings=None)
 
 
 def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> None:

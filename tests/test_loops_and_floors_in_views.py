@@ -165,3 +165,35 @@ def test_a_failing_tag_gate_makes_the_scenarios_it_counts_fail_in_every_view(
     annotations = capsys.readouterr().out
     assert "::error file=c.yml,line=12,title=behavegate fail%3A leak response.contains[0]::" in annotations
     assert "::warning file=c.yml,line=16,title=behavegate fail%3A flaky response.contains[0]::" in annotations
+
+
+def test_views_render_the_derived_facts_and_compute_none_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Judge once, views render: the PII detectors behind a mask, the loop check and the
+    graded scores run as often with every view asked for as with none."""
+    from behavegate.judge import gaps, safety_checks, scores
+
+    calls: dict[str, int] = {}
+
+    def counted(module: Any, name: str) -> None:
+        original = getattr(module, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            calls[name] = calls.get(name, 0) + 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    for module, name in ((safety_checks, "flagged_values"), (gaps, "possible_loop"), (scores, "group_scores")):
+        counted(module, name)
+    observations = {"version": 2, "scenarios": [_looping("quiet-loop", {"a": 1}), _looping("leaky-loop", {"t": SECRET})]}
+    (tmp_path / "c.yml").write_text(LOOP_CONTRACT)
+    (tmp_path / "o.json").write_text(json.dumps(observations))
+    monkeypatch.chdir(tmp_path)
+    assert main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json", "--output", "r.json"]) == 1
+    bare, calls = dict(calls), {}
+    assert _run(tmp_path, monkeypatch, LOOP_CONTRACT, observations) == 1
+    capsys.readouterr()
+    assert bare["flagged_values"] > 0 and bare["possible_loop"] > 0
+    assert calls == bare

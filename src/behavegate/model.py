@@ -6,13 +6,13 @@ assertion judged) → ScenarioResult → Evaluation (the whole run).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.frozen import field, fields, frozen
+from behavegate.gating import GateResult as GateResult  # a model type: the judged gate
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
@@ -391,72 +391,6 @@ class ScenarioResult:
     observation: Observation | None
     attempts: tuple[Attempt, ...] = ()
     reliability: Reliability | None = None
-
-
-class FailOn(enum.StrEnum):
-    """``--fail-on`` (the Action's ``fail-on``): what of a judged run fails it."""
-
-    INCOMPLETE = "incomplete"  # a violation or missing evidence (the default)
-    FAIL = "fail"  # violations only
-    REGRESSION = "regression"  # only what regressed against the baseline
-    NEVER = "never"  # report, never fail (invalid input still exits 2)
-
-
-class GateKind(enum.StrEnum):
-    """What a suite-level gate measures; its name in reports says it (``GateName``)."""
-
-    MIN_PASS_RATE = "min_pass_rate"  # min_pass_rate, min_pass_rate[<file>]
-    SCORE = "score"  # an Oxy file's score
-    MIN_SCORE = "min_score"  # graded scores' floor
-    TAG = "tag"  # tag[<tag>].<min_pass_rate|min_score>
-    LATENCY = "latency_p95_ms"
-    SHARDS = "shards"  # a merge missing shards
-
-
-@frozen
-class GateName:
-    """A gate's name read once: ``tag[safety].min_score`` is kind TAG, subject ``safety``,
-    key ``min_score``; ``min_pass_rate[a.yml]`` is kind MIN_PASS_RATE, subject ``a.yml``."""
-
-    kind: GateKind | None  # None: a name this version does not know (kept, never judged by kind)
-    subject: str | None = None
-    key: str | None = None
-
-    @classmethod
-    def parse(cls, name: str) -> GateName:
-        head, bracket, rest = name.partition("[")
-        subject, key = None, None
-        if bracket:
-            subject, _, tail = rest.partition("]")
-            key = tail[1:] if tail.startswith(".") else None
-        try:
-            kind: GateKind | None = GateKind(head)
-        except ValueError:
-            kind = None
-        return cls(kind, subject, key)
-
-    @property
-    def floor(self) -> bool:
-        """A pass-rate floor or an Oxy score: it decides the run instead of every scenario."""
-        return self.kind in (GateKind.MIN_PASS_RATE, GateKind.SCORE)
-
-
-@frozen
-class GateResult:
-    """A suite-level gate (version 2): accuracy floor, latency percentile."""
-
-    gate: str
-    status: Status
-    message: str
-    expected: JSON = None
-    observed: JSON = None
-
-    @property
-    def name(self) -> GateName:
-        return GateName.parse(self.gate)
-
-    def as_dict(self) -> dict[str, JSON]:
-        return flat_dict(self)
 
 
 @frozen

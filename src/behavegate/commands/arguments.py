@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from behavegate import limits
-from behavegate.model import FailOn
+from behavegate.gating import FailOn
 
 
 def add_commands(commands: Any, console: Any) -> None:

@@ -19,9 +19,10 @@ from behavegate.commands.judge_options import from_args as judge_options_from
 from behavegate.commands.judge_options import validate_judge
 from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_output
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
+from behavegate.gating import FailOn
 from behavegate.github.console import Console
 from behavegate.limits import MAX_ASSERTIONS_CEILING
-from behavegate.model import FailOn, Timing
+from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 from behavegate.report.suite import exit_status
 

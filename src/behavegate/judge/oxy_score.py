@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from behavegate.frozen import frozen
-from behavegate.model import GateName, GateResult, ScenarioResult, Status
+from behavegate.gating import GateName
+from behavegate.model import GateResult, ScenarioResult, Status
 
 EPSILON = 1e-12
 

@@ -94,9 +94,7 @@ def render(report: Report) -> str:
 
 def _loop_notices(report: Report) -> str:
     """One notice per possible loop at its scenario's line, at most ``LOOPS_SHOWN``, the rest counted."""
-    from behavegate.report.loops import possible_loops
-
-    loops = possible_loops(report)
+    loops = report.derived.all_loops
     scenarios = {r.scenario.id: r.scenario for r in report.results}
     lines = []
     for loop in loops[:LOOPS_SHOWN]:

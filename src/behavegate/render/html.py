@@ -27,8 +27,6 @@ from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
-from behavegate.report.loops import scenario_loops
-from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
 from behavegate.report.standing import standing
 from behavegate.text import visible
@@ -197,7 +195,7 @@ def _scenario(
         for v in result.verdicts
         if v.status != "pass"
     ]
-    loops = scenario_loops(result)  # a note, whatever the verdict: a passing scenario can loop
+    loops = report.derived.loops_of(result)  # a note, whatever the verdict: a passing scenario can loop
     looping = {loop.attempt: budget.show(loop.why, 600) for loop in loops[:LOOPS_SHOWN]}
     attempts = []
     if len(result.attempts) > 1:
@@ -208,7 +206,7 @@ def _scenario(
                 "status": attempt.status,
                 "problems": [clip(text, 300) for text in failing[:5]],
                 "more": max(0, len(failing) - 5),
-                "agent": _agent(masked_observation(result.scenario, attempt.observation, attempt.verdicts), budget, 600),
+                "agent": _agent(report.derived.shown(result, attempt), budget, 600),
                 "scores": _scores(attempt.scores),
                 "loop": looping.get(attempt.index + 1),
             })  # fmt: skip
@@ -228,7 +226,7 @@ def _scenario(
         "loops": [{"attempt": number, "why": why} for number, why in looping.items()],
         "loops_cut": len(loops) - len(looping),
         "attempt_count": len(result.attempts),
-        "agent": _agent(masked_observation(result.scenario, result.observation, result.verdicts), budget),
+        "agent": _agent(report.derived.shown(result), budget),
         "attempts": attempts,
         "scores": _scores(result.reliability.scores if result.reliability else None),
         "findings": findings.get(result.scenario.id, []),
@@ -269,9 +267,7 @@ def view(report: Report) -> dict[str, Any]:
     troubled = sum(1 for s in scenarios if s["status"] != "pass")
     for scenario in scenarios:
         scenario["open"] = scenario["status"] != "pass" and troubled <= OPEN_AT_MOST
-    from behavegate.judge.scores import scores_block
-
-    scores = scores_block(report.results)
+    scores = report.derived.scores
     counts, checks = report.scenario_counts(), report.total_check_counts()
     return {
         "contract_path": report.contract_path,

@@ -28,7 +28,6 @@ from behavegate.render.regressions import finding_text, source_line
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
-from behavegate.report.loops import scenario_loops
 from behavegate.report.result import Report
 from behavegate.report.standing import standing
 from behavegate.text import visible
@@ -59,7 +58,7 @@ def _detail(report: Report, result: ScenarioResult) -> str:
     lines = []
     if (note := standing(report, result)) is not None:
         lines.append(f"scenario {note}")
-    loops = scenario_loops(result)  # a note on any verdict: a passing scenario can loop
+    loops = report.derived.loops_of(result)  # a note on any verdict: a passing scenario can loop
     lines.extend(f"possible loop in attempt {loop.attempt}: {visible(loop.why)}" for loop in loops[:LOOPS_SHOWN])
     if len(loops) > LOOPS_SHOWN:
         lines.append(f"{len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all")

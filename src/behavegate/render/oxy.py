@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from behavegate.judge.oxy_score import FileScore, file_score
-from behavegate.model import Attempt, GateKind, ScenarioResult
+from behavegate.gating import GateKind
+from behavegate.judge.oxy_score import FileScore
+from behavegate.model import Attempt, ScenarioResult
 from behavegate.report.oxy import case_label
 from behavegate.report.result import Report
 from behavegate.text import one_line, visible
@@ -22,7 +23,7 @@ ANSWER_LINES = 40  # lines of one answer shown with --verbose
 
 
 def scored(report: Report) -> FileScore | None:
-    return file_score(report.results) if report.contract.oxy is not None else None
+    return report.derived.oxy
 
 
 def headline(score: FileScore) -> str:

@@ -23,9 +23,8 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
+from behavegate.gating import GateKind, GateName
 from behavegate.limits import SARIF_MAX_RESULTS, SARIF_MESSAGE_CHARS
-from behavegate.model import GateKind, GateName
-from behavegate.report.judged import judged_checks
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -255,11 +254,11 @@ def _physical(path: str, line: int | None) -> dict[str, Any]:
 def _loop_results(report: Report) -> list[dict[str, Any]]:
     """A note per scenario with possible loops, whatever its verdict (a scenario whose
     checks pass can still have looped), at the scenario's line."""
-    from behavegate.report.loops import loops_line, scenario_loops
+    from behavegate.report.loops import loops_line
 
     found = []
     for result in report.results:
-        loops = scenario_loops(result)
+        loops = report.derived.loops_of(result)
         if not loops:
             continue
         location = report.location(result.scenario)
@@ -337,7 +336,7 @@ def render_reports(reports: Sequence[Report]) -> str:
         "properties": {
             "status": status,
             "contracts": [report.contract_path for report in reports],
-            **({"judged": judged} if (judged := [judged_checks(r) for r in reports if judged_checks(r)]) else {}),
+            **({"judged": judged} if (judged := [r.derived.judged for r in reports if r.derived.judged]) else {}),
         },
     }
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, indent=2, ensure_ascii=False, sort_keys=False)

@@ -18,7 +18,6 @@ from behavegate.limits import LOOPS_SHOWN, SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
 from behavegate.render.table import failure_note, listed_results, pass_rate
 from behavegate.report.judged import judge_note
-from behavegate.report.loops import possible_loops
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -64,7 +63,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
 
     # Budget: header and notes first, then the baseline comparison, rows, details, until the limit.
     budget = limit - 4_000
-    loops = possible_loops(report)
+    loops = report.derived.all_loops
     budget -= 600 * min(len(loops), LOOPS_SHOWN)  # each at most an id and a 300-character reason
     baseline = _baseline(env, report, budget // 2)
     budget -= len(baseline.encode())
@@ -86,7 +85,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     troubled = sorted((r for r in results if r.status != "pass"), key=lambda r: 0 if r.status == "fail" else 1)
     for result in troubled:
         shown = [
-            {**verdict.as_dict(), "line": where(result, verdict.assertion), "note": failure_note(result, verdict)}
+            {**verdict.as_dict(), "line": where(result, verdict.assertion), "note": failure_note(report, result, verdict)}
             for verdict in result.verdicts
             if verdict.status != "pass"
         ]

@@ -14,8 +14,6 @@ from behavegate.limits import LOOPS_SHOWN, TABLE_ROWS_LISTED
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
 from behavegate.report.judged import judge_note
-from behavegate.report.loops import possible_loops
-from behavegate.report.redact import masked_observation
 from behavegate.report.result import Report
 from behavegate.text import one_line
 
@@ -63,11 +61,11 @@ def troubles(result: ScenarioResult) -> list[Verdict]:
     return failed or [v for v in result.verdicts if v.status == "incomplete"]
 
 
-def failure_note(result: ScenarioResult, verdict: Verdict) -> str | None:
+def failure_note(report: Report, result: ScenarioResult, verdict: Verdict) -> str | None:
     """What the agent said or called, where that is what failed (see render.excerpt)."""
     if verdict.status != "fail" or result.observation is None:
         return None
-    shown = masked_observation(result.scenario, result.observation, result.verdicts)
+    shown = report.derived.shown(result)
     assert shown is not None
     return evidence_note(verdict.kind, verdict.expected, verdict.observed, shown.as_dict())
 
@@ -88,7 +86,7 @@ def scenario_problems(report: Report, result: ScenarioResult) -> list[str]:
         at = f"{where.file}:{where.line}" if where.line else where.file
         out.append(f"  {mark} {verdict.assertion} [{at}]: {one_line(verdict.message)}")
         out.append(f"       expected {_value(verdict.expected)}, observed {_value(verdict.observed)}")
-        note = failure_note(result, verdict)
+        note = failure_note(report, result, verdict)
         if note:
             out.append(f"       {note}")
     return out
@@ -157,7 +155,7 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append("")
     for result in problems:
         out.extend(scenario_problems(report, result))
-    loops = possible_loops(report)
+    loops = report.derived.all_loops
     for loop in loops[:LOOPS_SHOWN]:
         out.append(f"Possible loop in {one_line(loop.scenario)} attempt {loop.attempt}: {one_line(loop.why, 300)}")
     if len(loops) > LOOPS_SHOWN:

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.errors import RunIncomplete
+from behavegate.frozen import replace
 from behavegate.limits import REPORT_RESERVE_BYTES
 from behavegate.model import Contract, Evaluation, RunFacts, Scenario, Timing
+from behavegate.report.derived import derive
 from behavegate.report.digests import report_cap
 from behavegate.report.redact import mask_flagged, redact_evaluation
 from behavegate.report.result import Report
@@ -38,6 +40,7 @@ def build_report(
     report = Report(
         contract=contract,
         evaluation=shown,
+        derived=derive(contract, shown, provenance),
         mode=mode,
         provenance=provenance,
         facts=facts,
@@ -53,3 +56,8 @@ def build_report(
     if not report.within_size_limit(cap - REPORT_RESERVE_BYTES):
         raise RunIncomplete(f"agent behavior evidence exceeds {cap} bytes")
     return report
+
+
+def rejudged(report: Report, evaluation: Evaluation) -> Report:
+    """``report`` with another evaluation, and the view facts derived from it."""
+    return replace(report, evaluation=evaluation, derived=derive(report.contract, evaluation, report.provenance))

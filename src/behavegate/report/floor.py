@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from behavegate.model import GateKind, GateResult, Scenario, ScenarioResult, Status
+from behavegate.gating import GateKind
+from behavegate.model import GateResult, Scenario, ScenarioResult, Status
 
 SEVERITY: dict[str, int] = {"pass": 0, "incomplete": 1, "fail": 2}
 

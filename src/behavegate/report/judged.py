@@ -6,34 +6,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from behavegate.judge.judged_checks import KIND
 from behavegate.model import ScenarioResult
 
 
-class Report(Protocol):
-    """What this module reads of a ``report.result.Report`` (which imports this module)."""
-
-    @property
-    def results(self) -> tuple[ScenarioResult, ...]: ...
-
-    @property
-    def provenance(self) -> Mapping[str, Any]: ...
-
-
-def judged_checks(report: Report) -> dict[str, Any] | None:
-    """The run's judged checks counted, with their judge models; None when none (kept on the
-    immutable report: every view asks)."""
-    if "_judged" not in report.__dict__:
-        object.__setattr__(report, "_judged", judged_counts(report.results, report.provenance))
-    found: dict[str, Any] | None = report.__dict__["_judged"]
-    return found
-
-
-def judge_note(report: Report) -> str | None:
-    """The line every view shows when a judge decided checks."""
-    return note(judged_checks(report))
+def judge_note(report: Any) -> str | None:
+    """The line every view shows when a judge decided checks (counted once: Report.derived)."""
+    return note(report.derived.judged)
 
 
 def judged_counts(results: tuple[ScenarioResult, ...], provenance: Mapping[str, Any]) -> dict[str, Any] | None:

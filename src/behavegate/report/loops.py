@@ -1,5 +1,5 @@
 """Possible loops: attempts that ran out of ``max_turns`` while still calling tools
-(version 2). Computed here once, from the Report, for every view (table, summary,
+(version 2). Derived once when the Report is built (report/derived.py), for every view (table, summary,
 HTML, JUnit, SARIF): a loop is a note, never a verdict, so a scenario whose checks
 pass can still have one, and no view may hide it.
 """
@@ -7,9 +7,7 @@ pass can still have one, and no view may hide it.
 from __future__ import annotations
 
 from behavegate.frozen import frozen
-from behavegate.model import ScenarioResult
-from behavegate.report.redact import masked_observation
-from behavegate.report.result import Report
+from behavegate.model import Observation
 
 LABEL = "possible loop: "
 
@@ -24,21 +22,13 @@ class PossibleLoop:
     why: str
 
 
-def scenario_loops(result: ScenarioResult) -> tuple[PossibleLoop, ...]:
-    """The possible loops of one scenario's attempts, in attempt order."""
+def attempt_loop(scenario: str, index: int, shown: Observation | None) -> PossibleLoop | None:
+    """The possible loop of one attempt (``index`` from 0), from the observation as views
+    show it (flagged values masked), or None."""
     from behavegate.judge.gaps import possible_loop
 
-    found = []
-    for attempt in result.attempts:
-        why = possible_loop(masked_observation(result.scenario, attempt.observation, attempt.verdicts))
-        if why is not None:
-            found.append(PossibleLoop(result.scenario.id, attempt.index + 1, why.removeprefix(LABEL)))
-    return tuple(found)
-
-
-def possible_loops(report: Report) -> tuple[PossibleLoop, ...]:
-    """Every possible loop of the run, scenario by scenario."""
-    return tuple(loop for result in report.results for loop in scenario_loops(result))
+    why = possible_loop(shown)
+    return None if why is None else PossibleLoop(scenario, index + 1, why.removeprefix(LABEL))
 
 
 def loops_line(loops: tuple[PossibleLoop, ...], attempts: int) -> str:

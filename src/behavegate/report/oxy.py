@@ -4,11 +4,9 @@ every view uses (judge/oxy_score.py computes the numbers)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-from behavegate.judge.oxy_score import file_score
-from behavegate.model import ScenarioResult
+from behavegate.judge.oxy_score import FileScore
 from behavegate.oxy_file import OxyFile
 
 PROMPT_SHOWN = 60  # Oxy's case label: the prompt cut to 60 characters when unnamed
@@ -24,9 +22,9 @@ def case_label(meta: OxyFile, scenario_id: str) -> str:
     return prompt if len(prompt) <= PROMPT_SHOWN else prompt[:PROMPT_SHOWN] + "…"
 
 
-def block(meta: OxyFile, results: Sequence[ScenarioResult]) -> dict[str, Any]:
-    """The JSON report's ``behavegate.oxy``: the file's settings, numbers and cases."""
-    score = file_score(results)
+def block(meta: OxyFile, score: FileScore) -> dict[str, Any]:
+    """The JSON report's ``behavegate.oxy``: the file's settings, numbers and cases (the
+    score derived once with the Report)."""
     by_id = {case.scenario_id: case for case in meta.cases}
     cases = []
     for case_score in score.cases:

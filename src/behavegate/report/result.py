@@ -12,15 +12,15 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from functools import cached_property
 from typing import Any
 
 from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
+from behavegate.gating import FailOn, GateKind, fail_on_status
 from behavegate.model import (
     Contract,
     Evaluation,
-    FailOn,
-    GateKind,
     GateResult,
     Observation,
     RunFacts,
@@ -32,6 +32,7 @@ from behavegate.model import (
 )
 from behavegate.report import floor
 from behavegate.report.comparison import Comparison, Finding
+from behavegate.report.derived import Derived
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
 from behavegate.report.json_blocks import gate_block
 from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
@@ -55,20 +56,6 @@ class Location:
     line: int | None
 
 
-def fail_on_status(status: Status, fail_on: FailOn, regressions: Status | None) -> Status:
-    """What ``--fail-on`` makes of a run's status, and so its exit code: the status itself
-    (``incomplete``, the default), only its failures (``fail``), only what regressed against
-    the baseline (``regression``, given one: ``regressions`` is that comparison's status), or
-    nothing (``never``). A run that could not be judged at all never reaches here: it exits 2."""
-    if fail_on == FailOn.NEVER:
-        return "pass"
-    if fail_on == FailOn.REGRESSION and regressions is not None:
-        return regressions
-    if fail_on == FailOn.FAIL:
-        return "fail" if status == "fail" else "pass"
-    return status
-
-
 @frozen
 class Report:
     """The judged run, with evidence already redacted for display and persistence."""
@@ -80,6 +67,7 @@ class Report:
     facts: RunFacts
     contract_path: str  # as shown to people: repository-relative where possible
     version: str
+    derived: Derived  # what views show beside the verdicts, derived once (report/derived.py)
     artifacts: bool = False
     # Set by the command that ran it: scenarios left out by the selection, and
     # per-scenario wall time. None (not 0 or empty) when nobody measured them.
@@ -90,6 +78,10 @@ class Report:
     baseline: Comparison | None = None
     fail_on: FailOn = FailOn.INCOMPLETE
     shard: ShardBlock | None = None  # set on a shard's report (--shard K/N): not the run's verdict
+
+    def __post_init__(self) -> None:
+        if self.derived.of is not self.evaluation:  # a view would show another evaluation's facts
+            raise ValueError("a Report's derived facts must be derived from its own evaluation (report.build.rejudged)")
 
     # -- the verdict ----------------------------------------------------------
 
@@ -209,11 +201,7 @@ class Report:
     def finding_location(self, finding: Finding) -> Location:
         """Where a baseline finding points: its assertion's line, its scenario's, or
         the contract file (a removed scenario, a suite gate)."""
-        scenarios: dict[str, Scenario] | None = self.__dict__.get("_scenarios")
-        if scenarios is None:  # computed once per Report: a view asks for every finding
-            scenarios = {s.id: s for s in (*(r.scenario for r in self.results), *(self.skipped or ()))}
-            object.__setattr__(self, "_scenarios", scenarios)
-        scenario = scenarios.get(finding.scenario)
+        scenario = self._scenarios.get(finding.scenario)
         if scenario is None:
             return Location(self.contract_path, None)
         return self.location(scenario, finding.assertion)
@@ -245,34 +233,36 @@ class Report:
     # -- the skylos-shaped JSON view ------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """The report as skylos shapes it, plus our ``behavegate`` block.
+        """The report as skylos shapes it, plus our ``behavegate`` block; callers must not mutate it."""
+        return self._json
 
-        Computed once per Report; callers must not mutate it.
-        """
-        cached: dict[str, Any] | None = self.__dict__.get("_json")
-        if cached is None:
-            evidence, scenarios = _evidence(self)
-            cached = {**evidence, "scenarios": list(scenarios), **self.json_rest()}
-            object.__setattr__(self, "_json", cached)
-        return cached
+    @cached_property
+    def _json(self) -> dict[str, Any]:
+        evidence, scenarios = _evidence(self)
+        return {**evidence, "scenarios": list(scenarios), **self.json_rest()}
 
     def encoded(self) -> EncodedReport:
-        """The evidence of :meth:`to_json`, encoded once: its digest, and the text of
-        every JSON view (:meth:`json_chunks`)."""
-        cached: EncodedReport | None = self.__dict__.get("_encoded")
-        if cached is None:
-            evidence, scenarios = _evidence(self)
-            cached = encode(evidence, scenarios, EVIDENCE_KEYS + (("gates",) if "gates" in evidence else ()))
-            object.__setattr__(self, "_encoded", cached)
-        return cached
+        """The evidence of :meth:`to_json`, encoded once per Report (the size check and every
+        JSON view): its digest, and the text of every JSON view (:meth:`json_chunks`)."""
+        return self._encoded
+
+    @cached_property
+    def _encoded(self) -> EncodedReport:
+        evidence, scenarios = _evidence(self)
+        return encode(evidence, scenarios, EVIDENCE_KEYS + (("gates",) if "gates" in evidence else ()))
+
+    @cached_property
+    def _scenarios(self) -> dict[str, Scenario]:
+        """Judged and skipped scenarios by id: where a baseline finding points."""
+        return {s.id: s for s in (*(r.scenario for r in self.results), *(self.skipped or ()))}
 
     def json_rest(self) -> dict[str, Any]:
         """The keys of :meth:`to_json` that are not evidence: its digest, the harness block, ours."""
-        cached: dict[str, Any] | None = self.__dict__.get("_rest")
-        if cached is None:
-            cached = _rest(self, self.encoded().digest)
-            object.__setattr__(self, "_rest", cached)
-        return cached
+        return self._rest
+
+    @cached_property
+    def _rest(self) -> dict[str, Any]:
+        return _rest(self, self.encoded().digest)
 
     def json_chunks(self) -> Iterator[str]:
         """:meth:`to_json` as every JSON view writes it (``indent=2``, sorted keys), in pieces."""
@@ -285,10 +275,7 @@ class Report:
     def gated(self, baseline: Comparison | None, fail_on: FailOn) -> Report:
         """This report with its baseline comparison and ``--fail-on``. Neither touches
         the skylos keys or the digests, so the evidence already encoded is reused."""
-        changed = replace(self, baseline=baseline, fail_on=FailOn(fail_on))
-        if "_encoded" in self.__dict__:
-            object.__setattr__(changed, "_encoded", self.__dict__["_encoded"])
-        return changed
+        return replace(self, baseline=baseline, fail_on=FailOn(fail_on))
 
     @property
     def evidence_digest(self) -> str | None:
@@ -296,11 +283,6 @@ class Report:
 
 
 # --- the skylos-shaped JSON view ------------------------------------------------------
-
-
-def report_json(report: Report) -> dict[str, Any]:
-    """The skylos-shaped JSON view of a report (see :meth:`Report.to_json`)."""
-    return report.to_json()
 
 
 def _evidence(report: Report) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]:
@@ -386,8 +368,6 @@ def _scenario(result: ScenarioResult, v2: bool, made: dict[int, dict[str, Any] |
 
 def _rest(report: Report, digest: str) -> dict[str, Any]:
     """The keys of the JSON view after its evidence: the digest over it, the harness block, ours."""
-    from behavegate.report.judged import judged_checks
-
     contract, evaluation, results = report.contract, report.evaluation, report.evaluation.results
     paths = run_paths(contract.project_root, report.facts.run_id) if report.artifacts else None
     rest: dict[str, Any] = {
@@ -401,17 +381,16 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
         "scenarios": {r.scenario.id: _where(report, r.scenario) for r in results},
     }
     rest["behavegate"] = extra
-    if (judged := judged_checks(report)) is not None:
+    if (judged := report.derived.judged) is not None:
         extra["judged"] = judged
     if contract.version >= 2:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}
         extra["tool_calls_key"] = contract.agent.missing_tool_calls
-        from behavegate.judge.scores import scores_block
-
-        if (scores := scores_block(results)) is not None:  # graded scores per tag and suite
+        if (scores := report.derived.scores) is not None:  # graded scores per tag and suite
             extra["scores"] = scores
-    extra.update({"oxy": oxy_block(contract.oxy, results)} if contract.oxy else {})  # an Oxy file's numbers
+    if contract.oxy is not None and report.derived.oxy is not None:  # an Oxy file's numbers
+        extra["oxy"] = oxy_block(contract.oxy, report.derived.oxy)
     if report.skipped is not None:
         extra["skipped"] = [{"id": s.id, "line": s.line} for s in report.skipped]
     if report.timings is not None:

@@ -4,7 +4,8 @@ failed scenario is called failed, and the gates that decide are named."""
 
 from __future__ import annotations
 
-from behavegate.model import GateKind, ScenarioResult
+from behavegate.gating import GateKind
+from behavegate.model import ScenarioResult
 from behavegate.report.floor import gates_over
 from behavegate.report.result import Report
 

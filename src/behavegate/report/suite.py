@@ -9,8 +9,9 @@ from collections import Counter
 
 from behavegate.errors import ExitCode
 from behavegate.frozen import field, frozen
+from behavegate.gating import fail_on_status
 from behavegate.model import GateResult, Status
-from behavegate.report.result import Report, fail_on_status
+from behavegate.report.result import Report
 
 _RANK: dict[str, int] = {"pass": 0, "incomplete": 1, "fail": 2}
 
