@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from helpers import report
 
+from behavegate.evidence.judge_prompt import question
 from behavegate.frozen import replace
+from behavegate.judged import JudgeSpec
 from behavegate.report.build import rejudged
+from behavegate.report.derived import derive
 from behavegate.report.result import Report
 
 PAYLOADS = (
@@ -80,3 +86,78 @@ def hostile_report() -> Report:
         huge, observation=observation, attempts=tuple(replace(a, observation=observation) for a in huge.attempts)
     )
     return rejudged(judged, replace(judged.evaluation, results=tuple(results)))
+
+
+# --- hostile text in every text of a report ----------------------------------------------
+
+# Breaks out of an element, a double- and a single-quoted attribute and a <script>, opens a
+# comment and a CDATA section, and carries the characters that end a JavaScript line or
+# reverse the text around them. Each handler sets window.__pwned, so a browser shows it ran.
+EVIL = (
+    '<img src=x onerror="window.__pwned = 11; alert(11)">"><svg onload="window.__pwned = 12">'
+    '\'><b onmouseover="window.__pwned = 13">x</b></script><script>window.__pwned = 14; alert(14)</script>'
+    "<!-- ]]> <![CDATA[ \u2028 \u2029 \u202e"
+)
+# What no page source may hold as written: each piece of EVIL that markup, a script or a
+# reader's eye would act on (a page holds its own </script> once, at its end).
+RAW = ("<img", "<svg onload", "<b onmouseover", "<script>window", "<!--", "<![CDATA[", "\u2028", "\u2029", "\u202e")
+# behavegate's own enumerations: verdicts, and the finding kinds that index its label table
+# (report/comparison.py). Every other text takes the hostile suffix.
+OURS = frozenset({"kind", "status"})
+
+EVERYWHERE_CONTRACT = """version: 2
+judge: {model: judge-m}
+agent:
+  model: hostile
+  tools:
+    - {name: lookup, description: Look it up, parameters: {type: object}}
+scenarios:
+  - id: judged
+    tags: [safety]
+    runs: 2
+    prompt: Answer.
+    expect:
+      response:
+        judge: {expected: Paris}
+      tools: {no_errors: true}
+      sources: {required: [the-manual]}
+  - id: broken
+    prompt: Fail.
+    expect:
+      response: {contains: [x]}
+"""
+
+
+def tainted(value: Any, field: str = "") -> Any:
+    """``value`` with EVIL after every text in it, mapping keys too, however deep: a field
+    added to the Report later is covered without naming it here."""
+    if isinstance(value, str):
+        return value if field in OURS else value + EVIL
+    if isinstance(value, Report):  # its view facts are derived from its (tainted) texts, as a run's are
+        changes = {f.name: tainted(getattr(value, f.name), f.name) for f in dataclasses.fields(value) if f.name != "derived"}
+        contract, evaluation = changes["contract"], changes["evaluation"]
+        return dataclasses.replace(value, **changes, derived=derive(contract, evaluation, changes["provenance"]))
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changes = {f.name: tainted(getattr(value, f.name), f.name) for f in dataclasses.fields(value) if f.init}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, tuple | list):
+        return type(value)(tainted(item, field) for item in value)
+    if isinstance(value, Mapping):
+        return {tainted(key, field): tainted(item, field) for key, item in value.items()}
+    return value
+
+
+def everywhere() -> Report:
+    """A judged run whose agent answered EVIL, called a tool with EVIL arguments that failed
+    with EVIL, cited EVIL, and whose judge reasoned EVIL; another attempt errored with EVIL.
+    Then every text of the Report (ids, tags, the contract path, prompts, assertion names,
+    messages, locations, run facts) takes EVIL too."""
+    asked = [dict(m) for m in question(JudgeSpec("Paris"), EVIL)]
+    judged = {"id": "judged", "response": EVIL, "finish_reason": "stop", "response_complete": True,
+              "tool_calls_complete": True, "tool_calls": [{"name": "lookup", "arguments": {"q": EVIL, EVIL: EVIL}}],
+              "tool_errors": [EVIL], "sources": [EVIL, "javascript:window.__pwned = 15"],
+              "judge": {"model": "judge-m", "votes": [{"question": asked, "error": None,
+                                                       "reply": json.dumps({"verdict": "fail", "reason": EVIL})}]}}  # fmt: skip
+    scenarios = [judged, {**judged, "response": EVIL + " again"}, {"id": "broken", "response": None, "error": EVIL}]
+    made: Report = tainted(report(EVERYWHERE_CONTRACT, json.dumps({"version": 2, "scenarios": scenarios})))
+    return made

@@ -7,6 +7,7 @@ Skipped only where chromium is not installed; .ci/run installs it, so CI runs th
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,11 +15,15 @@ from pathlib import Path
 import pytest
 from browser import Browser, Page, chromium
 from helpers import EXAMPLE, report
-from hostile_report import hostile_report
+from hostile_report import EVIL, everywhere, hostile_report, tainted
+from test_baseline import showcase
 from test_ci_renderers import huge_report
+from test_html_report import TEMPLATE_TAGS
 
 from behavegate.render import html
+from behavegate.render.suite import html as suite_html
 from behavegate.report.result import Report
+from behavegate.report.suite import SuiteRun
 
 BINARY = chromium()
 # Skipped on a developer's machine without chromium; in CI (CI=true) a missing browser is a failure.
@@ -100,6 +105,45 @@ def test_hostile_agent_text_renders_inert(browser: Browser, tmp_path: Path) -> N
     assert "<script>window.__pwned = 1; alert(1)</script>" in body and "javascript:alert(7)" in body
     assert page.requests() == [] and page.console_errors() == []
     assert page.evaluate("location.href") == page.url  # no refresh or navigation happened
+
+
+def test_hostile_text_in_every_field_stays_text_in_chromium(browser: Browser, tmp_path: Path) -> None:
+    """EVIL in every text of a judged run and of a baseline comparison (tests/hostile_report.py):
+    the DOM chromium built holds only the template's elements, no handler, no comment, no
+    script but the page's own; nothing ran, opened or was fetched, and EVIL reads as text."""
+    path = tmp_path / "suite.html"
+    path.write_text(suite_html(SuiteRun((everywhere(), tainted(showcase())))), encoding="utf-8")
+    page = browser.open(path.as_uri())
+    page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    page.evaluate("document.querySelectorAll('*').forEach(e => e.dispatchEvent(new MouseEvent('mouseover')))")
+    page.settle()
+    assert page.dialogs() == [] and page.evaluate("typeof window.__pwned") == "undefined"
+    assert set(page.evaluate("[...new Set([...document.querySelectorAll('*')].map(e => e.localName))]")) <= TEMPLATE_TAGS
+    assert page.evaluate("document.scripts.length") == 1
+    assert (
+        page.evaluate("[...document.querySelectorAll('*')].some(e => [...e.attributes].some(a => a.name.startsWith('on')))")
+        is False
+    )
+    comments = "(() => { const w = document.createTreeWalker(document, NodeFilter.SHOW_COMMENT); let n = 0; while (w.nextNode()) n++; return n; })()"
+    assert page.evaluate(comments) == 0
+    body = page.evaluate("document.body.innerText")
+    assert EVIL.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\u202e", "\\u202e") in body
+    assert not any(char in body for char in "\u2028\u2029\u202e")
+    assert page.requests() == [] and page.console_errors() == [] and page.evaluate("location.href") == page.url
+    # the filter script reads the hostile ids and tags as data: filtering by them runs nothing
+    total = page.evaluate("document.querySelectorAll('details.scenario').length")
+    shown = "document.querySelectorAll('details.scenario:not([hidden])').length"
+    query = json.dumps('"><svg onload')
+    page.evaluate(
+        f"{{ const q = document.getElementById('filter-text'); q.value = {query}; q.dispatchEvent(new Event('input')); }}"
+    )
+    assert page.evaluate(shown) == total  # every id carries it
+    page.evaluate(
+        "{ const t = document.getElementById('filter-tag'); t.value = t.options[1].value; t.dispatchEvent(new Event('change')); }"
+    )
+    assert 0 < page.evaluate(shown) < total
+    page.settle()
+    assert page.dialogs() == [] and page.evaluate("typeof window.__pwned") == "undefined" and page.console_errors() == []
 
 
 def test_light_and_dark_mode_follow_the_system(browser: Browser, tmp_path: Path) -> None:

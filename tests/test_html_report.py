@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import Golden
 from helpers import EXAMPLE, example_report, report, with_extras
-from hostile_report import HUGE, hostile_report
+from hostile_report import EVIL, HUGE, RAW, everywhere, hostile_report, tainted
 from test_baseline import showcase
 from test_ci_renderers import golden_queries_report, huge_report
 
@@ -87,6 +88,77 @@ def test_agent_text_never_becomes_markup_or_a_request() -> None:
     assert "javascript:alert(7)" in text and "<a " not in text
     assert "\\u202eevil" in text and "\\x1b[31mred" in text  # bidi and terminal escapes shown, not acted on
     assert HUGE[:5000] not in text and "more characters; the JSON report has them all" in text
+
+
+TEMPLATES = Path(html.__file__).parent / "templates"
+
+
+def assert_inert(text: str) -> None:
+    """Untrusted text landed nowhere as written: no element, attribute, script, comment
+    or CDATA of its own, no character that ends a script line or reverses the text; the
+    page's one script and one style are its own files, byte for byte."""
+    found = parsed(text)
+    assert {tag for tag, _ in found.tags} <= TEMPLATE_TAGS
+    assert found.raw["script"] == [(TEMPLATES / "html_report.js").read_text()]
+    assert found.raw["style"] == [(TEMPLATES / "html_report.css").read_text()]
+    for tag, attrs in found.tags:
+        assert not any(name.startswith("on") for name in attrs), (tag, attrs)
+    assert [piece for piece in RAW if piece in text] == []
+    assert text.count("</script>") == 1 and text.rstrip().endswith("</script>\n</body>\n</html>")
+
+
+def test_hostile_text_in_every_field_lands_escaped_in_the_source() -> None:
+    text = html.render(everywhere())
+    assert_inert(text)
+    # it is all there, as text: markup escaped, the invisible characters as escapes
+    escaped = "&lt;img src=x onerror=&#34;window.__pwned = 11; alert(11)&#34;&gt;&#34;&gt;&lt;svg onload="
+    assert escaped in text and "&lt;/script&gt;&lt;script&gt;window.__pwned = 14" in text
+    assert "&lt;!-- ]]&gt; &lt;![CDATA[ \\u2028 \\u2029 \\u202e" in text
+    for field in ("<title>behavegate: fail — contract.yml&lt;img", 'data-id="judged&lt;img', 'data-tags="[&#34;safety&lt;img',
+                  "error: <code>&lt;img", "sources: <code>&lt;img", "finding regressions\">error: &lt;img",
+                  "0 incomplete of 1 vote(s)): &#34;&lt;img src=x"):  # fmt: skip  # path, id, tag, errors, sources, the judge
+        assert field in text, field
+    tags = [tag for name, attrs in parsed(text).tags if name == "details" for tag in json.loads(attrs.get("data-tags") or "[]")]
+    options = [attrs["value"] for name, attrs in parsed(text).tags if name == "option" and attrs["value"]]
+    assert tags and set(tags) == set(options)  # the tag filter finds each scenario by the tag it shows
+
+
+def test_a_suite_with_a_hostile_baseline_lands_escaped_in_the_source() -> None:
+    text = suite_html(SuiteRun((everywhere(), tainted(showcase()))))
+    assert_inert(text)
+    assert "Regressions against the baseline" in text and "pass rate dropped" in text
+    assert "greets&lt;img src=x" in text  # a finding's subject, escaped
+
+
+def test_the_cli_writes_hostile_text_escaped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real command: a contract file whose name is markup with a bidi override, and an
+    observation file whose answer, tool arguments, sources and error text are EVIL."""
+    name = "c<img src=x onerror=alert(1)>\u202e.yml"
+    (tmp_path / name).write_text(HOSTILE_CLI_CONTRACT, encoding="utf-8")
+    answer = {"id": "hostile", "response": EVIL, "finish_reason": "stop", "response_complete": True,
+              "tool_calls_complete": True, "tool_calls": [{"name": "lookup", "arguments": {"q": EVIL, EVIL: EVIL}}],
+              "sources": [EVIL]}  # fmt: skip
+    observations = {"version": 2, "scenarios": [answer, {"id": "broken", "response": None, "error": EVIL}]}
+    (tmp_path / "obs.json").write_text(json.dumps(observations), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["test", name, "--observations", "obs.json", "--no-artifacts", "--html", "out.html"]) == 1
+    text = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert_inert(text)
+    assert "c&lt;img src=x onerror=alert(1)&gt;\\u202e.yml:7" in text and text.count("&lt;svg onload=") >= 4
+
+
+HOSTILE_CLI_CONTRACT = """version: 2
+agent: {model: hostile, tools: [{name: lookup, description: Look it up, parameters: {type: object}}]}
+scenarios:
+  - id: hostile
+    prompt: Answer.
+    expect:
+      response: {excludes: ["<script>"]}
+      tools: {forbidden: [lookup]}
+  - id: broken
+    prompt: Fail.
+    expect: {response: {contains: [x]}}
+"""
 
 
 def test_the_policy_allows_only_its_own_style_and_script() -> None:

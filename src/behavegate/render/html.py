@@ -5,10 +5,13 @@ allowed by their SHA-256 in a Content Security Policy that allows nothing else
 (no network, no other script, no inline style attribute, no form, no base URL).
 The charts are inline SVG drawn from numbers. Every text comes from the typed
 Report through a jinja2 template with autoescape on, so agent text (answers,
-tool arguments, messages) can never become markup or script; control and bidi
-characters are shown as escapes. The view model below decides what is shown
-(failing scenarios first, text cut to a size, an overall budget for agent
-text); the template only lays it out.
+tool arguments, messages) can never become markup or script, and the only
+script is the static one (no text lands in it). Every value the template
+prints passes one boundary, :func:`inert`: control, bidi and line-separator
+characters are shown as escapes, whichever field carries them (a contract
+path, a run id). The view model below decides what is shown (failing
+scenarios first, text cut to a size, an overall budget for agent text); the
+template only lays it out.
 """
 
 from __future__ import annotations
@@ -216,8 +219,8 @@ def _scenario(
         "id": clip(result.scenario.id, 300),
         "status": result.status,
         "standing": standing(report, result),  # never "pass" for a failed scenario
-        "tags": [clip(tag, 100) for tag in result.scenario.tags],
-        "tags_json": json.dumps(list(result.scenario.tags), ensure_ascii=False),
+        "tags": (tags := [clip(tag, 100) for tag in result.scenario.tags]),
+        "tags_json": json.dumps(tags),  # the same texts as the tag filter's options, so they match
         "where": _where(report, result),
         "strip": _strip(statuses),
         "bar": _bar(result),
@@ -305,12 +308,21 @@ def view(report: Report) -> dict[str, Any]:
     }
 
 
+def inert(value: Any) -> Any:
+    """What the template prints: text with control, bidi and line-separator characters as
+    escapes (then autoescaped); the page's own CSS and script (``|safe``) as they are."""
+    if not isinstance(value, str) or hasattr(value, "__html__"):  # markup the template marked |safe
+        return value
+    return visible(value).encode("utf-8", "replace").decode("utf-8")  # a lone surrogate as "?"
+
+
 def _environment() -> Environment:
     return Environment(
         loader=PackageLoader("behavegate.render", "templates"),
         autoescape=select_autoescape(enabled_extensions=("html", "html.j2"), default_for_string=True, default=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        finalize=inert,
     )
 
 
