@@ -120,9 +120,9 @@ def run_live(
     allow_contract_endpoint: bool = False,
     allow_hosts: _Iterable[str] = (),
     auth_env: str | None = None,
-    concurrency: int = _limits.DEFAULT_CONCURRENCY,
-    max_seconds: float = _limits.DEFAULT_MAX_SECONDS,
-    max_tokens: int = _limits.DEFAULT_MAX_TOKENS,
+    concurrency: int | None = None,
+    max_seconds: float | None = None,
+    max_tokens: int | None = None,
     scenarios: _Iterable[str] | None = None,
     tags: _Iterable[str] = (),
     runs: int | None = None,
@@ -145,7 +145,7 @@ def run_live(
         endpoint=endpoint, auth_env=auth_env, allow_remote=allow_remote, allow_contract_endpoint=allow_contract_endpoint,
         max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
     )  # fmt: skip
-    settings = trusted_settings(selected, options, tuple(allow_hosts), concurrency, clock.monotonic)
+    settings = trusted_settings(selected, options, tuple(allow_hosts), options.concurrency, clock.monotonic)
     report = gather(selected, options, clock, settings, display=shown, skipped=skipped)
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
     return report
@@ -155,9 +155,9 @@ def run_callable(
     contract: Contract,
     agent: Agent,
     *,
-    concurrency: int = _limits.DEFAULT_CONCURRENCY,
-    max_seconds: float = _limits.DEFAULT_MAX_SECONDS,
-    max_tokens: int = _limits.DEFAULT_MAX_TOKENS,
+    concurrency: int | None = None,
+    max_seconds: float | None = None,
+    max_tokens: int | None = None,
     scenarios: _Iterable[str] | None = None,
     tags: _Iterable[str] = (),
     runs: int | None = None,
@@ -183,7 +183,7 @@ def run_callable(
         contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
         max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
     )  # fmt: skip
-    report = gather_callable(selected, options, clock, agent, concurrency, shown, skipped, tuple(allow_hosts))
+    report = gather_callable(selected, options, clock, agent, options.concurrency, shown, skipped, tuple(allow_hosts))
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
     return report
 
@@ -201,7 +201,7 @@ def _project_root(path: "_PathLike", root: "_PathLike | None") -> _Path:
 
 def _prepared(
     contract: Contract,
-    concurrency: int,
+    concurrency: int | None,
     scenarios: _Iterable[str] | None,
     tags: _Iterable[str],
     runs: int | None,
@@ -212,8 +212,9 @@ def _prepared(
 ) -> tuple[_options.RunOptions, tuple[Contract, tuple[_Any, ...], str]]:
     """A live or in-process run's options, checked, and its selection (the pytest plugin
     checks a whole contract with this before the first request)."""
-    options = _run_options(contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios, **live)
-    _options.check_concurrency(concurrency)
+    options = _run_options(
+        contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios, concurrency=concurrency, **live
+    )
     return options, _select(contract, options, None)
 
 
@@ -229,25 +230,23 @@ def _run_options(
     offline: bool = False,
     **live: _Any,
 ) -> _options.RunOptions:
-    """The command line's RunOptions, validated by the command line's functions in its order."""
+    """The command line's request (commands/request.py), resolved for the contract as the
+    command line resolves it: the same defaults, the same checks, in its order."""
+    from behavegate.commands.request import TestRequest, resolve
+
     if isinstance(scenarios, str) or isinstance(tags, str):
         raise _UsageError("scenarios and tags take a list of ids or tags, not one string")
-    options = _options.RunOptions(
-        scenarios=_options.scenario_selection(list(scenarios) if scenarios is not None else None),
-        max_scenarios=_options.default_max_scenarios(contract.version) if max_scenarios is None else max_scenarios,
+    request = TestRequest(
+        scenarios=tuple(scenarios) if scenarios is not None else None,
+        tags=tuple(tags),
+        max_scenarios=max_scenarios,
         artifacts=False,
         runs=runs,
-        tags=tuple(tags),
         min_pass_rate=min_pass_rate,
         threshold_mode=threshold_mode,
         **live,
     )
-    _options.validate(options, offline=offline, version=contract.version)
-    _options.validate_v2(options, contract)
-    from behavegate.commands.judge_options import validate_judge
-
-    validate_judge(options.judge, offline=offline, version=contract.version)
-    return options
+    return resolve(request, contract, offline=offline)
 
 
 def _select(

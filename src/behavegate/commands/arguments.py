@@ -72,9 +72,9 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--max-assertions", type=int, default=None, metavar="N",
                       help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
                       f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250")  # fmt: skip
-    test.add_argument("--max-seconds", type=float, default=limits.DEFAULT_MAX_SECONDS, metavar="S",
+    test.add_argument("--max-seconds", type=float, default=None, metavar="S",
                       help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
-    test.add_argument("--max-tokens", type=int, default=limits.DEFAULT_MAX_TOKENS, metavar="N",
+    test.add_argument("--max-tokens", type=int, default=None, metavar="N",
                       help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
 
     merge = commands.add_parser("merge", console=console, help="combine shard reports into one run's verdict",

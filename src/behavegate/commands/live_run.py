@@ -39,7 +39,7 @@ def run_live(
     from behavegate.commands.output_paths import place_flag
     from behavegate.files import write_file
 
-    settings = trusted_settings(contract, options, args.allow_host, args.concurrency, clock.monotonic)
+    settings = trusted_settings(contract, options, args.allow_host, options.concurrency, clock.monotonic)
     # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
     destination = place_flag(args, "save_observations", root) if args.save_observations else None
     progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)

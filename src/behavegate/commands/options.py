@@ -9,6 +9,7 @@ from behavegate.commands.judge_options import JudgeOptions
 from behavegate.errors import RunIncomplete, UsageError
 from behavegate.frozen import field, frozen, replace
 from behavegate.limits import (
+    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_SCENARIOS,
     DEFAULT_MAX_SECONDS,
     DEFAULT_MAX_TOKENS,
@@ -31,6 +32,7 @@ class RunOptions:
     max_scenarios: int = DEFAULT_MAX_SCENARIOS
     max_seconds: float = DEFAULT_MAX_SECONDS
     max_tokens: int = DEFAULT_MAX_TOKENS
+    concurrency: int = DEFAULT_CONCURRENCY  # live requests in flight (an Oxy file's settings.concurrency)
     artifacts: bool = True
     # version 2
     runs: int | None = None

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from behavegate.commands.request import run_seconds
 from behavegate.errors import BehavegateError, RunIncomplete, UsageError
 from behavegate.github.console import Console
 from behavegate.model import Contract, GateResult, ObservationSet, Scenario
@@ -107,7 +108,7 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         with _naming(path, console):
             check(args, path, root, console, loaded=contract, others=_others(contracts, index))
     reports = []
-    budget, started = args.max_seconds, time.monotonic()
+    budget, started = run_seconds(args.max_seconds), time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
         args.contract = str(path)
         # --max-seconds is the whole suite's budget: each contract gets what the ones before it left.

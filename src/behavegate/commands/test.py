@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
-from behavegate.commands.judge_options import from_args as judge_options_from
-from behavegate.commands.judge_options import validate_judge
 from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_output
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.gating import FailOn
@@ -107,21 +105,14 @@ def _preflight(
     if plan.observations is None and not plan.args.traces:
         from behavegate.commands.live_run import trusted_settings
 
-        trusted_settings(plan.selected, plan.options, plan.args.allow_host, plan.args.concurrency, 0.0)  # checked, not used
+        trusted_settings(plan.selected, plan.options, plan.args.allow_host, plan.options.concurrency, 0.0)  # checked, not used
 
 
 def _prepare(
     args: argparse.Namespace, contract_path: Path, root: Path, loaded: Contract | None, others: tuple[Scenario, ...]
 ) -> _Plan:
-    from behavegate.commands.options import (
-        RunOptions,
-        check_concurrency,
-        default_max_scenarios,
-        scenario_selection,
-        select,
-        validate,
-        validate_v2,
-    )
+    from behavegate.commands.options import select
+    from behavegate.commands.request import from_args, resolve
     from behavegate.contract.load import load_contract
     from behavegate.evidence.observation_file import load_observations
     from behavegate.files import runner_dirs
@@ -158,31 +149,10 @@ def _prepare(
             f"{display_path(contract.path, root)}: an Oxy test file names no agent endpoint: give --endpoint URL "
             "(a discovered contract's agent.endpoint is not used for it), or --observations FILE"
         )
-    options = RunOptions(
-        scenarios=scenario_selection(args.scenarios),
-        endpoint=args.endpoint,
-        auth_env=args.auth_env,
-        allow_remote=bool(args.allow_remote),
-        allow_contract_endpoint=bool(args.allow_contract_endpoint),
-        max_scenarios=default_max_scenarios(contract.version) if args.max_scenarios is None else args.max_scenarios,
-        max_seconds=args.max_seconds,
-        max_tokens=args.max_tokens,
-        artifacts=not args.no_artifacts,
-        runs=args.runs,
-        tags=tuple(args.tags),
-        min_pass_rate=args.min_pass_rate,
-        threshold_mode=args.threshold_mode,
-        gate_tags=tuple(args.gate_tag or ()),
-        suite_tags=frozenset(tag for scenario in others or () for tag in scenario.tags),
-        max_assertions=args.max_assertions,
-        judge=judge_options_from(args),
-    )
-    validate(options, offline=observations is not None or bool(args.traces), version=contract.version)
-    validate_judge(options.judge, offline=observations is not None or bool(args.traces), version=contract.version)
-    validate_v2(options, contract)
+    offline = observations is not None or bool(args.traces)
+    options = resolve(from_args(args), contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
     if observations is not None and (args.allow_host or args.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")
-    check_concurrency(args.concurrency)
     selected = select(contract, options, observations)
     return _Plan(args, contract, selected, options, observations, baseline)
 
@@ -233,13 +203,9 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
 
 def _file_settings(args: argparse.Namespace, contract: Contract, shown: str) -> None:
     """What an Oxy test file sets for its run (the command line overrides it), and ``--case``."""
-    from behavegate.limits import DEFAULT_CONCURRENCY
-
     oxy = contract.oxy
     if oxy is not None and getattr(args, "oxy_suite_floor", False):
         args.min_pass_rate = None  # the suite holds the floor on the mean of the files' scores
-    if args.concurrency is None:
-        args.concurrency = oxy.concurrency if oxy is not None else DEFAULT_CONCURRENCY
     if not getattr(args, "case", None):
         return
     if oxy is None:
