@@ -233,3 +233,26 @@ def test_a_pattern_only_the_regex_engine_reads_gets_the_product_of_its_counts() 
     assert expansion(r"(?<=a+)b{5}") >= 5  # variable-width lookbehind: re cannot parse it
     assert pattern_problem(r"(?<=a+)b{5}") is None
     assert pattern_problem(r"(?<=a+)(?:b{1000}){1000}") is not None
+
+
+def test_a_contract_file_name_that_is_not_utf8_is_shown_escaped_in_every_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A name with a byte that is no UTF-8 (os.fsdecode gives a surrogate) was an internal error."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    name = os.fsdecode(b"c\xff.yml")
+    (tmp_path / name).write_text("version: 1\nagent: {}\nscenarios:\n  - {id: a, prompt: p, expect: {refusal: true}}\n")
+    (tmp_path / "obs.json").write_text(
+        '{"version": 1, "scenarios": [{"id": "a", "response": "no", "refusal": true, "finish_reason": "stop", '
+        '"response_complete": true, "tool_calls": [], "tool_calls_complete": true}]}'
+    )
+    from behavegate.cli import main
+
+    code = main(["test", name, "--observations", "obs.json", "--junit", "j.xml", "--html", "h.html", "--sarif", "s.sarif",
+                 "--summary", "s.md", "--format", "json", "--output", "r.json"])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert '"contract_path": "c\\\\xff.yml"' in (tmp_path / "r.json").read_text()
+    for view in ("j.xml", "h.html", "s.sarif", "s.md"):
+        assert "c\\xff.yml" in (tmp_path / view).read_text(encoding="utf-8"), view

@@ -151,3 +151,9 @@ def redact_text(value: str, secret: str, replacement: str | None = None) -> str:
         if form in value:
             value = value.replace(form, replacement)
     return value
+
+
+def path_text(path: object) -> str:
+    """A file path as report text: a name that is not UTF-8 (os.fsdecode's surrogates) with
+    its bytes escaped (``\\xff``), as every report is UTF-8."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -23,6 +23,7 @@ from behavegate.limits import MAX_ASSERTIONS_CEILING
 from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 from behavegate.report.suite import exit_status
+from behavegate.text import path_text
 
 if TYPE_CHECKING:
     from behavegate.commands.options import RunOptions
@@ -65,12 +66,14 @@ def error_status(exc: BaseException) -> str:
 def display_path(path: Path, root: Path) -> str:
     """A path as people see it in CI: relative to the workspace or project."""
     workspace = os.environ.get("GITHUB_WORKSPACE")
+    shown = str(path)
     for base in filter(None, (workspace, str(root))):
         try:
-            return Path(path).relative_to(base).as_posix()
+            shown = Path(path).relative_to(base).as_posix()
+            break
         except ValueError:
             continue
-    return str(path)
+    return path_text(shown)
 
 
 @records.frozen

@@ -38,6 +38,7 @@ from behavegate.report.json_blocks import gate_block
 from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 from behavegate.report.oxy import block as oxy_block
+from behavegate.text import path_text
 
 
 @frozen
@@ -304,7 +305,7 @@ def _evidence(report: Report) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]
         "kind": "agent_behavior",
         "status": report.status,
         "mode": report.mode,
-        "contract": {"version": contract.version, "path": str(contract.path), "digest": contract.digest},
+        "contract": {"version": contract.version, "path": path_text(contract.path), "digest": contract.digest},
         "summary": {
             "scenario_count": len(results),
             "passed_scenarios": statuses["pass"],
