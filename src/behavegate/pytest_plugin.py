@@ -78,9 +78,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--behavegate-max-tokens", type=int, default=None, metavar="N", help="response-token cap sent to the agent")
 
 
-# The two names this module is registered under: the entry point's (autoloaded, and
-# `-p behavegate`, `-p no:behavegate`) and its import name (`-p behavegate.pytest_plugin`,
-# `pytest_plugins = [...]`). pluggy refuses one module under two names.
+# The entry point's name (autoload, `-p behavegate`, `-p no:behavegate`) and the import name
+# (`-p behavegate.pytest_plugin`, `pytest_plugins = [...]`): pluggy refuses a module under two.
 NAMES = ("behavegate", __name__)
 
 
@@ -98,8 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    # Every time: pytest collects a directory once per argument under it and keeps only
-    # the nodes on that argument's path, so a node made for another argument is dropped.
+    # Every time: a directory is collected once per argument, each keeping only its own path's nodes.
     state = parent.config.stash.get(_STATE, None)
     if state is None or file_path.resolve() != state.contract_file:
         return None
@@ -285,9 +283,8 @@ _STATE = pytest.StashKey[_State]()
 
 
 def _project_root(config: pytest.Config, cwd: Path) -> Path:
-    """What the contract, its includes and evidence must stay inside: the project pytest
-    found by its configuration file (its rootdir) when run inside it, e.g. from ``tests/``;
-    else, as the command line, the current directory."""
+    """What the contract, its includes and evidence must stay inside: pytest's rootdir, found
+    by a configuration file, when run inside it (e.g. from ``tests/``); else the current directory."""
     rootdir = config.rootpath.resolve()
     if config.inipath is not None and (cwd == rootdir or rootdir in cwd.parents):
         return rootdir
