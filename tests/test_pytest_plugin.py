@@ -199,3 +199,103 @@ class Judging(QuietHandler):
         self.requests.append(body["model"])
         reply = json.dumps({"verdict": "pass", "reason": "same city"})
         send_json(self, {"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]})
+
+
+THREE = """version: 1
+agent: {endpoint: "http://127.0.0.1:9/v1/chat/completions", model: m}
+scenarios:
+  - id: passes
+    prompt: hello
+    expect: {response: {contains: [hi]}}
+  - id: fails
+    prompt: hello
+    expect: {response: {contains: [hi]}}
+  - id: incomplete
+    prompt: hello
+    expect: {response: {contains: [hi]}}
+"""
+TWO_OBSERVED = {"version": 1, "scenarios": [
+    {"id": "passes", "response": "hi there", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True, "tool_calls": []},
+    {"id": "fails", "response": "go away", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True, "tool_calls": []},
+]}  # fmt: skip
+OFFLINE = ["--behavegate", "golden.yml", "--behavegate-observations", "observations.json"]
+FROM_TESTS = ["--behavegate", "../golden.yml", "--behavegate-observations", "../observations.json"]
+
+
+def top_level_project(pytester: pytest.Pytester) -> None:
+    """A contract and its observations at the project's top level, beside a tests/ folder."""
+    (pytester.path / "golden.yml").write_text(THREE)
+    (pytester.path / "observations.json").write_text(json.dumps(TWO_OBSERVED))
+    (pytester.path / "tests").mkdir()
+    (pytester.path / "tests" / "test_unit.py").write_text("def test_unit():\n    pass\n")
+
+
+def assert_one_passed_one_failed_one_error(result: pytest.RunResult) -> None:
+    result.assert_outcomes(passed=2, failed=1, errors=1)  # the scenarios', and tests/test_unit.py's pass
+    result.stdout.fnmatch_lines(["*FAILED *golden.yml::fails*", "*ERROR *golden.yml::incomplete*"])
+    result.stdout.fnmatch_lines(["*INCOMPLETE response.contains[[]0[]]*: scenario observation is missing"])
+
+
+LAYOUTS = {
+    "rootdir": ([], OFFLINE, ""),
+    "tests-argument": ([], ["tests/", *OFFLINE], ""),
+    "testpaths": ([], OFFLINE, "[pytest]\ntestpaths = tests\n"),
+    "from-tests-folder": (["tests"], FROM_TESTS, "[pytest]\n"),
+    "from-tests-folder-tests-argument": (["tests"], [".", *FROM_TESTS], "[pytest]\n"),
+    "-p-module": ([], ["-p", "behavegate.pytest_plugin", "tests/", *OFFLINE], ""),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_top_level_contract_is_collected_in_every_layout(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    folder, args, ini = LAYOUTS[layout]
+    top_level_project(pytester)
+    if ini:
+        (pytester.path / "pytest.ini").write_text(ini)
+    monkeypatch.chdir(pytester.path.joinpath(*folder))
+    assert_one_passed_one_failed_one_error(pytester.runpytest(*args))
+
+
+@pytest.mark.parametrize("plugin", ["behavegate", "behavegate.pytest_plugin"])
+def test_the_plugin_loads_by_either_name_with_autoload_off(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin: str
+) -> None:
+    top_level_project(pytester)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    assert_one_passed_one_failed_one_error(pytester.runpytest("-p", plugin, "tests/", *OFFLINE))
+
+
+def test_a_conftest_may_require_the_plugin_the_entry_point_already_loaded(pytester: pytest.Pytester) -> None:
+    top_level_project(pytester)
+    pytester.makeconftest('pytest_plugins = ["behavegate.pytest_plugin"]')
+    assert_one_passed_one_failed_one_error(pytester.runpytest("tests/", *OFFLINE))
+
+
+def test_no_behavegate_still_turns_the_plugin_off(pytester: pytest.Pytester) -> None:
+    top_level_project(pytester)
+    pytester.runpytest("-p", "no:behavegate", "tests/").assert_outcomes(passed=1)
+    refused = pytester.runpytest("-p", "no:behavegate", *OFFLINE)
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_contract_outside_the_project_is_refused_from_a_folder_without_pytest_configuration(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No configuration file: the project is the current directory, as for the command line."""
+    top_level_project(pytester)
+    monkeypatch.chdir(pytester.path / "tests")
+    result = pytester.runpytest(*FROM_TESTS)
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*Contract * is outside the project root*"])
+
+
+def test_under_xdist_a_top_level_contract_beside_tests_gives_each_outcome(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    top_level_project(pytester)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # the workers load two plugins, not every one installed
+    result = pytester.runpytest_subprocess("-p", "xdist", "-p", "behavegate.pytest_plugin", "-n", "2", "tests/", *OFFLINE)
+    assert_one_passed_one_failed_one_error(result)
+    result.stdout.fnmatch_lines(["*2 workers*"])

@@ -78,6 +78,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--behavegate-max-tokens", type=int, default=None, metavar="N", help="response-token cap sent to the agent")
 
 
+# The entry point's name (autoload, `-p behavegate`, `-p no:behavegate`) and the import name
+# (`-p behavegate.pytest_plugin`, `pytest_plugins = [...]`): pluggy refuses a module under two.
+NAMES = ("behavegate", __name__)
+
+
+def pytest_plugin_registered(plugin: object, plugin_name: str, manager: pytest.PytestPluginManager) -> None:
+    if plugin is sys.modules[__name__] and plugin_name in NAMES:
+        for other in NAMES:
+            if other != plugin_name and manager.get_plugin(other) is None:
+                manager.set_blocked(other)  # the first name wins: registering the other is skipped, not an error
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("behavegate"):
         config.stash[_STATE] = _State(config)
@@ -85,10 +97,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    # Every time: a directory is collected once per argument, each keeping only its own path's nodes.
     state = parent.config.stash.get(_STATE, None)
-    if state is None or file_path.resolve() != state.contract_file or state.collected:
+    if state is None or file_path.resolve() != state.contract_file:
         return None
-    state.collected = True
     return ContractFile.from_parent(parent, path=file_path)
 
 
@@ -125,8 +137,9 @@ class _State:
 
         option = config.getoption
         self.config = config
-        self.root = Path.cwd().resolve()
-        self.contract_file = (self.root / str(option("behavegate"))).resolve()
+        self.cwd = Path.cwd().resolve()  # where the paths given on the command line are read from
+        self.root = _project_root(config, self.cwd)
+        self.contract_file = (self.cwd / str(option("behavegate"))).resolve()
         if not self.contract_file.is_file():
             raise pytest.UsageError(f"--behavegate: no contract file at {option('behavegate')}")
         self.observations: str | None = option("behavegate_observations")
@@ -165,7 +178,6 @@ class _State:
             "allow_hosts": tuple(option("behavegate_allow_host")),
         }
         self.started = time.monotonic()
-        self.collected = False
         self.contract: Contract | None = None
         self.agent: Any = None
         self.report: Report | None = None  # offline: the whole contract, judged at collection
@@ -178,7 +190,7 @@ class _State:
         self.contract = contract
         if self.mode == "offline":
             assert self.observations is not None
-            self.report = api.evaluate(contract, self.root / self.observations, **self.common)
+            self.report = api.evaluate(contract, (self.cwd / self.observations).resolve(), **self.common)
             for result in self.report.results:
                 self.results[result.scenario.id] = (self.report, result)
             return
@@ -196,7 +208,7 @@ class _State:
             from behavegate.commands.judge_options import trusted_judge
 
             trusted_judge(selected, self.judge, ())  # a judge that is not allowed fails the session before any request
-            self.agent = _import_agent(str(self.agent_name), self.root)
+            self.agent = _import_agent(str(self.agent_name), self.cwd)
 
     def gates_requested(self) -> bool:
         if self.report is not None:
@@ -268,6 +280,15 @@ class _State:
 
 
 _STATE = pytest.StashKey[_State]()
+
+
+def _project_root(config: pytest.Config, cwd: Path) -> Path:
+    """What the contract, its includes and evidence must stay inside: pytest's rootdir, found
+    by a configuration file, when run inside it (e.g. from ``tests/``); else the current directory."""
+    rootdir = config.rootpath.resolve()
+    if config.inipath is not None and (cwd == rootdir or rootdir in cwd.parents):
+        return rootdir
+    return cwd
 
 
 def _ensure_collected(config: pytest.Config) -> None:
