@@ -133,7 +133,7 @@ class _State:
     """The evidence source the person running pytest chose, and what was judged so far."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from behavegate.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
+        from behavegate.commands.request import run_seconds
 
         option = config.getoption
         self.config = config
@@ -166,9 +166,9 @@ class _State:
                 "--behavegate-observations cannot be combined with judge options: the recorded judge replies are used"
             )
         self.mode = "offline" if self.observations else "callable" if self.agent_name else "live"
-        self.concurrency = option("behavegate_concurrency") or DEFAULT_CONCURRENCY
-        self.max_seconds = option("behavegate_max_seconds") or DEFAULT_MAX_SECONDS
-        self.max_tokens = option("behavegate_max_tokens") or DEFAULT_MAX_TOKENS
+        self.concurrency = option("behavegate_concurrency")  # None: resolve decides (an Oxy file's), as for the CLI
+        self.max_seconds = run_seconds(option("behavegate_max_seconds"))  # the session's budget
+        self.max_tokens = option("behavegate_max_tokens")
         self.common: dict[str, Any] = {"runs": option("behavegate_runs"), "min_pass_rate": option("behavegate_min_pass_rate")}
         self.live: dict[str, Any] = {
             "endpoint": option("behavegate_endpoint"),
@@ -203,7 +203,7 @@ class _State:
         if self.mode == "live":
             from behavegate.commands.live_run import trusted_settings
 
-            trusted_settings(selected, options, self.live["allow_hosts"], self.concurrency, self.started)
+            trusted_settings(selected, options, self.live["allow_hosts"], options.concurrency, self.started)
         else:
             from behavegate.commands.judge_options import trusted_judge
 
