@@ -502,12 +502,20 @@ def _file(conversation: Any) -> str:
     return json.dumps({"version": 2, "scenarios": [item]})
 
 
+def _inconsistency(conversation: Any) -> str | None:
+    """The attempt's incomplete reason: a broken consistency rule spoils that attempt only."""
+    return parse_observation_text(_file(conversation), Path("/o.json"), attempts=True).observations["s"].error
+
+
 def test_a_recorded_conversation_must_point_at_real_calls() -> None:
     good = {"turns": 2, "max_turns": 3, "possible_loop": False, "results": [{"call": 0, "name": "lookup", "content": 1}]}
     parsed = parse_observation_text(_file(good), Path("/o.json"), attempts=True)
-    assert parsed.observations["s"].conversation is not None
-    for bad, message in [
-        ({**good, "results": [{"call": 1, "name": "lookup", "content": 1}]}, "scenarios[0].conversation.results[0].call"),
+    assert parsed.observations["s"].conversation is not None and parsed.observations["s"].error is None
+    assert _inconsistency({**good, "results": [{"call": 1, "name": "lookup", "content": 1}]}) == (
+        "observation_inconsistent: attempt 1, scenarios[0].conversation.results[0].call must index a tool call named "
+        "'lookup' (rule conversation-result-call)"
+    )
+    for bad, message in [  # a record that cannot be read still refuses the file
         ({**good, "results": [{"call": 0, "name": "lookup"}]}, "scenarios[0].conversation.results[0] takes content or error"),
         ({**good, "turns": 0}, "scenarios[0].conversation.turns must be"),
         ({**good, "extra": 1}, "Unknown behavior contract key: scenarios[0].conversation.extra"),
@@ -802,9 +810,9 @@ def test_saved_observations_of_a_conversation_whose_last_turn_omits_tool_calls_r
     assert ("response.uses_tool_result[0]", "pass") in verdicts(live)[0][1]
 
 
-def test_a_recorded_conversation_that_contradicts_itself_is_refused_naming_the_path() -> None:
+def test_a_recorded_conversation_that_contradicts_itself_makes_its_attempt_incomplete_naming_the_rules() -> None:
     """Review finding 12: a possible loop has no final answer and used every turn; no record has
-    more turns than its max_turns. Every problem is listed at once."""
+    more turns than its max_turns. Every broken rule is named at once, on that attempt (issue 27)."""
     looped = {"turns": 3, "max_turns": 3, "possible_loop": True, "results": [{"call": 0, "name": "lookup", "content": 1}]}
     unanswered = json.loads(_file(looped))
     unanswered["scenarios"][0].update(response=None, finish_reason="tool_calls", response_complete=False)
@@ -813,21 +821,20 @@ def test_a_recorded_conversation_that_contradicts_itself_is_refused_naming_the_p
     blank = json.loads(_file(looped))
     blank["scenarios"][0]["response"] = ""  # "stop" with tool calls and empty content (some servers): still a loop
     assert parse_observation_text(json.dumps(blank), Path("/o.json"), attempts=True).observations["s"].conversation
-    for bad, messages in [
-        (looped, ["scenarios[0].conversation.possible_loop cannot be true when the attempt ended with a final answer"]),
-        ({**looped, "possible_loop": False, "turns": 50, "max_turns": 3}, ["scenarios[0].conversation.turns cannot exceed max_turns (3), got 50"]),
-        ({**looped, "turns": 2},
-         ["scenarios[0].conversation.possible_loop cannot be true with 2 of max_turns 3 used",
-          "scenarios[0].conversation.possible_loop cannot be true when the attempt ended with a final answer"]),
+    for bad, rules in [
+        (looped, ["conversation-loop-answer"]),
+        ({**looped, "possible_loop": False, "turns": 50, "max_turns": 3}, ["conversation-turns"]),
+        ({**looped, "turns": 2}, ["conversation-loop-turns", "conversation-loop-answer"]),
     ]:  # fmt: skip
-        with pytest.raises(ObservationError) as caught:
-            parse_observation_text(_file(bad), Path("/o.json"), attempts=True)
-        texts = [p.text for p in caught.value.problems]
-        assert len(texts) == len(messages) and all(t.startswith(m) for t, m in zip(texts, messages, strict=True)), texts
-        assert all(p.path.startswith("scenarios[0].conversation.") for p in caught.value.problems)
+        reason = _inconsistency(bad) or ""
+        assert reason.startswith("observation_inconsistent: attempt 1, scenarios[0].conversation."), reason
+        assert [part.rsplit("(rule ", 1)[1].rstrip(")") for part in reason.split("; ")] == rules, reason
+    assert "scenarios[0].conversation.turns cannot exceed max_turns (3), got 50" in (
+        _inconsistency({**looped, "possible_loop": False, "turns": 50, "max_turns": 3}) or ""
+    )
 
 
-def test_a_recorded_conversation_under_another_max_turns_than_the_contract_is_refused(
+def test_a_recorded_conversation_under_another_max_turns_than_the_contract_is_an_incomplete_attempt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -841,11 +848,13 @@ def test_a_recorded_conversation_under_another_max_turns_than_the_contract_is_re
     item = {"id": "loop", "response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
             "tool_calls": [{"name": "lookup_order", "arguments": {}}], "conversation": recorded}  # fmt: skip
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [item]}))
-    assert main(["test", "contract.yml", "--observations", "o.json", "--scenario", "loop", "--no-artifacts"]) == 2
-    assert (
-        "scenarios[0].conversation.max_turns: must be the contract's max_turns for scenario 'loop' (3), not 99: "
-        "record the observation again under this contract"
-    ) in capsys.readouterr().err
+    code = main(["test", "contract.yml", "--observations", "o.json", "--scenario", "loop", "--no-artifacts", "--format", "json"])
+    [scenario] = json.loads(capsys.readouterr().out)["scenarios"]
+    assert code == 2 and scenario["status"] == "incomplete"  # its only attempt cannot be judged
+    assert scenario["observation"]["error"] == (
+        "observation_inconsistent: attempt 1, scenarios[0].conversation.max_turns must be the contract's max_turns for "
+        "scenario 'loop' (3), not 99: record the observation again under this contract (rule conversation-max_turns-contract)"
+    )
     (tmp_path / "o.json").write_text(
         json.dumps({"version": 2, "scenarios": [{**item, "conversation": {**recorded, "max_turns": 3}}]})
     )

@@ -1,7 +1,7 @@
-"""Recorded conversations in version-2 observation files: read, and refused when they
-contradict themselves (more turns than max_turns; a possible loop that did not use
-every turn or that ended with a final answer) or the contract (another max_turns).
-docs/observations.md states the rule."""
+"""Recorded conversations in version-2 observation files: read, and their attempt made
+incomplete when they contradict themselves (more turns than max_turns; a possible loop
+that did not use every turn or that ended with a final answer) or the contract (another
+max_turns). The rules are evidence/consistency.py's; docs/observations.md states them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.evidence.consistency import Consistency
 from behavegate.model import Observation, ToolCall
 
 CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
@@ -18,13 +19,14 @@ RESULT_KEYS = ("call", "name", "content", "error")
 _unknown = f.unknown_record_keys  # skylos's words, as the observation file's
 
 
-def same_max_turns(c: f.Collector, observation: Observation, expected: int | None, path: str) -> None:
+def same_max_turns(rules: Consistency, observation: Observation, expected: int | None, path: str) -> None:
     """A recorded conversation ran under the contract's max_turns, or it is not evidence
     for this contract (a loop at 99 turns says nothing about a limit of 3)."""
     conversation = observation.conversation
     if conversation is None or expected is None or conversation.max_turns == expected:
         return
-    c.add(
+    rules.breach(
+        "conversation-max_turns-contract",
         f"{path}.conversation.max_turns must be the contract's max_turns for scenario {observation.scenario_id!r} "
         f"({expected}), not {conversation.max_turns}: record the observation again under this contract",
         f"{path}.conversation.max_turns",
@@ -36,15 +38,22 @@ def text_or_none(value: Any) -> str | None:
 
 
 def conversation(
-    c: f.Collector, value: Any, path: str, calls: tuple[ToolCall, ...] | None, answered: bool = False
+    c: f.Collector,
+    value: Any,
+    path: str,
+    calls: tuple[ToolCall, ...] | None,
+    answered: bool = False,
+    rules: Consistency | None = None,
 ) -> Conversation | None:
     """A recorded conversation: model turns, the run's max_turns, the scripted results
     returned (each naming the call it answered) and the possible-loop flag. A record
-    that contradicts itself is refused: more turns than max_turns, or a possible loop
+    that contradicts itself breaks a consistency rule: more turns than max_turns, or a possible loop
     (max_turns ran out with no final answer) that did not use every turn or that ended
-    with a final answer (``answered``: finish_reason stop, complete, some text)."""
+    with a final answer (``answered``: finish_reason stop, complete, some text).
+    ``rules``: where a broken rule goes (the attempt's own list, in version 2)."""
     from behavegate.contract.v2 import positive_int
 
+    rules = rules or Consistency(c, attempt_level=False)
     raw = c.take(f.mapping, value, path, required=True)
     if raw is None:
         return None
@@ -59,21 +68,24 @@ def conversation(
     ):
         call = c.take(f.integer, result.get("call"), f"{item_path}.call")
         name = c.take(f.tool_name, result.get("name"), f"{item_path}.name")
-        if call is not None and name is not None and (calls is None or not 0 <= call < len(calls) or calls[call].name != name):
-            c.add(f"{item_path}.call must index a tool call named {name!r}", f"{item_path}.call")
+        indexed = calls is not None and call is not None and 0 <= call < len(calls) and calls[call].name == name
+        if call is not None and name is not None and not indexed:
+            rules.breach(
+                "conversation-result-call", f"{item_path}.call must index a tool call named {name!r}", f"{item_path}.call"
+            )
         if ("content" in result) == ("error" in result):
             c.add(f"{item_path} takes content or error", item_path)
         error = c.take(f.text, result["error"], f"{item_path}.error") if "error" in result else None
-        if c.clean_since(mark) and call is not None and name is not None:
+        if c.clean_since(mark) and indexed and call is not None and name is not None:
             results.append(ScriptedResult(call, name, result.get("content"), error))
     if turns is not None and max_turns is not None and turns > max_turns:
-        c.add(f"{path}.turns cannot exceed max_turns ({max_turns}), got {turns}", f"{path}.turns")
+        rules.breach("conversation-turns", f"{path}.turns cannot exceed max_turns ({max_turns}), got {turns}", f"{path}.turns")
     elif loop and turns is not None and max_turns is not None and turns < max_turns:
-        c.add(f"{path}.possible_loop cannot be true with {turns} of max_turns {max_turns} used: a possible loop "
-              "ran out of max_turns", f"{path}.possible_loop")  # fmt: skip
+        rules.breach("conversation-loop-turns", f"{path}.possible_loop cannot be true with {turns} of max_turns {max_turns} "
+                     "used: a possible loop ran out of max_turns", f"{path}.possible_loop")  # fmt: skip
     if loop and answered:
-        c.add(f"{path}.possible_loop cannot be true when the attempt ended with a final answer (finish_reason "
-              "'stop', a complete response): a possible loop has none", f"{path}.possible_loop")  # fmt: skip
+        rules.breach("conversation-loop-answer", f"{path}.possible_loop cannot be true when the attempt ended with a final "
+                     "answer (finish_reason 'stop', a complete response): a possible loop has none", f"{path}.possible_loop")  # fmt: skip
     if not c.clean_since(mark) or turns is None or max_turns is None or loop is None:
         return None
     return Conversation(turns, max_turns, tuple(results), loop)

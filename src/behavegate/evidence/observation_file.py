@@ -10,12 +10,14 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
 from behavegate.contract import rules as f
 from behavegate.conversation import final_answer
 from behavegate.errors import ObservationError, Problem
+from behavegate.evidence.consistency import Consistency
 from behavegate.evidence.conversation_record import conversation, same_max_turns, text_or_none
 from behavegate.files import read_project_text
 from behavegate.judged import JudgeEvidence, JudgeVote
@@ -129,10 +131,18 @@ def read_observations(
         if len(items) > (entries := V2_MAX_OBSERVATION_ENTRIES if attempts else MAX_RUN_SCENARIOS):
             c.add(f"scenarios cannot exceed {entries} entries", "scenarios")
         else:
+            seen: dict[str, int] = {}
             for index, item in enumerate(items):
-                observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked)
+                # A broken consistency rule refuses a version-1 file (skylos); in version 2 it
+                # makes this attempt incomplete, and the others are judged.
+                rules = Consistency(c, attempt_level=v2)
+                observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked, rules)
                 if observation is not None:
-                    same_max_turns(c, observation, (max_turns or {}).get(observation.scenario_id), f"scenarios[{index}]")
+                    same_max_turns(rules, observation, (max_turns or {}).get(observation.scenario_id), f"scenarios[{index}]")
+                    seen[observation.scenario_id] = attempt = seen.get(observation.scenario_id, 0) + 1
+                    reason = rules.reason(attempt)
+                    if reason is not None and observation.error is None:  # a recorded error already says why
+                        observation = replace(observation, error=reason)
                     observations.append(observation)
             repeated = f.duplicates(o.scenario_id for o in observations)
             if repeated and not attempts:
@@ -151,7 +161,10 @@ def _optional(c: f.Collector, check: Any, raw: dict[str, Any], key: str, path: s
     return c.take(check, raw[key], f"{path}.{key}")
 
 
-def _observation(c: f.Collector, value: Any, path: str, v2: bool = False, unicode_checked: bool = False) -> Observation | None:
+def _observation(
+    c: f.Collector, value: Any, path: str, v2: bool = False, unicode_checked: bool = False, rules: Consistency | None = None
+) -> Observation | None:
+    rules = rules or Consistency(c, attempt_level=False)
     raw = c.take(f.mapping, value, path, required=True)
     if raw is None:
         return None
@@ -168,10 +181,18 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False, unicod
     response_complete = _optional(c, f.boolean, raw, "response_complete", path)
     finish_reason = _optional(c, f.optional_text, raw, "finish_reason", path)
     if finish_reason is not None and _conflicts(response_complete, finish_reason == "stop", v2):
-        c.add(f"{path}.response_complete conflicts with finish_reason", f"{path}.response_complete")
+        rules.breach(
+            "response_complete-finish_reason",
+            f"{path}.response_complete conflicts with finish_reason",
+            f"{path}.response_complete",
+        )
     tool_calls_complete = _optional(c, f.boolean, raw, "tool_calls_complete", path)
     if finish_reason is not None and _conflicts(tool_calls_complete, finish_reason in {"stop", "tool_calls"}, v2):
-        c.add(f"{path}.tool_calls_complete conflicts with finish_reason", f"{path}.tool_calls_complete")
+        rules.breach(
+            "tool_calls_complete-finish_reason",
+            f"{path}.tool_calls_complete conflicts with finish_reason",
+            f"{path}.tool_calls_complete",
+        )
     tool_calls = _tool_calls(c, raw, path, v2) if "tool_calls" in raw else None
     refusal = _optional(c, f.boolean, raw, "refusal", path)
     sources = _sources(c, raw["sources"], f"{path}.sources") if "sources" in raw else None
@@ -179,7 +200,7 @@ def _observation(c: f.Collector, value: Any, path: str, v2: bool = False, unicod
     if unicode_gaps:
         error = f"observation text at {unicode_gaps[0]} is not valid Unicode (an unpaired surrogate escape)"
     scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id")
-    extras = _v2_fields(c, raw, path, tool_calls) if v2 else {}
+    extras = _v2_fields(c, raw, path, tool_calls, rules) if v2 else {}
     if not c.clean_since(mark) or scenario_id is None:
         return None
     return Observation(
@@ -280,7 +301,9 @@ def _source_id(value: Any, path: str) -> str:
     return source
 
 
-def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[ToolCall, ...] | None) -> dict[str, Any]:
+def _v2_fields(
+    c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[ToolCall, ...] | None, rules: Consistency
+) -> dict[str, Any]:
     from behavegate.contract.v2 import non_negative_int
 
     extras: dict[str, Any] = {}
@@ -297,11 +320,13 @@ def _v2_fields(c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[Tool
         if errors is not None:
             checked = tuple(None if e is None else c.take(f.text, e, f"{path}.tool_errors[{i}]") for i, e in enumerate(errors))
             if calls is None or len(checked) != len(calls):
-                c.add(f"{path}.tool_errors must have one entry per tool call", f"{path}.tool_errors")
-            extras["tool_errors"] = checked
+                text = f"{path}.tool_errors must have one entry per tool call"
+                rules.breach("tool_errors-tool_calls", text, f"{path}.tool_errors")
+            else:  # kept only when it pairs with the calls: views read them side by side
+                extras["tool_errors"] = checked
     if raw.get("conversation") is not None:
         answered = final_answer(raw.get("finish_reason"), raw.get("response_complete"), text_or_none(raw.get("response")))
-        extras["conversation"] = conversation(c, raw["conversation"], f"{path}.conversation", calls, answered)
+        extras["conversation"] = conversation(c, raw["conversation"], f"{path}.conversation", calls, answered, rules)
     if raw.get("judge") is not None:
         extras["judge"] = judge_evidence(c, raw["judge"], f"{path}.judge")
     return extras
