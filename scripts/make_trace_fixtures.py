@@ -27,6 +27,23 @@ What it makes, in tests/fixtures/traces/:
                                  order of the traces is taken from where each trace id first occurs in
                                  the written text, since that order is the exporter's layout.
 
+And in tests/fixtures/trace_matrix/:
+
+  FORMAT__DIALECT.EXT            One small file for every format (otlp-json, otlp-jsonl, console, proto3-json)
+                                 x dialect (genai-latest, genai-1.28-1.36, genai-1.27, openinference,
+                                 openllmetry), each the same run (cancel_run): two calls requested together
+                                 whose second starts first, a failing call, its retry, the answer.
+  otlp-jsonl__genai-latest-root-not-exported.jsonl
+                                 The same run whose invoke_agent span never ended (the process died): the
+                                 SDK never exports it, so every other span's parent is missing.
+  assay__assay.jsonl             The SDK's spans of that run as Assay's flat rows (no status: Assay has none).
+  facts.json                     For every file of both folders, the four facts a contract judges (tool
+                                 names in order, failed calls, steps, final answer) from the run plans,
+                                 and which of them the dialect or trace cannot show (NOT_SHOWN).
+                                 scripts/score_trace_facts.py scores `traces inspect` against it.
+
+The GenAI attribute names are checked against opentelemetry-semantic-conventions' constants on every run.
+
 Every run is simulated through the SDK's TracerProvider with a seeded IdGenerator and explicit start,
 end and event times, so the bytes are the same on every run (with the same SDK and exporter versions).
 
@@ -1307,7 +1324,35 @@ FILES: dict[str, tuple[str, Callable[[], list[Run]]]] = {
 }
 
 
+def check_attribute_names() -> None:
+    """The gen_ai.* names written here are the semantic-conventions package's own constants."""
+    from opentelemetry.semconv._incubating.attributes import error_attributes as e
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as g
+
+    pairs = {
+        g.GEN_AI_OPERATION_NAME: "gen_ai.operation.name",
+        g.GEN_AI_TOOL_NAME: "gen_ai.tool.name",
+        g.GEN_AI_TOOL_CALL_ID: "gen_ai.tool.call.id",
+        g.GEN_AI_TOOL_CALL_ARGUMENTS: "gen_ai.tool.call.arguments",
+        g.GEN_AI_TOOL_CALL_RESULT: "gen_ai.tool.call.result",
+        g.GEN_AI_INPUT_MESSAGES: "gen_ai.input.messages",
+        g.GEN_AI_OUTPUT_MESSAGES: "gen_ai.output.messages",
+        g.GEN_AI_SYSTEM_INSTRUCTIONS: "gen_ai.system_instructions",
+        g.GEN_AI_RESPONSE_FINISH_REASONS: "gen_ai.response.finish_reasons",
+        g.GEN_AI_USAGE_INPUT_TOKENS: "gen_ai.usage.input_tokens",
+        g.GEN_AI_USAGE_OUTPUT_TOKENS: "gen_ai.usage.output_tokens",
+        g.GEN_AI_CONVERSATION_ID: "gen_ai.conversation.id",
+        g.GEN_AI_AGENT_NAME: "gen_ai.agent.name",
+        g.GEN_AI_PROMPT: "gen_ai.prompt",
+        g.GEN_AI_COMPLETION: "gen_ai.completion",
+        e.ERROR_TYPE: "error.type",
+    }
+    wrong = {mine: theirs for theirs, mine in pairs.items() if theirs != mine}
+    assert not wrong, f"attribute names differ from opentelemetry-semantic-conventions: {wrong}"
+
+
 def generate(directory: Path) -> None:
+    check_attribute_names()
     directory.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Any] = {"_rules": RULES}
     with clean_otel_environment():

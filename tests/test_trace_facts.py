@@ -65,6 +65,11 @@ def test_the_matrix_has_every_format_and_dialect_and_each_not_shown_fact() -> No
     for fmt in ("otlp-json", "otlp-jsonl", "console", "proto3-json"):
         for dialect in ("genai-latest", "genai-1.28-1.36", "genai-1.27", "openinference", "openllmetry"):
             assert (fmt, dialect) in pairs
+    on_disk = {f"trace_matrix/{p.name}" for p in MATRIX.iterdir() if p.name != "facts.json"}
+    assert on_disk == set(MATRIX_FILES)
+    assert {name for name in FACTS if name.startswith("traces/")} == {
+        f"traces/{p.name}" for p in (MATRIX.parent / "traces").iterdir() if p.name != "expected.json"
+    }
     hidden = {fact for name in FACTS if not name.startswith("_") for t in FACTS[name]["traces"] for fact in t["not_shown"]}
     assert hidden == {"tool_errors", "final_answer"}
     assert sum(1 for name in FACTS if not name.startswith("_")) >= 12
