@@ -1347,6 +1347,26 @@ def check_attribute_names() -> None:
         g.GEN_AI_COMPLETION: "gen_ai.completion",
         e.ERROR_TYPE: "error.type",
     }
+    try:  # not pinned in [test]: checked where installed (openinference-semantic-conventions 0.1.42 agreed)
+        from openinference.semconv.trace import MessageAttributes as M
+        from openinference.semconv.trace import SpanAttributes as O
+        from openinference.semconv.trace import ToolCallAttributes as C
+
+        pairs |= {O.OPENINFERENCE_SPAN_KIND: "openinference.span.kind", O.TOOL_NAME: "tool.name"}
+        pairs |= {O.INPUT_VALUE: "input.value", O.OUTPUT_VALUE: "output.value"}
+        pairs |= {O.LLM_INPUT_MESSAGES: "llm.input_messages", O.LLM_OUTPUT_MESSAGES: "llm.output_messages"}
+        pairs |= {M.MESSAGE_TOOL_CALLS: "message.tool_calls", C.TOOL_CALL_FUNCTION_NAME: "tool_call.function.name"}
+        pairs |= {C.TOOL_CALL_FUNCTION_ARGUMENTS_JSON: "tool_call.function.arguments", C.TOOL_CALL_ID: "tool_call.id"}
+    except ImportError:
+        pass
+    try:  # likewise opentelemetry-semantic-conventions-ai (OpenLLMetry), 0.5.1 agreed
+        from opentelemetry.semconv_ai import SpanAttributes as T
+
+        pairs |= {T.TRACELOOP_SPAN_KIND: "traceloop.span.kind", T.TRACELOOP_ENTITY_NAME: "traceloop.entity.name"}
+        pairs |= {T.TRACELOOP_ENTITY_INPUT: "traceloop.entity.input", T.TRACELOOP_ENTITY_OUTPUT: "traceloop.entity.output"}
+        pairs |= {T.LLM_REQUEST_TYPE: "llm.request.type", T.LLM_PROMPTS: "gen_ai.prompt", T.LLM_COMPLETIONS: "gen_ai.completion"}
+    except ImportError:
+        pass
     wrong = {mine: theirs for theirs, mine in pairs.items() if theirs != mine}
     assert not wrong, f"attribute names differ from opentelemetry-semantic-conventions: {wrong}"
 
