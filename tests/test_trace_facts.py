@@ -56,6 +56,8 @@ def test_every_fact_of_every_fixture_is_right_or_said_to_be_not_shown(
         counts[0] += row["right"]
         counts[1] += row["total"]
     assert all(r >= scorer.THRESHOLD * t for r, t in by_format.values()), by_format
+    page = (ROOT / "docs" / "traces.md").read_text(encoding="utf-8")
+    assert scorer.markdown(rows) in page, "docs/traces.md: paste the table scripts/score_trace_facts.py prints"
 
 
 def test_the_matrix_has_every_format_and_dialect_and_each_not_shown_fact() -> None:
