@@ -27,6 +27,23 @@ What it makes, in tests/fixtures/traces/:
                                  order of the traces is taken from where each trace id first occurs in
                                  the written text, since that order is the exporter's layout.
 
+And in tests/fixtures/trace_matrix/:
+
+  FORMAT__DIALECT.EXT            One small file for every format (otlp-json, otlp-jsonl, console, proto3-json)
+                                 x dialect (genai-latest, genai-1.28-1.36, genai-1.27, openinference,
+                                 openllmetry), each the same run (cancel_run): two calls requested together
+                                 whose second starts first, a failing call, its retry, the answer.
+  otlp-jsonl__genai-latest-root-not-exported.jsonl
+                                 The same run whose invoke_agent span never ended (the process died): the
+                                 SDK never exports it, so every other span's parent is missing.
+  assay__assay.jsonl             The SDK's spans of that run as Assay's flat rows (no status: Assay has none).
+  facts.json                     For every file of both folders, the four facts a contract judges (tool
+                                 names in order, failed calls, steps, final answer) from the run plans,
+                                 and which of them the dialect or trace cannot show (NOT_SHOWN).
+                                 scripts/score_trace_facts.py scores `traces inspect` against it.
+
+The GenAI attribute names are checked against opentelemetry-semantic-conventions' constants on every run.
+
 Every run is simulated through the SDK's TracerProvider with a seeded IdGenerator and explicit start,
 end and event times, so the bytes are the same on every run (with the same SDK and exporter versions).
 
@@ -172,6 +189,7 @@ class SpanPlan:
     error: tuple[str, str] | None = None  # exception type and message: an exception event and status ERROR
     error_type_attribute: bool = True
     status_ok: bool = False
+    never_ends: bool = False  # the process died first: the SDK never exports it
     parent: SpanPlan | None = None
     remote_parent: bool = False
     resource: str = "agent"
@@ -279,6 +297,14 @@ def build_genai_latest(run: Run, *, structured: bool = False) -> list[SpanPlan]:
             plans.append(tool)
             response = call.result if structured and call.error is None else result_text(call)
             history.append({"role": "tool", "parts": [{"type": "tool_call_response", "id": call.call_id, "response": response}]})
+    return plans
+
+
+def build_root_not_exported(run: Run) -> list[SpanPlan]:
+    """GenAI latest, but the agent process died before its invoke_agent span ended: the SDK never
+    exports an unended span, so every other span's parent is missing from the file."""
+    plans = build_genai_latest(run)
+    plans[0].never_ends = True
     return plans
 
 
@@ -516,14 +542,17 @@ def build_traceloop(run: Run, workflow: str) -> list[SpanPlan]:
         plans.append(llm)
         prompt = [*prompt, {"role": "assistant", "content": turn.text, "tool_calls": turn.calls}]
         for call in turn.calls:
-            tool = SpanPlan(f"{call.name}.tool", call.start, call.end, TRACELOOP, parent=root)
+            tool = SpanPlan(
+                f"{call.name}.tool", call.start, call.end, TRACELOOP, parent=root, error=call.error, error_type_attribute=False
+            )
             tool.attributes = {
                 "traceloop.span.kind": "tool",
                 "traceloop.entity.name": call.name,
                 "traceloop.workflow.name": workflow,
                 "traceloop.entity.input": json.dumps({"args": [], "kwargs": call.arguments}),
-                "traceloop.entity.output": json.dumps(call.result),
             }
+            if call.error is None:  # the decorator writes the output only when the function returned
+                tool.attributes["traceloop.entity.output"] = json.dumps(call.result)
             plans.append(tool)
             prompt.append({"role": "tool", "tool_call_id": call.call_id, "content": result_text(call)})
     return plans
@@ -669,7 +698,8 @@ def emit(plans: list[SpanPlan], providers: dict[str, Any], ids: Any, out: io.Str
                 span.set_status(Status(StatusCode.ERROR, message))
             elif plan.status_ok:
                 span.set_status(Status(StatusCode.OK))
-            span.end(end_time=plan.end)
+            if not plan.never_ends:
+                span.end(end_time=plan.end)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -971,6 +1001,67 @@ def trip_traceloop_run() -> Run:
     )
 
 
+CANCEL_ANSWER = "Order 7731 is cancelled; 42.50 EUR goes back to your Visa ending 4242 (refund RF-19)."
+
+
+def cancel_run(dialect: str) -> Run:
+    """The one story every format x dialect file of the matrix tells: two calls requested together
+    (the second starts first), a call that fails, its retry, and the answer."""
+    return Run(
+        key="cancel",
+        dialect=dialect,
+        start_ms=1_000_000,
+        user="Cancel order 7731 and refund it to my card.",
+        scenario="cancel-order",
+        agent="orders_agent",
+        answer=CANCEL_ANSWER,
+        turns=[
+            Turn(
+                calls=[
+                    Call(
+                        "get_order",
+                        "call_C1",
+                        {"order_id": "7731"},
+                        {"status": "paid", "total": 42.5},
+                        delay_ms=9,
+                        duration_ms=80,
+                    ),
+                    Call("get_payment", "call_C2", {"order_id": "7731"}, {"card": "visa-4242"}, delay_ms=2, duration_ms=40),
+                ],
+                input_tokens=280,
+                output_tokens=46,
+            ),
+            Turn(
+                calls=[
+                    Call(
+                        "cancel_order",
+                        "call_C3",
+                        {"order_id": "7731", "refund": True},
+                        error=("ConnectionError", "orders service refused the connection"),
+                        duration_ms=30,
+                    )
+                ],
+                input_tokens=350,
+                output_tokens=24,
+            ),
+            Turn(
+                calls=[
+                    Call(
+                        "cancel_order",
+                        "call_C4",
+                        {"order_id": "7731", "refund": True},
+                        {"cancelled": True, "refund_id": "RF-19"},
+                        duration_ms=150,
+                    )
+                ],
+                input_tokens=390,
+                output_tokens=24,
+            ),
+            Turn(text=CANCEL_ANSWER, input_tokens=430, output_tokens=33),
+        ],
+    )
+
+
 def http_run(key: str, start_ms: int) -> Run:
     return Run(key=key, dialect="http", start_ms=start_ms, turns=[Turn(duration_ms=25)])
 
@@ -1108,7 +1199,9 @@ def plans_for(run: Run) -> list[SpanPlan]:
         "genai-1.28-1.36": build_genai_events,
         "genai-1.27": build_genai_127,
         "openinference": build_openinference,
-        "openllmetry": lambda r: build_traceloop(r, "plan_trip"),
+        "openllmetry": lambda r: build_traceloop(r, "plan_trip" if r.key == "trip" else r.agent),
+        "genai-latest-root-not-exported": build_root_not_exported,
+        "assay": build_genai_latest,
     }
     return builders[run.dialect](run)
 
@@ -1163,6 +1256,61 @@ def console(runs: list[Run], seed: int) -> str:
     return out.getvalue()
 
 
+def assay_rows(runs: list[Run], seed: int) -> str:
+    """The SDK's spans as Assay's ``ingest-otel`` reads them (one flat row a span, start order),
+    with the attributes Assay's own example rows use: ``gen_ai.prompt`` / ``gen_ai.completion`` text
+    and ``gen_ai.tool.args`` / ``gen_ai.tool.result``. Rows have no status (Assay has none), so the
+    failed call is a row like any other, as it is in a real Assay file."""
+    plans = [plan for run in runs for plan in plans_for(run)]
+    rows = []
+    prompted = False
+    for span in sorted(collect(runs, plans, seed), key=lambda s: (s.start_time, -s.end_time)):
+        a = dict(span.attributes or {})
+        op = a.get("gen_ai.operation.name")
+        attributes: dict[str, Any] = {"gen_ai.operation.name": op}
+        if op == "invoke_agent":
+            attributes["gen_ai.agent.name"] = a["gen_ai.agent.name"]
+            attributes["behavegate.scenario.id"] = a["behavegate.scenario.id"]
+            answer = json.loads(a["gen_ai.output.messages"])[0]["parts"][0]["content"]
+            attributes["gen_ai.completion"] = answer
+        elif op == "chat":
+            attributes["gen_ai.request.model"] = a["gen_ai.request.model"]
+            if not prompted:
+                attributes["gen_ai.prompt"] = json.loads(a["gen_ai.input.messages"])[0]["parts"][0]["content"]
+                prompted = True
+            texts = [p["content"] for m in json.loads(a["gen_ai.output.messages"]) for p in m["parts"] if p["type"] == "text"]
+            if texts:
+                attributes["gen_ai.completion"] = "".join(texts)
+        elif op == "execute_tool":
+            attributes["gen_ai.tool.name"] = a["gen_ai.tool.name"]
+            attributes["gen_ai.tool.args"] = a["gen_ai.tool.call.arguments"]
+            if "gen_ai.tool.call.result" in a:
+                attributes["gen_ai.tool.result"] = a["gen_ai.tool.call.result"]
+        row: dict[str, Any] = {"trace_id": f"{span.context.trace_id:032x}", "span_id": f"{span.context.span_id:016x}"}
+        if span.parent is not None:
+            row["parent_span_id"] = f"{span.parent.span_id:016x}"
+        row.update(name=span.name, startTimeUnixNano=str(span.start_time), endTimeUnixNano=str(span.end_time))
+        row["attributes"] = attributes
+        rows.append(json.dumps(row, ensure_ascii=False))
+    return "\n".join(rows) + "\n"
+
+
+def write_fixture(path: Path, fmt: str, runs: list[Run], seed: int, *, indent: int | None = None) -> list[Run]:
+    """Write one file in its format; the runs in the order the file first shows each trace."""
+    if fmt == "otlp-json":
+        path.write_text(otlp_json(runs, seed, indent=indent), encoding="utf-8")
+    elif fmt == "otlp-jsonl":
+        otlp_jsonl(runs, seed, path)
+    elif fmt == "console":
+        path.write_text(console(runs, seed), encoding="utf-8")
+    elif fmt == "assay":
+        path.write_text(assay_rows(runs, seed), encoding="utf-8")
+    else:
+        path.write_text(proto3_json(runs, seed, snake_case="snake" in path.name), encoding="utf-8")
+    id_form = {"otlp-json": hex_id, "otlp-jsonl": hex_id, "console": console_id, "proto3-json": base64_id, "assay": hex_id}
+    return order_of_appearance(path.read_text(encoding="utf-8"), runs, id_form[fmt])
+
+
 FILES: dict[str, tuple[str, Callable[[], list[Run]]]] = {
     "otlp_genai_latest.json": ("otlp-json", lambda: [refund_run(), http_run("http-history", 30_000)]),
     "otlp_genai_latest_pretty.json": ("otlp-json", lambda: [weather_structured_run()]),
@@ -1176,28 +1324,128 @@ FILES: dict[str, tuple[str, Callable[[], list[Run]]]] = {
 }
 
 
+def check_attribute_names() -> None:
+    """The gen_ai.* names written here are the semantic-conventions package's own constants."""
+    from opentelemetry.semconv._incubating.attributes import error_attributes as e
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as g
+
+    pairs = {
+        g.GEN_AI_OPERATION_NAME: "gen_ai.operation.name",
+        g.GEN_AI_TOOL_NAME: "gen_ai.tool.name",
+        g.GEN_AI_TOOL_CALL_ID: "gen_ai.tool.call.id",
+        g.GEN_AI_TOOL_CALL_ARGUMENTS: "gen_ai.tool.call.arguments",
+        g.GEN_AI_TOOL_CALL_RESULT: "gen_ai.tool.call.result",
+        g.GEN_AI_INPUT_MESSAGES: "gen_ai.input.messages",
+        g.GEN_AI_OUTPUT_MESSAGES: "gen_ai.output.messages",
+        g.GEN_AI_SYSTEM_INSTRUCTIONS: "gen_ai.system_instructions",
+        g.GEN_AI_RESPONSE_FINISH_REASONS: "gen_ai.response.finish_reasons",
+        g.GEN_AI_USAGE_INPUT_TOKENS: "gen_ai.usage.input_tokens",
+        g.GEN_AI_USAGE_OUTPUT_TOKENS: "gen_ai.usage.output_tokens",
+        g.GEN_AI_CONVERSATION_ID: "gen_ai.conversation.id",
+        g.GEN_AI_AGENT_NAME: "gen_ai.agent.name",
+        g.GEN_AI_PROMPT: "gen_ai.prompt",
+        g.GEN_AI_COMPLETION: "gen_ai.completion",
+        e.ERROR_TYPE: "error.type",
+    }
+    try:  # not pinned in [test]: checked where installed (openinference-semantic-conventions 0.1.42 agreed)
+        from openinference.semconv.trace import MessageAttributes as M
+        from openinference.semconv.trace import SpanAttributes as O
+        from openinference.semconv.trace import ToolCallAttributes as C
+
+        pairs |= {O.OPENINFERENCE_SPAN_KIND: "openinference.span.kind", O.TOOL_NAME: "tool.name"}
+        pairs |= {O.INPUT_VALUE: "input.value", O.OUTPUT_VALUE: "output.value"}
+        pairs |= {O.LLM_INPUT_MESSAGES: "llm.input_messages", O.LLM_OUTPUT_MESSAGES: "llm.output_messages"}
+        pairs |= {M.MESSAGE_TOOL_CALLS: "message.tool_calls", C.TOOL_CALL_FUNCTION_NAME: "tool_call.function.name"}
+        pairs |= {C.TOOL_CALL_FUNCTION_ARGUMENTS_JSON: "tool_call.function.arguments", C.TOOL_CALL_ID: "tool_call.id"}
+    except ImportError:
+        pass
+    try:  # likewise opentelemetry-semantic-conventions-ai (OpenLLMetry), 0.5.1 agreed
+        from opentelemetry.semconv_ai import SpanAttributes as T
+
+        pairs |= {T.TRACELOOP_SPAN_KIND: "traceloop.span.kind", T.TRACELOOP_ENTITY_NAME: "traceloop.entity.name"}
+        pairs |= {T.TRACELOOP_ENTITY_INPUT: "traceloop.entity.input", T.TRACELOOP_ENTITY_OUTPUT: "traceloop.entity.output"}
+        pairs |= {T.LLM_REQUEST_TYPE: "llm.request.type", T.LLM_PROMPTS: "gen_ai.prompt", T.LLM_COMPLETIONS: "gen_ai.completion"}
+    except ImportError:
+        pass
+    wrong = {mine: theirs for theirs, mine in pairs.items() if theirs != mine}
+    assert not wrong, f"attribute names differ from opentelemetry-semantic-conventions: {wrong}"
+
+
 def generate(directory: Path) -> None:
+    check_attribute_names()
     directory.mkdir(parents=True, exist_ok=True)
     expected: dict[str, Any] = {"_rules": RULES}
     with clean_otel_environment():
         for seed, (name, (fmt, make_runs)) in enumerate(FILES.items(), start=1):
-            runs = make_runs()
-            path = directory / name
-            if name == "otlp_genai_latest.json":
-                path.write_text(otlp_json(runs, seed, indent=None), encoding="utf-8")
-            elif name == "otlp_genai_latest_pretty.json":
-                path.write_text(otlp_json(runs, seed, indent=2), encoding="utf-8")
-            elif fmt == "otlp-jsonl":
-                otlp_jsonl(runs, seed, path)
-            elif fmt == "console":
-                path.write_text(console(runs, seed), encoding="utf-8")
-            else:
-                path.write_text(proto3_json(runs, seed, snake_case="snake" in name), encoding="utf-8")
-            id_form = {"otlp-json": hex_id, "otlp-jsonl": hex_id, "console": console_id, "proto3-json": base64_id}[fmt]
-            ordered = order_of_appearance(path.read_text(encoding="utf-8"), runs, id_form)
+            indent = 2 if name == "otlp_genai_latest_pretty.json" else None
+            ordered = write_fixture(directory / name, fmt, make_runs(), seed, indent=indent)
             expected[name] = {"format": fmt, "traces": [expected_trace(run) for run in ordered]}
     text = json.dumps(expected, indent=2, ensure_ascii=False) + "\n"
     (directory / "expected.json").write_text(text, encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------------
+# The matrix: every format x dialect of docs/traces.md, one small file each, and the facts table
+# (tool calls in order, failed calls, steps, final answer) for those and the files above.
+
+MATRIX = ROOT / "tests" / "fixtures" / "trace_matrix"
+FORMATS = {"otlp-json": "json", "otlp-jsonl": "jsonl", "console": "log", "proto3-json": "json"}
+DIALECTS = ("genai-latest", "genai-1.28-1.36", "genai-1.27", "openinference", "openllmetry")
+MATRIX_FILES: dict[str, tuple[str, str]] = {
+    **{f"{fmt}__{dialect}.{ext}": (fmt, dialect) for fmt, ext in FORMATS.items() for dialect in DIALECTS},
+    "otlp-jsonl__genai-latest-root-not-exported.jsonl": ("otlp-jsonl", "genai-latest-root-not-exported"),
+    "assay__assay.jsonl": ("assay", "assay"),
+}
+NOT_SHOWN = {  # which facts a dialect (or a trace's state) cannot show: traces inspect must say so
+    "genai-1.27": ["tool_errors"],  # no tool spans: only the requested calls, never an outcome
+    "assay": ["tool_errors"],  # rows have no status: a failed call looks like a success
+    "genai-latest-no-content": ["final_answer"],  # content capture off
+    "genai-latest-orphan-tool": ["final_answer"],  # the agent that answered is in another process
+    "genai-latest-root-not-exported": ["final_answer"],  # the answer was on the span never exported
+}
+FACT_RULES = (
+    "One entry per file (path under tests/fixtures), one per GenAI trace in order of first appearance. "
+    "The truth is what the run plan in scripts/make_trace_fixtures.py made happen, never read back from the files. "
+    "tool_calls: tool names in execution order; parallel: index groups of calls one model step requested together "
+    "(any order among themselves is the same fact, as for the contract's exact sequences); tool_errors: failed calls; "
+    "steps: model steps + tool calls; final_answer: the run's answer. not_shown: the facts this dialect or trace "
+    "cannot show, where `traces inspect` must say 'not shown' instead of a value (its value here is the truth)."
+)
+
+
+def trace_facts(trace: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "trace_id": trace["trace_id"],
+        "dialect": trace["dialect"],
+        "tool_calls": [c["name"] for c in trace["tool_calls"]],
+        "parallel": trace["parallel_groups"],
+        "tool_errors": sum(1 for c in trace["tool_calls"] if c["error"] is not None),
+        "steps": trace["steps"],
+        "final_answer": trace["final_answer"],
+        "not_shown": NOT_SHOWN.get(trace["dialect"], []),
+    }
+
+
+def generate_matrix(directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    facts: dict[str, Any] = {"_rules": FACT_RULES}
+    with clean_otel_environment():
+        for seed, (name, (fmt, dialect)) in enumerate(MATRIX_FILES.items(), start=101):
+            run = cancel_run(dialect)
+            ordered = write_fixture(directory / name, fmt, [run], seed)
+            truth = expected_trace(ordered[0])
+            if dialect in NOT_SHOWN and "final_answer" in NOT_SHOWN[dialect]:
+                truth["final_answer"] = run.answer  # the truth, though the file cannot show it
+            facts[f"trace_matrix/{name}"] = {"format": fmt, "traces": [trace_facts(truth)]}
+    with tempfile.TemporaryDirectory() as tmp:  # the first set's truth, from its own run plans
+        generate(Path(tmp))
+        expected = json.loads((Path(tmp) / "expected.json").read_text(encoding="utf-8"))
+    for name, entry in expected.items():
+        if not name.startswith("_"):
+            genai = [trace_facts(t) for t in entry["traces"] if t["genai"]]
+            facts[f"traces/{name}"] = {"format": entry["format"], "traces": genai}
+    text = json.dumps(facts, indent=2, ensure_ascii=False) + "\n"
+    (directory / "facts.json").write_text(text, encoding="utf-8")
 
 
 def compare_fresh(generate_into: Callable[[Path], None], directory: Path, rerun: str) -> list[str]:
@@ -1217,8 +1465,14 @@ def compare_fresh(generate_into: Callable[[Path], None], directory: Path, rerun:
         return problems
 
 
-def check(directory: Path = FIXTURES) -> list[str]:
-    return compare_fresh(generate, directory, "scripts/make_trace_fixtures.py")
+def check(directory: Path = FIXTURES, matrix: Path = MATRIX) -> list[str]:
+    rerun = "scripts/make_trace_fixtures.py"
+    return compare_fresh(generate, directory, rerun) + compare_fresh(generate_matrix, matrix, rerun)
+
+
+def generate_all(directory: Path) -> None:
+    generate(directory)
+    generate_matrix(MATRIX if directory == FIXTURES else directory.parent / "trace_matrix")
 
 
 def run_cli(argv: list[str] | None, generate_into: Callable[[Path], None], check_in: Callable[[Path], list[str]],
@@ -1240,7 +1494,7 @@ def run_cli(argv: list[str] | None, generate_into: Callable[[Path], None], check
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_cli(argv, generate, check, FIXTURES, "trace fixtures", __doc__.splitlines()[0] if __doc__ else None)
+    return run_cli(argv, generate_all, check, FIXTURES, "trace fixtures", __doc__.splitlines()[0] if __doc__ else None)
 
 
 if __name__ == "__main__":

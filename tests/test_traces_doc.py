@@ -71,7 +71,7 @@ def test_the_assay_rows_bind_by_their_prompt(
     (tmp_path / "assay_rows.jsonl").write_text(examples("traces.md")["assay-rows"], encoding="utf-8")
     (tmp_path / "contract.yml").write_text(
         "version: 2\nagent: {}\nscenarios:\n  - id: fx-convert\n    prompt: How much is 120 USD in EUR?\n"
-        "    expect:\n      tools: {calls: {get_rate: {min: 1}}, forbidden: [delete_account], no_errors: true}\n"
+        "    expect:\n      tools: {calls: {get_rate: {min: 1}}, forbidden: [delete_account]}\n"
         "      response: {contains: [110.40 EUR]}\n"
     )
     monkeypatch.chdir(tmp_path)
@@ -79,3 +79,8 @@ def test_the_assay_rows_bind_by_their_prompt(
     assert command, "docs/traces.md lost its Assay command"
     assert main([*command[1].split(), "--no-artifacts"]) == 0
     assert "1 bound to the selected scenarios" in capsys.readouterr().out
+    # Assay rows have no span status: a failed call would look like a success, so no_errors cannot pass.
+    contract = (tmp_path / "contract.yml").read_text().replace("forbidden: [delete_account]", "no_errors: true")
+    (tmp_path / "contract.yml").write_text(contract)
+    assert main([*command[1].split(), "--no-artifacts"]) == 2
+    assert "INCOMPLETE tools.no_errors" in capsys.readouterr().out

@@ -17,6 +17,7 @@ def trace_json(trace: Trace) -> dict[str, Any]:
     return {
         "trace_id": trace.trace_id,
         "file": trace.file,
+        "facts": trace.facts(),
         "tool_calls": [call.as_dict() for call in trace.calls],
         "tool_calls_gap": trace.calls_gap,
         "parallel_groups": trace.parallel_groups,
@@ -110,7 +111,13 @@ def render_table(found: TraceSet) -> str:
             lines.append("  tool calls:")
             groups = {member: group for group in trace.parallel_groups for member in group}
             lines.extend(f"  {_call_line(i, trace, groups)}" for i in range(len(trace.calls)))
-        answer = "(none recorded)" if trace.final_answer is None else f'"{one_line(trace.final_answer, 300)}"'
+        facts = trace.facts()
+        hidden = facts["not_shown"]
+        if "tool_errors" in hidden and not trace.calls_gap:
+            lines.append(f"  tool errors: {one_line(hidden['tool_errors'], 300)}")
+        elif not trace.calls_gap:
+            lines.append(f"  tool errors: {facts['tool_errors']}")
+        answer = one_line(hidden["final_answer"], 300) if trace.final_answer is None else f'"{one_line(trace.final_answer, 300)}"'
         source = f" (from the {trace.answer_from} span)" if trace.answer_from in ("agent", "workflow", "root") else ""
         lines.append(f"  final answer{source}: {answer}")
         if trace.finish_reason:

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from behavegate.errors import Problem, TraceError
+from behavegate.evidence.traces.normalize import NO_ANSWER_CONTENT, NO_ANSWER_RECORDED
 from behavegate.evidence.traces.record import Trace
 from behavegate.frozen import frozen
 from behavegate.model import Observation, Scenario, ToolCall
@@ -130,11 +131,20 @@ def observation(trace: Trace, scenario_id: str) -> Observation:
         total_tokens=trace.total_tokens,
         steps=trace.step_count,
         # Only a tool span shows a result: with none, whether calls failed was not observed.
-        tool_errors=tuple(c.error for c in trace.calls) if known_calls and (executed_any or not trace.calls) else None,
+        # Without a status (Assay rows) only a recorded failure is evidence: no failure seen proves nothing.
+        tool_errors=tuple(c.error for c in trace.calls)
+        if known_calls and (executed_any or not trace.calls) and (trace.errors_gap is None or trace.errors)
+        else None,
         trace_id=trace.trace_id,
-        response_gap=trace.answer_gap or (None if trace.final_answer is not None else NO_ANSWER),
+        response_gap=trace.answer_gap or (None if trace.final_answer is not None else _no_answer(trace)),
         tool_gap=trace.calls_gap,
     )
+
+
+def _no_answer(trace: Trace) -> str:
+    # The generic cases keep the one wording (NO_ANSWER names both); a cut trace says where the answer went.
+    generic = trace.answer_unseen in (None, NO_ANSWER_CONTENT, NO_ANSWER_RECORDED)
+    return NO_ANSWER if generic or trace.answer_unseen is None else trace.answer_unseen
 
 
 def unbound_summary(bound: Bound, limit: int = 100) -> dict[str, Any]:

@@ -42,6 +42,13 @@ _LATE = float("inf")
 TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")  # the live adapter's rule (evidence/chat.py)
 _UNEXPLAINED_GROUPS = 1_000_000  # group numbers for overlapping calls no model step requested
 CONVERSATION = "gen_ai.conversation.id"
+NO_STATUS = "tool span {span} records no status (an Assay row has none), so a failed call would look like a success"
+NO_ANSWER_CONTENT = "the model steps' output was not recorded (content capture off?)"
+NO_ANSWER_RECORDED = "no agent, workflow or model span recorded an answer"
+ANSWER_ELSEWHERE = (
+    "{kind} span {span} has a parent span ({parent}) that is not in the files, and no agent or workflow span "
+    "here recorded the run's answer: it would be on the spans not seen (an export cut short, or another process)"
+)
 NO_TOOL_EVIDENCE = (
     "the trace has no tool spans and its model steps' outputs were not recorded (content capture off?), "
     "so which tools were called cannot be told"
@@ -89,7 +96,7 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
     readings = [read_model(span) for span in models]
     calls = _calls(models, readings, tools, trace.links)
     steps = tuple(_step(span, r) for span, r in zip(models, readings, strict=True))
-    answer, source, reason = _final_answer(trace, kinds, models, readings)
+    answer, source, reason, unseen = _final_answer(trace, kinds, models, readings)
     return Trace(
         trace_id=trace.trace_id,
         file=trace.file,
@@ -111,7 +118,15 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
         scenario_values=_values(trace.spans, attribute),
         conversation_ids=_values(trace.spans, CONVERSATION),
         first_user_message=_first_user(trace, kinds, readings),
+        errors_gap=_errors_gap(tools),
+        answer_unseen=unseen,
     )
+
+
+def _errors_gap(tools: Sequence[Span]) -> str | None:
+    """Why the tool calls' outcomes are not all known: a span with no status and no ``error.type``."""
+    blind = next((t for t in tools if not t.status_recorded and "error.type" not in t.attributes), None)
+    return None if blind is None else NO_STATUS.format(span=blind.span_id)
 
 
 def _step(span: Span, r: ModelReading) -> ModelStep:
@@ -279,7 +294,8 @@ def _ancestors(links: Mapping[str, Link], counted: set[str] | None = None) -> di
 
 def _final_answer(
     trace: TraceSpans, kinds: Mapping[str, str | None], models: Sequence[Span], readings: Sequence[ModelReading]
-) -> tuple[str | None, str | None, str | None]:
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """The answer, where it came from, the run's last finish reason, and why there is none."""
     depths = _ancestors(trace.links)
     outer = [
         span
@@ -301,15 +317,29 @@ def _final_answer(
         # The run's last word on how it ended: the last model step's finish reason.
         final = max(range(len(readings)), key=lambda i: (models[i].end_ns or -1, i), default=None)
         reason = readings[final].finish_reasons[-1] if final is not None and readings[final].finish_reasons else None
-        return output, source, reason
+        return output, source, reason, None
+    # A model or tool span whose parent was not exported: the run's answer belongs to the spans
+    # above it, so the last model text would be a guess at it.
+    cut = next(
+        (
+            span
+            for span in sorted(trace.spans, key=_when)
+            if kinds[span.span_id] in ("model", "tool") and span.parent_id is not None and span.parent_id not in trace.links
+        ),
+        None,
+    )
+    if cut is not None:
+        unseen = ANSWER_ELSEWHERE.format(kind=kinds[cut.span_id], span=cut.span_id, parent=cut.parent_id)
+        return None, None, None, unseen
     ended = sorted(
         (i for i, r in enumerate(readings) if r.text is not None),
         key=lambda i: (models[i].end_ns if models[i].end_ns is not None else -1, i),
     )
     if not ended:
-        return None, None, None
+        blind = bool(readings) and not any(r.captured for r in readings)
+        return None, None, None, NO_ANSWER_CONTENT if blind else NO_ANSWER_RECORDED
     last = readings[ended[-1]]
-    return last.text, "model", last.finish_reasons[-1] if last.finish_reasons else None
+    return last.text, "model", last.finish_reasons[-1] if last.finish_reasons else None, None
 
 
 def _total_tokens(trace: TraceSpans, kinds: Mapping[str, str | None], readings: Sequence[ModelReading]) -> int | None:

@@ -9,6 +9,11 @@ from typing import Any
 
 from behavegate.frozen import frozen
 
+NOT_SHOWN = "not shown by this"
+NO_TOOL_SPANS = (
+    "no tool spans, only the calls the model requested (the tools ran uninstrumented), so no call's outcome was recorded"
+)
+
 
 @frozen
 class TraceCall:
@@ -79,6 +84,8 @@ class Trace:
     scenario_values: tuple[str, ...]  # the binding attribute's values, as found
     conversation_ids: tuple[str, ...]
     first_user_message: str | None
+    errors_gap: str | None = None  # why whether a tool call failed was not recorded (Assay rows have no status)
+    answer_unseen: str | None = None  # why there is no final answer (then ``final_answer`` is None)
 
     @property
     def step_count(self) -> int | None:
@@ -97,6 +104,32 @@ class Trace:
     @property
     def errors(self) -> list[dict[str, Any]]:
         return [{"call_index": i, "name": c.name, "error": c.error} for i, c in enumerate(self.calls) if c.error]
+
+    def facts(self) -> dict[str, Any]:
+        """The four facts a contract judges on (tool calls in order, failed calls, steps, final answer),
+        each with its value, or under ``not_shown`` why this trace cannot show it. Nothing is guessed:
+        these are exactly what the attempt made of this trace holds."""
+        hidden: dict[str, str] = {}
+        if self.calls_gap:
+            hidden["tool_calls"] = hidden["steps"] = f"{NOT_SHOWN} trace: {self.calls_gap}"
+        executed = any(c.executed for c in self.calls)
+        if self.calls_gap:
+            hidden["tool_errors"] = f"{NOT_SHOWN} trace: {self.calls_gap}"
+        elif self.calls and not executed:
+            hidden["tool_errors"] = f"{NOT_SHOWN} dialect: {NO_TOOL_SPANS}"
+        elif self.errors_gap and not self.errors:
+            hidden["tool_errors"] = f"{NOT_SHOWN} dialect: {self.errors_gap}"
+        if self.final_answer is None:
+            hidden["final_answer"] = f"{NOT_SHOWN} trace: {self.answer_unseen or 'no answer was recorded'}"
+        elif self.answer_gap:
+            hidden["final_answer"] = f"{NOT_SHOWN} trace in full: {self.answer_gap}"
+        values = {
+            "tool_calls": [c.name for c in self.calls],
+            "tool_errors": len(self.errors),
+            "steps": self.step_count,
+            "final_answer": self.final_answer,
+        }
+        return {**{k: None if k in hidden else v for k, v in values.items()}, "not_shown": hidden}
 
     def usage(self) -> dict[str, int | None]:
         def total(values: list[int | None]) -> int | None:

@@ -65,6 +65,7 @@ class Span(NamedTuple):
     events: tuple[SpanEvent, ...]
     resource: Mapping[str, Any]
     base64_ids: bool = False  # ids were base64 (proto3-style JSON)
+    status_recorded: bool = True  # False: the row has no status at all (Assay), so a failure may not show
 
 
 class Keep:
@@ -310,4 +311,5 @@ def assay_span(raw: Mapping[str, Any], keep: Keep) -> Span:
         _attributes(raw.get("attributes"), keep),
         (),
         {},
+        status_recorded="status" in raw,
     )
