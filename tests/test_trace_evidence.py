@@ -403,11 +403,16 @@ def test_reading_counts_against_the_run_budget(tmp_path: Path, capsys: pytest.Ca
     assert "exceeded the run's time budget" in capsys.readouterr().err
 
 
-def test_the_action_passes_trace_inputs_to_the_cli() -> None:
+def test_the_action_passes_trace_inputs_to_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
     inputs = Inputs({"INPUT_TRACES": "traces/a.jsonl\ntraces/b", "INPUT_TRACE-BIND": "prompt", "INPUT_ENDPOINT": "http://x"})
     argv = build_argv(inputs, {})
     assert argv[:7] == ["test", "--traces", "traces/a.jsonl", "--traces", "traces/b", "--trace-bind", "prompt"]
-    assert "--endpoint" not in argv  # traces are offline evidence: live inputs are not passed
+    # An input is the flag it names: traces with a live endpoint are refused as the CLI refuses them.
+    from behavegate.cli import main
+
+    assert ("--endpoint", "http://x") in zip(argv, argv[1:], strict=False)
+    assert main(argv) == 2
+    assert "--traces cannot be combined with live endpoint options" in capsys.readouterr().err
 
 
 def test_nan_arguments_are_not_observed(tmp_path: Path) -> None:
