@@ -4,6 +4,7 @@ run as a user and a workflow run it."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from collections.abc import Mapping, Sequence
@@ -403,15 +404,19 @@ def test_reading_counts_against_the_run_budget(tmp_path: Path, capsys: pytest.Ca
     assert "exceeded the run's time budget" in capsys.readouterr().err
 
 
-def test_the_action_passes_trace_inputs_to_the_cli(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_action_passes_trace_inputs_to_the_cli(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     inputs = Inputs({"INPUT_TRACES": "traces/a.jsonl\ntraces/b", "INPUT_TRACE-BIND": "prompt", "INPUT_ENDPOINT": "http://x"})
     argv = build_argv(inputs, {})
     assert argv[:7] == ["test", "--traces", "traces/a.jsonl", "--traces", "traces/b", "--trace-bind", "prompt"]
     # An input is the flag it names: traces with a live endpoint are refused as the CLI refuses them.
     from behavegate.cli import main
 
-    assert ("--endpoint", "http://x") in zip(argv, argv[1:], strict=False)
-    assert main(argv) == 2
+    assert ("--endpoint", "http://x") in itertools.pairwise(argv)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text("version: 1\nagent: {}\nscenarios:\n  - {id: a, prompt: p, expect: {refusal: true}}\n")
+    assert main([argv[0], "contract.yml", *argv[1:]]) == 2
     assert "--traces cannot be combined with live endpoint options" in capsys.readouterr().err
 
 
