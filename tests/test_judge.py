@@ -524,9 +524,8 @@ def test_a_judge_wired_through_the_python_api_decides(tmp_path: Path, judge_url:
 
     report = api.run_callable(loaded, agent, judge=api.JudgeOptions(endpoint=judge_url, model="judge-m"))
     assert {r.scenario.id: r.status for r in report.results} == {"capital": "pass", "wrong": "fail"}
-    from behavegate.report.judged import judged_checks
 
-    assert (judged_checks(report) or {}).get("models") == ["judge-m"]
+    assert (report.derived.judged or {}).get("models") == ["judge-m"]
     # evaluate() replays the recorded votes: no judge is asked again.
     asked = len(Judge.requests)
     replayed = api.evaluate(loaded, {r.scenario.id: r.observation for r in report.results if r.observation})

@@ -273,7 +273,7 @@ class Report:
         """Does the JSON view, without our ``behavegate`` block, fit ``limit`` (skylos's measure)?"""
         return size_within(self.encoded(), self.json_rest(), leave_out="behavegate", limit=limit)
 
-    def gated(self, baseline: Comparison | None, fail_on: FailOn) -> Report:
+    def gated(self, baseline: Comparison | None, fail_on: FailOn | str) -> Report:
         """This report with its baseline comparison and ``--fail-on``. Neither touches
         the skylos keys or the digests, so the evidence already encoded is reused."""
         return replace(self, baseline=baseline, fail_on=FailOn(fail_on))
