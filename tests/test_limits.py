@@ -3,6 +3,7 @@ docs' table states the code's numbers."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -84,12 +85,33 @@ def test_max_assertions_raises_the_version_2_cap_and_only_that(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(_contract(2, 10))
-    with pytest.raises(ContractError, match="contract assertions cannot exceed 5; raise it with --max-assertions"):
+    with pytest.raises(
+        ContractError, match=r"contract assertions cannot exceed 5 \(this contract has 10\); raise it with --max-assertions 10$"
+    ):
         load_contract(tmp_path / "c.yml", tmp_path, max_assertions=5)
     assert len(load_contract(tmp_path / "c.yml", tmp_path, max_assertions=10).scenarios) == 10
     (tmp_path / "v1.yml").write_text(_contract(1, 2))
     assert main(["test", "v1.yml", "--max-assertions", "500", "--observations", "o.json"]) == 2
     assert "--max-assertions needs a version 2 contract" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("output", [False, True])
+@pytest.mark.parametrize("format_", ["table", "json"])
+def test_a_run_refused_over_the_assertion_cap_prints_why_on_the_console(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, format_: str, output: bool
+) -> None:
+    # With --output the refusal went only to the file: exit 2 and a silent console (issue 27).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(_contract(2, 10))
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": []}))
+    args = ["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--max-assertions", "5", "--format", format_]
+    assert main(args + (["--output", "r.out"] if output else [])) == 2
+    reason = "contract assertions cannot exceed 5 (this contract has 10); raise it with --max-assertions 10"
+    captured = capsys.readouterr()
+    assert reason in captured.err
+    if format_ == "json":
+        written = (tmp_path / "r.out").read_text() if output else captured.out
+        assert json.loads(written)["error"] == reason
 
 
 @pytest.mark.parametrize(

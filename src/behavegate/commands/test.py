@@ -350,12 +350,16 @@ def error_text(exc: BaseException) -> str:
 
 
 def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
-    """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message."""
+    """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message.
+    Its reason is always on stderr too: a run that exits 2 never leaves the console silent
+    (with ``--output`` the report file was the only place it went, and a JSON report on
+    stdout is usually redirected to a file)."""
     from behavegate.files import write_file
 
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     text = error_text(exc)
+    console.err(text)
     if args.format == "json":
         payload = _error_payload(message, details, error_status(exc), args)
         if args.output:
@@ -369,10 +373,8 @@ def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: 
     if args.output:
         try:
             write_file(place_flag(args, "output", root), text + "\n", "--output")
-            return
-        except (BehavegateError, OSError):
-            pass
-    console.err(text)
+        except (BehavegateError, OSError) as output_exc:
+            console.err(f"behavegate: could not write --output: {output_exc}")
 
 
 def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Console, root: Path | None = None) -> None:
