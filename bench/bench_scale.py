@@ -129,8 +129,9 @@ def main() -> int:
     parse, test = [], []
     peaks: dict[str, int] = {}
     code, stderr = 0, ""
-    command = ["test", "contract.yml", "--observations", "observations.json", "--format", "json", "--no-artifacts",
-               "--output", "report.json", *_cap_flag(options.scenarios)]  # fmt: skip
+    base = ["test", "contract.yml", "--observations", "observations.json", "--format", "json", "--no-artifacts",
+            "--output", "report.json"]  # fmt: skip
+    command = [*base, *_cap_flag(options.scenarios)]
     for _ in range(options.repeat):  # alternated, so drift in the machine's load hits both
         seconds, peak, _, _ = timed([str(folder / "parse.py"), str(contract), str(evidence)], folder)
         parse.append(seconds)
@@ -154,6 +155,14 @@ def main() -> int:
           f"{summary['passed_assertions']} pass, {summary['failed_assertions']} fail, "
           f"{summary['incomplete_assertions']} incomplete; JSON report {size / 2**20:.1f} MiB")  # fmt: skip
     mismatch = _check(report, code, planned, options.scenarios)
+    # Issue 27: a refusal over a cap must say why on the console, even with --output.
+    below = options.scenarios * 10 - 1
+    _, _, refused, reason = timed([*base[:-2], "--output", "refused.json", "--max-assertions", str(below)], folder)
+    said = f"cannot exceed {below}" in reason and f"--max-assertions {options.scenarios * 10}" in reason
+    print(f"refusal at --max-assertions {below}: exit {refused}, stderr: {reason.strip()[:160] or '(nothing)'}")
+    if refused != 2 or not said:
+        print("MISMATCH: the refusal did not print its reason")
+        mismatch = True
     sys.path.insert(0, str(REPO / "src"))
     best, median, cpu = _report_time(contract, evidence, folder, options.repeat)
     ok = {True: "OK", False: "MISSED"}
