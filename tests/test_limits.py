@@ -35,6 +35,7 @@ def test_the_docs_state_the_report_limits() -> None:
         ("the sticky pull-request comment (`comment: true`)", f"{n(limits.GITHUB_COMMENT_MAX_CHARS)} characters"),
         ("comments read to find the sticky comment", f"{limits.PR_COMMENT_PAGES} pages of 100"),
         ("each GitHub API call of the comment", f"{limits.PR_COMMENT_TIMEOUT_SECONDS:g} seconds"),
+        ("problems of a refused run listed on the console", n(limits.CONSOLE_MAX_PROBLEMS)),
     ]:
         assert _row(label)[0] == value, label
 
@@ -112,6 +113,21 @@ def test_a_run_refused_over_the_assertion_cap_prints_why_on_the_console(
     if format_ == "json":
         written = (tmp_path / "r.out").read_text() if output else captured.out
         assert json.loads(written)["error"] == reason
+
+
+def test_a_refusal_with_many_problems_lists_a_screenful_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(_contract(2, 2))
+    entries = [{"id": "s0", "bogus": i} for i in range(limits.CONSOLE_MAX_PROBLEMS + 7)]
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": entries}))
+    assert main(["test", "c.yml", "--observations", "o.json", "--no-artifacts"]) == 2
+    err = capsys.readouterr().err
+    assert sum(line.startswith("  scenarios[") for line in err.splitlines()) == limits.CONSOLE_MAX_PROBLEMS
+    assert "... and 7 more (--format json lists every one)" in err
+    assert main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json"]) == 2
+    assert len(json.loads(capsys.readouterr().out)["behavegate"]["problems"]) == limits.CONSOLE_MAX_PROBLEMS + 7
 
 
 @pytest.mark.parametrize(

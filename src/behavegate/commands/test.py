@@ -20,7 +20,7 @@ from behavegate.commands.judge_options import validate_judge
 from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_output
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.github.console import Console
-from behavegate.limits import MAX_ASSERTIONS_CEILING
+from behavegate.limits import CONSOLE_MAX_PROBLEMS, MAX_ASSERTIONS_CEILING
 from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 
@@ -345,7 +345,9 @@ def error_text(exc: BaseException) -> str:
         lines = [f"Agent behavior test incomplete: {one_line(details[0], 2000)}"]
     if len(details) > 1:
         lines.append(f"{len(details)} problem(s):")
-        lines.extend(f"  {one_line(detail, 2000)}" for detail in details)
+        lines.extend(f"  {one_line(detail, 2000)}" for detail in details[:CONSOLE_MAX_PROBLEMS])
+        if len(details) > CONSOLE_MAX_PROBLEMS:  # 30,000 lines would bury the reason; JSON keeps them all
+            lines.append(f"  ... and {len(details) - CONSOLE_MAX_PROBLEMS} more (--format json lists every one)")
     return "\n".join(lines)
 
 
