@@ -14,9 +14,10 @@ drawn from a customer-support agent's usual checks, in one of four shapes:
   sources.required x2; safety.pii [credit_card]
 * ``abuse``:   refusal: true; response.excludes x3; tools.forbidden x4, max_calls: 0; safety.pii
 
-About 6% of the answers break one rule (a missing word, a forbidden call, a leaked email,
-a missing source, a refusal where none was expected); about 1% are cut off
-(``finish_reason: length``), which leaves their response-side checks incomplete.
+About 6% of the answers make one mistake these checks catch (a missing word, a forbidden
+call, a leaked card number and email, a missing source, a wrong refusal: each of those
+scenarios fails); about 1% are cut off (``finish_reason: length``), which leaves every check
+of theirs incomplete.
 
 The generator prints the counts it planned (``planned: ...``) as JSON on its last line, so a
 bench can compare them with the report.
