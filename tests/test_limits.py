@@ -3,6 +3,7 @@ docs' table states the code's numbers."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def test_the_docs_state_the_report_limits() -> None:
         ("the sticky pull-request comment (`comment: true`)", f"{n(limits.GITHUB_COMMENT_MAX_CHARS)} characters"),
         ("comments read to find the sticky comment", f"{limits.PR_COMMENT_PAGES} pages of 100"),
         ("each GitHub API call of the comment", f"{limits.PR_COMMENT_TIMEOUT_SECONDS:g} seconds"),
+        ("problems of a refused run listed on the console", n(limits.CONSOLE_MAX_PROBLEMS)),
     ]:
         assert _row(label)[0] == value, label
 
@@ -84,12 +86,48 @@ def test_max_assertions_raises_the_version_2_cap_and_only_that(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(_contract(2, 10))
-    with pytest.raises(ContractError, match="contract assertions cannot exceed 5; raise it with --max-assertions"):
+    with pytest.raises(
+        ContractError, match=r"contract assertions cannot exceed 5 \(this contract has 10\); raise it with --max-assertions 10$"
+    ):
         load_contract(tmp_path / "c.yml", tmp_path, max_assertions=5)
     assert len(load_contract(tmp_path / "c.yml", tmp_path, max_assertions=10).scenarios) == 10
     (tmp_path / "v1.yml").write_text(_contract(1, 2))
     assert main(["test", "v1.yml", "--max-assertions", "500", "--observations", "o.json"]) == 2
     assert "--max-assertions needs a version 2 contract" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("output", [False, True])
+@pytest.mark.parametrize("format_", ["table", "json"])
+def test_a_run_refused_over_the_assertion_cap_prints_why_on_the_console(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, format_: str, output: bool
+) -> None:
+    # With --output the refusal went only to the file: exit 2 and a silent console (issue 27).
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(_contract(2, 10))
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": []}))
+    args = ["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--max-assertions", "5", "--format", format_]
+    assert main(args + (["--output", "r.out"] if output else [])) == 2
+    reason = "contract assertions cannot exceed 5 (this contract has 10); raise it with --max-assertions 10"
+    captured = capsys.readouterr()
+    assert reason in captured.err
+    if format_ == "json":
+        written = (tmp_path / "r.out").read_text() if output else captured.out
+        assert json.loads(written)["error"] == reason
+
+
+def test_a_refusal_with_many_problems_lists_a_screenful_and_counts_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(_contract(2, 2))
+    entries = [{"id": "s0", "bogus": i} for i in range(limits.CONSOLE_MAX_PROBLEMS + 7)]
+    (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": entries}))
+    assert main(["test", "c.yml", "--observations", "o.json", "--no-artifacts"]) == 2
+    err = capsys.readouterr().err
+    assert sum(line.startswith("  scenarios[") for line in err.splitlines()) == limits.CONSOLE_MAX_PROBLEMS
+    assert "... and 7 more (--format json lists every one)" in err
+    assert main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json"]) == 2
+    assert len(json.loads(capsys.readouterr().out)["behavegate"]["problems"]) == limits.CONSOLE_MAX_PROBLEMS + 7
 
 
 @pytest.mark.parametrize(

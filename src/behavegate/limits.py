@@ -101,6 +101,7 @@ ANNOTATIONS_PER_LEVEL = 10  # GitHub shows 10 error and 10 warning annotations a
 ANNOTATION_MAX_MESSAGE = 4_000  # the runner cuts messages at 4,096 characters
 JUNIT_MAX_MESSAGE = 4_000
 JUNIT_MAX_OUTPUT = 64_000
+CONSOLE_MAX_PROBLEMS = 50  # problems of a refused run listed on the console (the JSON error lists every one)
 TABLE_ROWS_LISTED = 50  # a larger run's table lists only the scenarios that did not pass (--verbose: all)
 LOOPS_SHOWN = 10  # possible-loop attempts listed in the table and the summary (the JSON has them all)
 SHOWN_CALL_CHARS = 200  # a tool call quoted in a reason (repeated, unmatched): its arguments are the agent's

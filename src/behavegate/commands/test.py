@@ -19,7 +19,7 @@ from behavegate.commands.output_paths import check_outputs, detail, place_flag, 
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.gating import FailOn
 from behavegate.github.console import Console
-from behavegate.limits import MAX_ASSERTIONS_CEILING
+from behavegate.limits import CONSOLE_MAX_PROBLEMS, MAX_ASSERTIONS_CEILING
 from behavegate.model import Timing
 from behavegate.report.result import Report, RunIssue
 from behavegate.report.suite import exit_status
@@ -316,17 +316,23 @@ def error_text(exc: BaseException) -> str:
         lines = [f"Agent behavior test incomplete: {one_line(details[0], 2000)}"]
     if len(details) > 1:
         lines.append(f"{len(details)} problem(s):")
-        lines.extend(f"  {one_line(detail, 2000)}" for detail in details)
+        lines.extend(f"  {one_line(detail, 2000)}" for detail in details[:CONSOLE_MAX_PROBLEMS])
+        if len(details) > CONSOLE_MAX_PROBLEMS:  # 30,000 lines would bury the reason; JSON keeps them all
+            lines.append(f"  ... and {len(details) - CONSOLE_MAX_PROBLEMS} more (--format json lists every one)")
     return "\n".join(lines)
 
 
 def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
-    """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message."""
+    """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message.
+    Its reason is always on stderr too: a run that exits 2 never leaves the console silent
+    (with ``--output`` the report file was the only place it went, and a JSON report on
+    stdout is usually redirected to a file)."""
     from behavegate.files import write_file
 
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     text = error_text(exc)
+    console.err(text)
     if args.format == "json":
         payload = _error_payload(message, details, error_status(exc), args)
         if args.output:
@@ -340,10 +346,8 @@ def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: 
     if args.output:
         try:
             write_file(place_flag(args, "output", root), text + "\n", "--output")
-            return
-        except (BehavegateError, OSError):
-            pass
-    console.err(text)
+        except (BehavegateError, OSError) as output_exc:
+            console.err(f"behavegate: could not write --output: {output_exc}")
 
 
 def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Console, root: Path | None = None) -> None:

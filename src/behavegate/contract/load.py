@@ -25,6 +25,7 @@ from behavegate.judged import JudgeTarget
 from behavegate.limits import (
     INPUT_MAX_VALUES,
     MAX_ASSERTIONS,
+    MAX_ASSERTIONS_CEILING,
     MAX_CONTRACT_BYTES,
     MAX_RUN_SCENARIOS,
     MAX_TOOLS,
@@ -162,8 +163,15 @@ class _Reader(ExpectFields):
                         )
                 self.no_duplicates(tuple(s.id for s in scenarios), "scenario id", "scenarios", line)
         cap = (self.max_assertions or V2_MAX_ASSERTIONS) if self.v2 else MAX_ASSERTIONS
-        if sum(assertion_count(s.expect) for s in scenarios) > cap:
-            fix = "; raise it with --max-assertions" if self.v2 else ""
+        if (count := sum(assertion_count(s.expect) for s in scenarios)) > cap:
+            # Version 1 keeps skylos's words; version 2 names the count and the flag that raises the cap.
+            fix = ""
+            if self.v2:
+                fix = f" (this contract has {count:,}); " + (
+                    f"raise it with --max-assertions {count}"
+                    if count <= MAX_ASSERTIONS_CEILING
+                    else f"--max-assertions allows at most {MAX_ASSERTIONS_CEILING:,}: split the contract"
+                )
             c.add(f"contract assertions cannot exceed {cap}{fix}", "scenarios", lines.of_key(raw, "scenarios"))
         if c.problems:
             raise ContractError(c.problems)
