@@ -58,6 +58,7 @@ RESPONSE_MAX_SOURCES = 1_000
 RESPONSE_MAX_TEXT = 200_000
 RESPONSE_MAX_SOURCE_TEXT = 100_000
 RESPONSE_MAX_FINISH_REASON = 64
+STREAM_MAX_CHUNKS = 50_000  # events in one streamed response (a 32,768-token answer, one token each, fits)
 MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
 
 # --- one attempt, all its turns together (version-2 multi-turn) ---------------------------

@@ -31,13 +31,12 @@ from behavegate.evidence.chat import (
     encode_message,
     encode_request,
     normalize,
-    parse_body,
 )
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
-from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post
+from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
@@ -93,29 +92,33 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
     return observation, Timing(started_at, _stamp(), int(duration))
 
 
-def http_sender(client: httpx.AsyncClient, settings: LiveSettings) -> Send:
-    """Requests to the run's endpoint over ``client``."""
+def http_sender(client: httpx.AsyncClient, settings: LiveSettings, contract: Contract | None = None) -> Send:
+    """Requests to the run's endpoint over ``client``. A version-2 contract's endpoint
+    may answer with an event stream (asked for by ``agent.stream``, or sent unasked:
+    known by its Content-Type); a version-1 answer is JSON, as skylos reads it."""
     url, headers = endpoint_target(settings.endpoint, settings.credentials)
+    events = contract is not None and contract.version >= 2
+    if contract is not None and contract.agent.stream:
+        headers = {**headers, "Accept": "text/event-stream"}
 
     async def send(pieces: tuple[bytes, ...], deadline: float, limit: int) -> tuple[Any, int]:
         # The raw body lives only in here: what outlives the request is the parsed response.
-        body = await post(client, Exchange(url, pieces, headers, deadline, limit))
-        return parse_body(body), len(body)
+        return await post_chat(client, Exchange(url, pieces, headers, deadline, limit), events)
 
     return send
 
 
 @asynccontextmanager
-async def http_connection(settings: LiveSettings) -> AsyncIterator[Send]:
+async def http_connection(settings: LiveSettings, contract: Contract | None = None) -> AsyncIterator[Send]:
     """One worker's connection to the endpoint."""
     assert settings.endpoint is not None
     secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
     async with new_client(1, secure) as client:
-        yield http_sender(client, settings)
+        yield http_sender(client, settings, contract)
 
 
 async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
-    return await converse(http_sender(client, settings), contract, scenario, settings)
+    return await converse(http_sender(client, settings, contract), contract, scenario, settings)
 
 
 async def converse(send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
@@ -286,7 +289,7 @@ async def observe_all(
     pending = list(range(len(todo)))
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
-    opened: Connect = connect or (lambda: http_connection(settings))
+    opened: Connect = connect or (lambda: http_connection(settings, contract))
     loop = asyncio.get_running_loop()
     done_calls: list[asyncio.Future[None]] = []
     judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
 
 import httpx
 
 from behavegate import __version__
-from behavegate.evidence.chat import EndpointError
+from behavegate.evidence.chat import EndpointError, parse_body
+from behavegate.evidence.chat_stream import Assembly, is_event_stream
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES
@@ -27,6 +28,7 @@ from behavegate.limits import MAX_RESPONSE_BYTES
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 TOO_LARGE_MESSAGE = "agent endpoint response is too large"
 _CHUNK = 64 * 1024
+T = TypeVar("T")
 
 
 class ResponseTooLarge(EndpointError):
@@ -81,6 +83,25 @@ def endpoint_target(endpoint: Endpoint | None, credentials: Credentials | None) 
 
 async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
     """POST and return the decoded body, or raise EndpointError with skylos's words."""
+    return await _exchange(client, exchange, lambda response: _read_bounded(response, exchange.limit))
+
+
+async def post_chat(client: httpx.AsyncClient, exchange: Exchange, events: bool) -> tuple[Any, int]:
+    """POST a Chat Completions request: the parsed response and how many bytes it took.
+    ``events`` (version 2): an answer sent as ``text/event-stream`` is read as a stream
+    and assembled (evidence/chat_stream.py), inside the same deadline and byte cap;
+    otherwise (version 1) the body is JSON, as skylos reads it."""
+
+    async def read(response: httpx.Response) -> tuple[Any, int]:
+        if events and is_event_stream(response.headers.get("Content-Type", "")):
+            return await _read_events(response, exchange.limit)
+        body = await _read_bounded(response, exchange.limit)
+        return parse_body(body), len(body)
+
+    return await _exchange(client, exchange, read)
+
+
+async def _exchange(client: httpx.AsyncClient, exchange: Exchange, read: Callable[[httpx.Response], Awaitable[T]]) -> T:
     loop = asyncio.get_running_loop()
     remaining = exchange.deadline - loop.time()
     if remaining <= 0:
@@ -96,7 +117,7 @@ async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
             try:
                 _check_status(response.status_code)
                 phase = "body"
-                return await _read_bounded(response, exchange.limit)
+                return await read(response)
             finally:
                 await response.aclose()
     except EndpointError:
@@ -176,7 +197,7 @@ class _Decoder:
         return bytes(out)
 
 
-async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
+def _check_length(response: httpx.Response, limit: int) -> None:
     length = response.headers.get("Content-Length")
     if length is not None:
         try:
@@ -185,6 +206,10 @@ async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
             declared = 0
         if declared > limit:
             raise ResponseTooLarge(declared)
+
+
+async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
+    _check_length(response, limit)
     decoder = _Decoder(response.headers.get("Content-Encoding", ""))
     body = bytearray()
     async for chunk in response.aiter_raw():
@@ -194,3 +219,23 @@ async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
         if len(body) > limit:
             raise ResponseTooLarge(len(body))
     return bytes(body)
+
+
+async def _read_events(response: httpx.Response, limit: int) -> tuple[Any, int]:
+    """An event stream, fed to the assembly as it arrives: it stops at ``[DONE]`` (a
+    server that keeps the connection open after it holds nothing up), and nothing
+    but the line being read and the assembled deltas is kept."""
+    _check_length(response, limit)
+    decoder = _Decoder(response.headers.get("Content-Encoding", ""))
+    assembly = Assembly()
+    read = 0
+    async for chunk in response.aiter_raw():
+        if not chunk:
+            continue
+        data = decoder.feed(chunk, limit - read + 1)
+        read += len(data)
+        if read > limit:
+            raise ResponseTooLarge(read)
+        if assembly.feed(data):
+            break
+    return assembly.finish(), read
