@@ -137,6 +137,13 @@ def test_version_2_inputs_reach_the_cli() -> None:
         build_argv(Inputs({"INPUT_THRESHOLD-MODE": "median"}), {})
 
 
+def test_the_retries_input_reaches_the_cli_and_absent_means_no_flag() -> None:
+    assert ("--retries", "3") in list(itertools.pairwise(build_argv(Inputs({"INPUT_RETRIES": " 3 "}), {})))
+    assert "--retries" not in build_argv(Inputs({}), {})
+    assert "--retries" not in build_argv(Inputs({"INPUT_RETRIES": ""}), {})
+    assert ACTION["inputs"]["retries"]["default"] == ""
+
+
 def test_a_golden_query_workflow_runs_from_the_action(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     golden = ROOT / "examples" / "golden-queries"
     shutil.copy(golden / "queries.yml", tmp_path / "queries.yml")

@@ -214,6 +214,19 @@ class ToolCall(NamedCall):
 
 
 @frozen
+class Retry:
+    """One request sent again (``--retries``): the turn it belongs to (from 1), why
+    (``HTTP 429``, ``connection reset``) and how long behavegate waited first."""
+
+    turn: int
+    reason: str
+    waited_ms: int
+
+    def as_dict(self) -> dict[str, JSON]:
+        return {"turn": self.turn, "reason": self.reason, "waited_ms": self.waited_ms}
+
+
+@frozen
 class Observation:
     """What one attempt of one scenario showed; None means *not observed*."""
 
@@ -241,6 +254,7 @@ class Observation:
     tool_gap: str | None = field(default=None, compare=False)
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
     judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
+    retries: tuple[Retry, ...] = ()  # requests sent again (--retries, version 2), in order
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -269,7 +283,10 @@ class Observation:
                 "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
             }
         recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
-        return {**data, **{key: value.as_dict() for key, value in recorded.items() if value is not None}}
+        data.update({key: value.as_dict() for key, value in recorded.items() if value is not None})
+        if self.retries:  # only when a request was sent again: reports without retries keep their shape
+            data["retries"] = [retry.as_dict() for retry in self.retries]
+        return data
 
 
 @frozen

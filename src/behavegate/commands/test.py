@@ -174,6 +174,7 @@ def _prepare(
         suite_tags=frozenset(tag for scenario in others or () for tag in scenario.tags),
         max_assertions=args.max_assertions,
         judge=judge_options_from(args),
+        retries=args.retries,
     )
     validate(options, offline=observations is not None or bool(args.traces), version=contract.version)
     validate_judge(options.judge, offline=observations is not None or bool(args.traces), version=contract.version)

@@ -33,6 +33,7 @@ from behavegate.evidence.chat import (
     normalize,
 )
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
+from behavegate.evidence.retry import RetryPolicy, retrying
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
@@ -40,7 +41,7 @@ from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_t
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
+from behavegate.model import Contract, Observation, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -71,6 +72,7 @@ class LiveSettings:
     started: float  # time.monotonic() at the start of the run (the budget's origin)
     budget: AttemptBudget = AttemptBudget()
     judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
+    retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
 
 
 def _stamp() -> str:
@@ -133,6 +135,16 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
             return normalize(raw, scenario.id, agent.missing_tool_calls)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
+    retried: list[Retry] = []
+    observation = await _converse(send, contract, scenario, settings, retried)
+    return replace(observation, retries=tuple(retried)) if retried else observation
+
+
+async def _converse(
+    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry]
+) -> Observation:
+    """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
+    agent = contract.agent
     payload = build_request(agent, scenario, settings.max_tokens)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
@@ -157,7 +169,8 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
         room = budget.response_bytes - received
         deadline = _deadline(agent.timeout_seconds, settings)
         try:
-            turn = await _turn(send, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
+            ask = retrying(send, settings.retry, turns, retried)
+            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))

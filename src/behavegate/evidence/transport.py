@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -37,6 +39,20 @@ class ResponseTooLarge(EndpointError):
     def __init__(self, observed: int) -> None:
         super().__init__(TOO_LARGE_MESSAGE)
         self.observed = observed
+
+
+class Retryable(EndpointError):
+    """A failure worth asking again (``--retries``): HTTP 429/502/503/504, or the
+    connection reset before any answer. ``reason`` is what the evidence records,
+    ``retry_after`` the seconds the server asked for (its ``Retry-After``), if any."""
+
+    def __init__(self, message: str, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
 @frozen
@@ -115,7 +131,7 @@ async def _exchange(client: httpx.AsyncClient, exchange: Exchange, read: Callabl
             )
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
-                _check_status(response.status_code)
+                _check_status(response.status_code, response.headers.get("Retry-After"))
                 phase = "body"
                 return await read(response)
             finally:
@@ -127,7 +143,11 @@ async def _exchange(client: httpx.AsyncClient, exchange: Exchange, read: Callabl
     except httpx.HTTPError as exc:
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
-        raise EndpointError(f"agent endpoint request failed: {_requests_name(exc, phase)}") from None
+        message = f"agent endpoint request failed: {_requests_name(exc, phase)}"
+        if phase == "send" and isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
+            # Closed or reset before any answer (a kept-alive connection the server dropped, a restart).
+            raise Retryable(message, "connection reset") from None
+        raise EndpointError(message) from None
     except (OSError, UnicodeError, zlib.error) as exc:
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
@@ -152,11 +172,30 @@ async def _stream(pieces: tuple[bytes, ...]) -> AsyncIterator[bytes]:
             yield piece[start : start + _CHUNK]
 
 
-def _check_status(status: int) -> None:
+def _check_status(status: int, retry_after: str | None = None) -> None:
     if 300 <= status < 400:
         raise EndpointError("agent endpoint redirects are not allowed")
+    if status in RETRY_STATUSES:
+        raise Retryable(f"agent endpoint returned HTTP {status}", f"HTTP {status}", retry_after_seconds(retry_after))
     if status < 200 or status >= 300:
         raise EndpointError(f"agent endpoint returned HTTP {status}")
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """``Retry-After`` as seconds to wait: delay-seconds or an HTTP date (RFC 9110 §10.2.3);
+    None when absent or unreadable (the backoff decides)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _requests_name(exc: httpx.HTTPError, phase: str) -> str:

@@ -132,6 +132,8 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
                 argv.append(f"--{name}")
         if inputs.text("concurrency"):  # else the CLI's default (limits.DEFAULT_CONCURRENCY)
             argv += ["--concurrency", inputs.text("concurrency")]
+        if inputs.text("retries"):  # empty: the flag is absent (never retried)
+            argv += ["--retries", inputs.text("retries")]
         if inputs.text("save-observations"):
             argv += ["--save-observations", inputs.text("save-observations")]
     for scenario in inputs.items("scenario"):
