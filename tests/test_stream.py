@@ -259,6 +259,13 @@ scenarios:
     expect:
       response: {{contains: [refunded]}}
       tools: {{forbidden: [refund]}}
+  - id: converses
+    prompt: converses
+    max_turns: 2
+    tool_results: {{lookup: shipped}}
+    expect:
+      response: {{contains: [shipped]}}
+      tools: {{required: [lookup]}}
 """
 
 REPLIES: dict[str, dict[str, Any]] = {
@@ -278,6 +285,23 @@ REPLIES: dict[str, dict[str, Any]] = {
                 "finish_reason": "tool_calls",
             }
         ]
+    },
+    "converses": {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "k1", "type": "function", "function": {"name": "lookup", "arguments": '{"order": "B-2"}'}}
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    },
+    "shipped": {
+        "choices": [{"message": {"role": "assistant", "content": "B-2 shipped.", "tool_calls": None}, "finish_reason": "stop"}]
     },
 }
 
@@ -354,10 +378,15 @@ def test_a_streaming_agent_gets_the_verdicts_of_the_same_agent_answering_plain(
     with loopback(Agent) as url:
         plain_code, plain = run(tmp_path, SCENARIOS.format(timeout=10, stream=""), url, capsys)
         stream_code, streamed = run(tmp_path, SCENARIOS.format(timeout=10, stream="  stream: true\n"), url, capsys)
-    assert [r["stream"] for r in Agent.requests] == [False] * 3 + [True] * 3
+    assert sorted(r["stream"] for r in Agent.requests) == [False] * 5 + [True] * 5
     assert plain_code == stream_code == 1
     assert verdicts(streamed) == verdicts(plain)
-    assert [s["status"] for s in streamed["scenarios"]] == ["pass", "pass", "fail"]
+    assert [s["status"] for s in streamed["scenarios"]] == ["pass", "pass", "fail", "pass"]
+    # The streamed assistant turn goes back as the agent streamed it: its call id answers the tool message.
+    second = next(r for r in Agent.requests if r["stream"] and r["messages"][-1]["role"] == "tool")
+    assistant, tool = second["messages"][-2:]
+    assert assistant["tool_calls"][0]["id"] == tool["tool_call_id"] == "k1"
+    assert assistant["tool_calls"][0]["function"] == {"name": "lookup", "arguments": '{"order": "B-2"}'}
 
 
 # --- hostile streams, on a raw loopback socket ---------------------------------------------
