@@ -95,7 +95,7 @@ SAMPLES = {"observations": "obs.json", "traces": "a.json, b.json", "trace-format
            "judge-auth-env": "JUDGE_TOKEN", "judge-max-requests": "5", "judge-timeout": "2.5", "judge-max-tokens": "64",
            "concurrency": "16", "save-observations": "seen.json", "scenario": "a, b", "tag": "x\ny", "case": "2\nname, with comma",
            "runs": "3", "min-pass-rate": "0.8", "threshold-mode": "all", "max-scenarios": "300", "max-seconds": "60",
-           "max-tokens": "256", "shard": "2/3", "baseline": "main.json", "fail-on": "fail", "allow-remote": "true",
+           "max-tokens": "256", "retries": "2", "shard": "2/3", "baseline": "main.json", "fail-on": "fail", "allow-remote": "true",
            "allow-contract-endpoint": "true", "judge-allow-remote": "True", "judge-allow-contract-endpoint": "TRUE"}  # fmt: skip
 # The Action's own inputs: its views, the merge job and its set-up; none is a test flag.
 ACTION_OWN = {"contract", "merge", "report", "junit", "summary", "summary-file", "html", "sarif", "comment", "github-token",
@@ -191,6 +191,13 @@ def test_version_2_inputs_reach_the_cli() -> None:
         ActionInputError, match=r"input threshold-mode: invalid choice: 'median' \(choose from 'average', 'all'\)"
     ):
         action.check_argv(build_argv(Inputs({"INPUT_THRESHOLD-MODE": "median"}), {}))
+
+
+def test_the_retries_input_reaches_the_cli_and_absent_means_no_flag() -> None:
+    assert ("--retries", "3") in list(itertools.pairwise(build_argv(Inputs({"INPUT_RETRIES": " 3 "}), {})))
+    assert "--retries" not in build_argv(Inputs({}), {})
+    assert "--retries" not in build_argv(Inputs({"INPUT_RETRIES": ""}), {})
+    assert ACTION["inputs"]["retries"]["default"] == ""
 
 
 def test_a_golden_query_workflow_runs_from_the_action(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

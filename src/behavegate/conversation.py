@@ -79,3 +79,16 @@ def final_answer(finish_reason: str | None, response_complete: bool | None, resp
     complete, some text): then the attempt is no possible loop, even if that turn also
     asked for tools (servers that answer ``stop`` with ``tool_calls``)."""
     return finish_reason == "stop" and response_complete is True and bool(response and response.strip())
+
+
+@frozen
+class Retry:
+    """One request sent again (``--retries``): the turn it belongs to (from 1), why
+    (``HTTP 429``, ``connection reset``) and how long behavegate waited first."""
+
+    turn: int
+    reason: str
+    waited_ms: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "reason": self.reason, "waited_ms": self.waited_ms}

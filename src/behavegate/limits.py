@@ -12,6 +12,9 @@ MAX_RUN_SECONDS = 3_600.0
 DEFAULT_MAX_TOKENS = 1024  # max_tokens sent to the endpoint
 MAX_OUTPUT_TOKENS = 32_768
 DEFAULT_CONCURRENCY = 4
+MAX_RETRIES = 10  # --retries ceiling (version 2): retries of one request
+RETRY_FIRST_WAIT = 0.5  # seconds before the first retry; doubled before each next one
+RETRY_MAX_WAIT = 8.0  # seconds: the longest backoff (a longer Retry-After is still honoured)
 MAX_CONCURRENCY = 64
 
 # --- contracts and observation files (skylos's caps) ----------------------------------
@@ -58,6 +61,7 @@ RESPONSE_MAX_SOURCES = 1_000
 RESPONSE_MAX_TEXT = 200_000
 RESPONSE_MAX_SOURCE_TEXT = 100_000
 RESPONSE_MAX_FINISH_REASON = 64
+STREAM_MAX_CHUNKS = 50_000  # events in one streamed response (a 32,768-token answer, one token each, fits)
 MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
 
 # --- one attempt, all its turns together (version-2 multi-turn) ---------------------------

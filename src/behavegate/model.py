@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
+from behavegate.conversation import Retry as Retry  # re-exported: a record of the exchange
 from behavegate.frozen import field, fields, frozen
 from behavegate.gating import GateResult as GateResult  # a model type: the judged gate
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
@@ -44,6 +45,7 @@ class AgentTarget:
     # version 2
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # extra request-body keys
     missing_tool_calls: str = "unobserved"  # or "none": the endpoint omits the key when no tool was called
+    stream: bool = False  # ask for a streamed answer (text/event-stream), assembled into the same evidence
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
@@ -241,6 +243,7 @@ class Observation:
     tool_gap: str | None = field(default=None, compare=False)
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
     judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
+    retries: tuple[Retry, ...] = ()  # requests sent again (--retries, version 2), in order
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -269,7 +272,10 @@ class Observation:
                 "calls": [{"call_id": c.call_id, "executed": c.executed, "group": c.group} for c in self.tool_calls or ()],
             }
         recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
-        return {**data, **{key: value.as_dict() for key, value in recorded.items() if value is not None}}
+        data.update({key: value.as_dict() for key, value in recorded.items() if value is not None})
+        if self.retries:  # only when a request was sent again: reports without retries keep their shape
+            data["retries"] = [retry.as_dict() for retry in self.retries]
+        return data
 
 
 @frozen

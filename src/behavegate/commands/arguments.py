@@ -37,6 +37,10 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--concurrency", type=int, default=None, metavar="N",
                       help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
                       f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
+    test.add_argument("--retries", type=int, default=None, metavar="N",
+                      help=f"version 2: send a request again up to N times (0-{limits.MAX_RETRIES}) on HTTP 429, 502, 503, 504 "
+                      "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
+                      "each retry is recorded (default: never)")  # fmt: skip
     test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
                       help="run only this scenario id (repeatable)")  # fmt: skip
     test.add_argument("--case", action="append", default=None, metavar="CASE",

@@ -15,6 +15,7 @@ from behavegate import frozen as records
 from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
+from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
 from behavegate.model import Contract, Observation, Scenario, ScenarioResult, Timing
@@ -84,6 +85,7 @@ def trusted_settings(
         concurrency=concurrency,
         started=started,
         judge=judge,
+        retry=RetryPolicy(options.retries or 0),
     )
 
 

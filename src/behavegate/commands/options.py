@@ -15,6 +15,7 @@ from behavegate.limits import (
     DEFAULT_MAX_TOKENS,
     MAX_CONCURRENCY,
     MAX_OUTPUT_TOKENS,
+    MAX_RETRIES,
     MAX_RUN_SCENARIOS,
     MAX_RUN_SECONDS,
     V2_MAX_SCENARIOS,
@@ -43,6 +44,7 @@ class RunOptions:
     suite_tags: frozenset[str] = frozenset()  # the tags of a suite's other contracts (--gate-tag applies where carried)
     max_assertions: int | None = None  # --max-assertions (version 2): the contract's assertion cap
     judge: JudgeOptions = field(default_factory=JudgeOptions)  # response.judge: where it is asked
+    retries: int | None = None  # --retries (version 2): None = absent, never retried
 
     def gates(self, contract_gates: Gates) -> Gates:
         """The contract's suite gates with command-line overrides applied."""
@@ -75,7 +77,14 @@ def validate(options: RunOptions, *, offline: bool, version: int = 1) -> None:
     endpoint = options.endpoint
     if endpoint is not None and (not endpoint.strip() or endpoint != endpoint.strip()):
         raise UsageError("--endpoint must be a non-empty URL without surrounding whitespace")
-    if offline and (endpoint is not None or options.auth_env or options.allow_remote or options.allow_contract_endpoint):
+    live_only = (
+        endpoint is not None,
+        bool(options.auth_env),
+        options.allow_remote,
+        options.allow_contract_endpoint,
+        options.retries is not None,
+    )
+    if offline and any(live_only):
         raise UsageError("--observations cannot be combined with live endpoint options")
     _integer_between(options.max_scenarios, 1, V2_MAX_SCENARIOS if version >= 2 else MAX_RUN_SCENARIOS, "--max-scenarios")
     seconds: Any = options.max_seconds
@@ -104,6 +113,10 @@ def validate_v2(options: RunOptions, contract: Contract) -> None:
         or options.gate_tags
     ):
         raise UsageError("--runs, --tag, --min-pass-rate, --threshold-mode and --gate-tag need a version 2 contract")
+    if options.retries is not None:
+        if contract.version < 2:
+            raise UsageError("--retries needs a version 2 contract (version 1 sends each request once, as skylos does)")
+        _integer_between(options.retries, 0, MAX_RETRIES, "--retries")
     if options.runs is not None and not 1 <= options.runs <= 100:
         raise UsageError("--runs must be between 1 and 100")
     if options.min_pass_rate is not None and not 0 <= options.min_pass_rate <= 1:

@@ -42,6 +42,7 @@ class TestRequest:
     max_seconds: float | None = None
     max_tokens: int | None = None
     max_assertions: int | None = None
+    retries: int | None = None
     runs: int | None = None
     min_pass_rate: float | None = None
     threshold_mode: str | None = None
@@ -64,6 +65,7 @@ def from_args(args: Any) -> TestRequest:
         max_seconds=args.max_seconds,
         max_tokens=args.max_tokens,
         max_assertions=args.max_assertions,
+        retries=args.retries,
         runs=args.runs,
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
@@ -100,6 +102,7 @@ def resolve(request: TestRequest, contract: Contract, *, offline: bool, suite_ta
         gate_tags=request.gate_tags,
         suite_tags=suite_tags,
         max_assertions=request.max_assertions,
+        retries=request.retries,
         judge=request.judge,
     )
     if isinstance(request.scenarios, str) or isinstance(request.tags, str):

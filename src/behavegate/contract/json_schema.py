@@ -190,6 +190,7 @@ def build(version: int) -> dict[str, Any]:
                 "properties": {"name": TOOL_NAME, "description": TEXT, "parameters": {"type": "object"}}}},
             "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
             "missing_tool_calls": {"enum": list(MISSING_TOOL_CALLS)},
+            "stream": {"type": "boolean"},
         },
         keys("agent", AGENT_KEYS),
     )  # fmt: skip

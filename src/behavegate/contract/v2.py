@@ -34,7 +34,7 @@ PII_DETECTORS = (
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
-    "agent": ("parameters", "missing_tool_calls"),
+    "agent": ("parameters", "missing_tool_calls", "stream"),
     "scenario": (
         "messages",
         "tags",
@@ -214,6 +214,9 @@ class V2Fields:
         missing = self._take(lambda v, p, ln: choice(v, p, ln, MISSING_TOOL_CALLS), raw, "missing_tool_calls", "agent")
         if missing is not None:
             extras["missing_tool_calls"] = missing
+        stream = self._take(f.boolean, raw, "stream", "agent")
+        if stream is not None:
+            extras["stream"] = stream
         return extras
 
     # -- scenario --------------------------------------------------------------------

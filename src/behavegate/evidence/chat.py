@@ -57,10 +57,13 @@ def build_request(
     agent: AgentTarget, scenario: Scenario, max_tokens: int, messages: list[dict[str, Any]] | None = None
 ) -> dict[str, Any]:
     """The request body: exactly skylos's for version 1; version 2 adds the
-    contract's ``agent.parameters`` (which can never replace these keys) and
-    multi-turn ``messages``."""
+    contract's ``agent.parameters`` (which can never replace these keys),
+    multi-turn ``messages`` and, with ``agent.stream``, ``stream: true``."""
     payload: dict[str, Any] = {**agent.parameters, **scenario.parameters}
-    payload.update(model=agent.model, messages=messages or first_messages(scenario), stream=False, max_tokens=max_tokens)
+    payload.update(model=agent.model, messages=messages or first_messages(scenario), stream=agent.stream, max_tokens=max_tokens)
+    if agent.stream:
+        # Usage is sent in a stream only when asked for (OpenAI's rule); the contract may say otherwise.
+        payload.setdefault("stream_options", {"include_usage": True})
     tools = offered_tools(agent, scenario)
     if tools:
         payload["tools"] = tools

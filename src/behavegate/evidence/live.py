@@ -31,17 +31,17 @@ from behavegate.evidence.chat import (
     encode_message,
     encode_request,
     normalize,
-    parse_body,
 )
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
+from behavegate.evidence.retry import RetryPolicy, retrying
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
-from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post
+from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Scenario, Timing, ToolCall
+from behavegate.model import Contract, Observation, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -72,6 +72,7 @@ class LiveSettings:
     started: float  # time.monotonic() at the start of the run (the budget's origin)
     budget: AttemptBudget = AttemptBudget()
     judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
+    retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
 
 
 def _stamp() -> str:
@@ -93,29 +94,33 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
     return observation, Timing(started_at, _stamp(), int(duration))
 
 
-def http_sender(client: httpx.AsyncClient, settings: LiveSettings) -> Send:
-    """Requests to the run's endpoint over ``client``."""
+def http_sender(client: httpx.AsyncClient, settings: LiveSettings, contract: Contract | None = None) -> Send:
+    """Requests to the run's endpoint over ``client``. A version-2 contract's endpoint
+    may answer with an event stream (asked for by ``agent.stream``, or sent unasked:
+    known by its Content-Type); a version-1 answer is JSON, as skylos reads it."""
     url, headers = endpoint_target(settings.endpoint, settings.credentials)
+    events = contract is not None and contract.version >= 2
+    if contract is not None and contract.agent.stream:
+        headers = {**headers, "Accept": "text/event-stream"}
 
     async def send(pieces: tuple[bytes, ...], deadline: float, limit: int) -> tuple[Any, int]:
         # The raw body lives only in here: what outlives the request is the parsed response.
-        body = await post(client, Exchange(url, pieces, headers, deadline, limit))
-        return parse_body(body), len(body)
+        return await post_chat(client, Exchange(url, pieces, headers, deadline, limit), events)
 
     return send
 
 
 @asynccontextmanager
-async def http_connection(settings: LiveSettings) -> AsyncIterator[Send]:
+async def http_connection(settings: LiveSettings, contract: Contract | None = None) -> AsyncIterator[Send]:
     """One worker's connection to the endpoint."""
     assert settings.endpoint is not None
     secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
     async with new_client(1, secure) as client:
-        yield http_sender(client, settings)
+        yield http_sender(client, settings, contract)
 
 
 async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
-    return await converse(http_sender(client, settings), contract, scenario, settings)
+    return await converse(http_sender(client, settings, contract), contract, scenario, settings)
 
 
 async def converse(send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
@@ -130,6 +135,16 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
             return normalize(raw, scenario.id, agent.missing_tool_calls)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
+    retried: list[Retry] = []
+    observation = await _converse(send, contract, scenario, settings, retried)
+    return replace(observation, retries=tuple(retried)) if retried else observation
+
+
+async def _converse(
+    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry]
+) -> Observation:
+    """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
+    agent = contract.agent
     payload = build_request(agent, scenario, settings.max_tokens)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
@@ -154,7 +169,8 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
         room = budget.response_bytes - received
         deadline = _deadline(agent.timeout_seconds, settings)
         try:
-            turn = await _turn(send, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
+            ask = retrying(send, settings.retry, turns, retried)
+            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
@@ -286,7 +302,7 @@ async def observe_all(
     pending = list(range(len(todo)))
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
-    opened: Connect = connect or (lambda: http_connection(settings))
+    opened: Connect = connect or (lambda: http_connection(settings, contract))
     loop = asyncio.get_running_loop()
     done_calls: list[asyncio.Future[None]] = []
     judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None

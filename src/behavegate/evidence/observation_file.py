@@ -31,7 +31,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_OBSERVATION_ENTRIES,
 )
-from behavegate.model import Observation, ObservationSet, ToolCall
+from behavegate.model import Observation, ObservationSet, Retry, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
@@ -62,7 +62,8 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "conversation", "judge")
+V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "conversation", "judge", "retries")
+RETRY_KEYS = ("turn", "reason", "waited_ms")
 JUDGE_EVIDENCE_KEYS = ("model", "votes")
 JUDGE_VOTE_KEYS = ("question", "reply", "error")
 JUDGE_MESSAGE_KEYS = ("role", "content")
@@ -329,7 +330,30 @@ def _v2_fields(
         extras["conversation"] = conversation(c, raw["conversation"], f"{path}.conversation", calls, answered, rules)
     if raw.get("judge") is not None:
         extras["judge"] = judge_evidence(c, raw["judge"], f"{path}.judge")
+    if raw.get("retries") is not None:
+        extras["retries"] = retries(c, raw["retries"], f"{path}.retries")
     return extras
+
+
+def retries(c: f.Collector, value: Any, path: str) -> tuple[Retry, ...]:
+    """The requests a live run sent again (--retries), as recorded: evidence of how the
+    answer was obtained, never of what it says."""
+    from behavegate.contract.v2 import non_negative_int
+
+    items = c.take(f.listing, value, path, required=True) or []
+    found: list[Retry] = []
+    for index, item in enumerate(items):
+        where = f"{path}[{index}]"
+        record = c.take(f.mapping, item, where, required=True)
+        if record is None:
+            continue
+        _unknown(c, record, RETRY_KEYS, where)
+        turn = c.take(non_negative_int, record.get("turn"), f"{where}.turn")
+        reason = c.take(f.text, record.get("reason"), f"{where}.reason")
+        waited = c.take(non_negative_int, record.get("waited_ms"), f"{where}.waited_ms")
+        if turn is not None and reason is not None and waited is not None:
+            found.append(Retry(turn, reason, waited))
+    return tuple(found)
 
 
 def judge_evidence(c: f.Collector, value: Any, path: str) -> JudgeEvidence | None:

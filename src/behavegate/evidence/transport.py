@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
 
 import httpx
 
 from behavegate import __version__
-from behavegate.evidence.chat import EndpointError
+from behavegate.evidence.chat import EndpointError, parse_body
+from behavegate.evidence.chat_stream import Assembly, is_event_stream
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES
@@ -27,6 +30,7 @@ from behavegate.limits import MAX_RESPONSE_BYTES
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 TOO_LARGE_MESSAGE = "agent endpoint response is too large"
 _CHUNK = 64 * 1024
+T = TypeVar("T")
 
 
 class ResponseTooLarge(EndpointError):
@@ -35,6 +39,20 @@ class ResponseTooLarge(EndpointError):
     def __init__(self, observed: int) -> None:
         super().__init__(TOO_LARGE_MESSAGE)
         self.observed = observed
+
+
+class Retryable(EndpointError):
+    """A failure worth asking again (``--retries``): HTTP 429/502/503/504, or the
+    connection reset before any answer. ``reason`` is what the evidence records,
+    ``retry_after`` the seconds the server asked for (its ``Retry-After``), if any."""
+
+    def __init__(self, message: str, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
 @frozen
@@ -81,6 +99,25 @@ def endpoint_target(endpoint: Endpoint | None, credentials: Credentials | None) 
 
 async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
     """POST and return the decoded body, or raise EndpointError with skylos's words."""
+    return await _exchange(client, exchange, lambda response: _read_bounded(response, exchange.limit))
+
+
+async def post_chat(client: httpx.AsyncClient, exchange: Exchange, events: bool) -> tuple[Any, int]:
+    """POST a Chat Completions request: the parsed response and how many bytes it took.
+    ``events`` (version 2): an answer sent as ``text/event-stream`` is read as a stream
+    and assembled (evidence/chat_stream.py), inside the same deadline and byte cap;
+    otherwise (version 1) the body is JSON, as skylos reads it."""
+
+    async def read(response: httpx.Response) -> tuple[Any, int]:
+        if events and is_event_stream(response.headers.get("Content-Type", "")):
+            return await _read_events(response, exchange.limit)
+        body = await _read_bounded(response, exchange.limit)
+        return parse_body(body), len(body)
+
+    return await _exchange(client, exchange, read)
+
+
+async def _exchange(client: httpx.AsyncClient, exchange: Exchange, read: Callable[[httpx.Response], Awaitable[T]]) -> T:
     loop = asyncio.get_running_loop()
     remaining = exchange.deadline - loop.time()
     if remaining <= 0:
@@ -94,9 +131,9 @@ async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
             )
             response = await client.send(request, stream=True, follow_redirects=False)
             try:
-                _check_status(response.status_code)
+                _check_status(response.status_code, response.headers.get("Retry-After"))
                 phase = "body"
-                return await _read_bounded(response, exchange.limit)
+                return await read(response)
             finally:
                 await response.aclose()
     except EndpointError:
@@ -106,7 +143,11 @@ async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
     except httpx.HTTPError as exc:
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
-        raise EndpointError(f"agent endpoint request failed: {_requests_name(exc, phase)}") from None
+        message = f"agent endpoint request failed: {_requests_name(exc, phase)}"
+        if phase == "send" and isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
+            # Closed or reset before any answer (a kept-alive connection the server dropped, a restart).
+            raise Retryable(message, "connection reset") from None
+        raise EndpointError(message) from None
     except (OSError, UnicodeError, zlib.error) as exc:
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
@@ -131,11 +172,30 @@ async def _stream(pieces: tuple[bytes, ...]) -> AsyncIterator[bytes]:
             yield piece[start : start + _CHUNK]
 
 
-def _check_status(status: int) -> None:
+def _check_status(status: int, retry_after: str | None = None) -> None:
     if 300 <= status < 400:
         raise EndpointError("agent endpoint redirects are not allowed")
+    if status in RETRY_STATUSES:
+        raise Retryable(f"agent endpoint returned HTTP {status}", f"HTTP {status}", retry_after_seconds(retry_after))
     if status < 200 or status >= 300:
         raise EndpointError(f"agent endpoint returned HTTP {status}")
+
+
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
+    """``Retry-After`` as seconds to wait: delay-seconds or an HTTP date (RFC 9110 §10.2.3);
+    None when absent or unreadable (the backoff decides)."""
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    if text.isascii() and text.isdigit():
+        return float(text)
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 def _requests_name(exc: httpx.HTTPError, phase: str) -> str:
@@ -176,7 +236,7 @@ class _Decoder:
         return bytes(out)
 
 
-async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
+def _check_length(response: httpx.Response, limit: int) -> None:
     length = response.headers.get("Content-Length")
     if length is not None:
         try:
@@ -185,6 +245,10 @@ async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
             declared = 0
         if declared > limit:
             raise ResponseTooLarge(declared)
+
+
+async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
+    _check_length(response, limit)
     decoder = _Decoder(response.headers.get("Content-Encoding", ""))
     body = bytearray()
     async for chunk in response.aiter_raw():
@@ -194,3 +258,23 @@ async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
         if len(body) > limit:
             raise ResponseTooLarge(len(body))
     return bytes(body)
+
+
+async def _read_events(response: httpx.Response, limit: int) -> tuple[Any, int]:
+    """An event stream, fed to the assembly as it arrives: it stops at ``[DONE]`` (a
+    server that keeps the connection open after it holds nothing up), and nothing
+    but the line being read and the assembled deltas is kept."""
+    _check_length(response, limit)
+    decoder = _Decoder(response.headers.get("Content-Encoding", ""))
+    assembly = Assembly()
+    read = 0
+    async for chunk in response.aiter_raw():
+        if not chunk:
+            continue
+        data = decoder.feed(chunk, limit - read + 1)
+        read += len(data)
+        if read > limit:
+            raise ResponseTooLarge(read)
+        if assembly.feed(data):
+            break
+    return assembly.finish(), read

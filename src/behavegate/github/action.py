@@ -72,6 +72,7 @@ TEST_FLAGS = (
     FlagInput("judge-allow-remote", Kind.SWITCH),
     FlagInput("judge-allow-contract-endpoint", Kind.SWITCH),
     FlagInput("concurrency", Kind.VALUE),
+    FlagInput("retries", Kind.VALUE),
     FlagInput("save-observations", Kind.VALUE),
     FlagInput("scenario", Kind.ITEMS),
     FlagInput("tag", Kind.ITEMS),

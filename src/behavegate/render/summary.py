@@ -19,6 +19,7 @@ from behavegate.model import ScenarioResult
 from behavegate.render.table import failure_note, listed_results, pass_rate
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
+from behavegate.report.retries import RETRIES_SHOWN, retried_attempts
 from behavegate.text import one_line
 
 ICONS = {"pass": "✅", "fail": "❌", "incomplete": "⚠️"}
@@ -65,6 +66,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     budget = limit - 4_000
     loops = report.derived.all_loops
     budget -= 600 * min(len(loops), LOOPS_SHOWN)  # each at most an id and a 300-character reason
+    retried = retried_attempts(report)
+    budget -= 400 * min(len(retried), RETRIES_SHOWN)  # each an id and at most five reasons
     baseline = _baseline(env, report, budget // 2)
     budget -= len(baseline.encode())
     rows: list[str] = []
@@ -121,6 +124,8 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         latency=report.latency(),
         loops=loops[:LOOPS_SHOWN],
         loops_cut=max(0, len(loops) - LOOPS_SHOWN),
+        retried=[attempt.line() for attempt in retried[:RETRIES_SHOWN]],
+        retried_cut=max(0, len(retried) - RETRIES_SHOWN),
         evidence_note=report.evidence_note,
         judge_note=judge_note(report),
     )

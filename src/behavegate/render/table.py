@@ -15,6 +15,7 @@ from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
+from behavegate.report.retries import RETRIES_SHOWN, retried_attempts
 from behavegate.text import one_line
 
 _COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
@@ -160,6 +161,10 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append(f"Possible loop in {one_line(loop.scenario)} attempt {loop.attempt}: {one_line(loop.why, 300)}")
     if len(loops) > LOOPS_SHOWN:
         out.append(f"({len(loops) - LOOPS_SHOWN} more attempts ran out of max_turns; the JSON report has them all)")
+    retried = retried_attempts(report)
+    out.extend(f"Retried: {one_line(attempt.line(), 300)}" for attempt in retried[:RETRIES_SHOWN])
+    if len(retried) > RETRIES_SHOWN:
+        out.append(f"({len(retried) - RETRIES_SHOWN} more attempts were retried; the JSON report has them all)")
     if report.contract.oxy is not None:
         from behavegate.render import oxy
 
