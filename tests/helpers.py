@@ -88,7 +88,8 @@ class QuietHandler(BaseHTTPRequestHandler):
 def loopback(handler: type[BaseHTTPRequestHandler], path: str = "/v1/chat/completions") -> Iterator[str]:
     """A real HTTP server on 127.0.0.1 for the test's duration; yields its URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for the loop's next poll: at the default 0.5 s that was most of a short test.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}{path}"
     finally:

@@ -86,7 +86,7 @@ class Backlogged(ThreadingHTTPServer):
 def bloated() -> Iterator[str]:
     Bloated.largest_request = 0
     server = Backlogged(("127.0.0.1", 0), Bloated)
-    Thread(target=server.serve_forever, daemon=True).start()
+    Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
     server.shutdown()
 

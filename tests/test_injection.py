@@ -100,7 +100,7 @@ def test_live_agent_text_in_the_log_never_runs_as_a_command(
             self.wfile.write(body)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Evil)
-    Thread(target=server.serve_forever, daemon=True).start()
+    Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
         monkeypatch.chdir(tmp_path)

@@ -321,7 +321,7 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
     from behavegate.evidence.trust import Endpoint
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), _TwoSpeeds)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
         two = contract(

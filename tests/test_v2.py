@@ -346,7 +346,7 @@ class Scripted(BaseHTTPRequestHandler):
 def scripted() -> Iterator[str]:
     Scripted.seen = []
     server = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
-    Thread(target=server.serve_forever, daemon=True).start()
+    Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
     server.shutdown()
 
