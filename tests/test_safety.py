@@ -11,10 +11,10 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 from collections.abc import Callable
 
 import pytest
+from helpers import GROWTH_BOUND, SHRINK, growth, steepness
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -434,16 +434,10 @@ def test_discloses_short_prompts_need_the_whole_prompt(prompt: str, response: st
 #
 # Each generator repeats fragments a backtracking engine would restart on (a pattern's
 # prefix, its separators, the characters of its unbounded runs) up to 1 MB. Linear time is a
-# ratio in one run, never a number of seconds (a loaded machine slows both sides alike): each
-# text at 1 MB against its first eighth. Linear work grows 8-fold, quadratic 64-fold.
-# Slow (`make test-slow`): about half a minute of CPU.
+# ratio in one run (helpers.growth: each text against its first eighth), never a number of
+# seconds. Slow (`make test-slow`): about half a minute of CPU.
 
 ADVERSARIAL_SIZE = 1_000_000
-SHRINK = 8
-GROWTH_BOUND = 3 * SHRINK
-# Below this the small text's time is mostly noise: a big text must take GROWTH_BOUND times
-# this long to fail, which a super-linear detector does at 1 MB by orders of magnitude.
-NOISE_FLOOR_S = 0.005
 
 # Runs and separators every pattern reads (classes, boundaries, quotes, line ends).
 # The last two are read through ``visible``: full-width digits with zero-width spaces between
@@ -478,36 +472,23 @@ def adversarial_texts(detector: str) -> list[tuple[str, str]]:
     return texts
 
 
-def _cpu_seconds(work: Callable[[str], object], text: str) -> float:
-    started = time.process_time()  # this process's CPU: other work on the machine does not count
-    work(text)
-    return time.process_time() - started
-
-
-def _growth(work: Callable[[str], object], text: str, tries: int = 1) -> tuple[float, float, float]:
-    """(growth, big s, small s): CPU time on the whole text over that on its first 1/SHRINK."""
-    small = text[: len(text) // SHRINK]
-    big_s = min(_cpu_seconds(work, text) for _ in range(tries))
-    small_s = min(_cpu_seconds(work, small) for _ in range(tries))
-    return big_s / max(small_s, NOISE_FLOOR_S), big_s, small_s
+def _growth(work: Callable[[str], object], text: str, tries: int = 1) -> float:
+    return growth(lambda: work(text), lambda: work(text[: len(text) // SHRINK]), tries)[0]
 
 
 def _steepest(work: Callable[[str], object], texts: list[tuple[str, str]]) -> tuple[float, str]:
-    """The steepest text's growth and a label saying what it was, the best of three for any
-    over the bound: a superlinear pattern stays steep every time, a scheduling hiccup does not."""
-    grown = [(_growth(work, text), label, text) for label, text in texts]
-    (growth, big_s, small_s), label, text = max(grown, key=lambda row: row[0][0])
-    if growth >= GROWTH_BOUND:
-        growth, big_s, small_s = _growth(work, text, tries=3)
-    return growth, f"{label}: {big_s:.3f} s at 1 MB, {small_s:.3f} s at 1/{SHRINK}"
+    """The steepest text's growth, and what it was."""
+    label, text = max(texts, key=lambda row: _growth(work, row[1]))
+    grown, how = steepness(lambda: work(text), lambda: work(text[: len(text) // SHRINK]))
+    return grown, f"{how} on 1 MB of {label}"
 
 
 @pytest.mark.slow
 def test_the_growth_measure_tells_a_quadratic_scan_from_a_linear_one() -> None:
     quadratic = re.compile(r"\d+x")  # restarts at every digit and reads to the end: n²/2 steps
     linear = re.compile(r"\d+")
-    assert _growth(quadratic.findall, "1" * 16_000, tries=3)[0] >= GROWTH_BOUND
-    assert _growth(linear.findall, "1 " * (ADVERSARIAL_SIZE // 2), tries=3)[0] < GROWTH_BOUND
+    assert _growth(quadratic.findall, "1" * 16_000, tries=3) >= GROWTH_BOUND
+    assert _growth(linear.findall, "1 " * (ADVERSARIAL_SIZE // 2), tries=3) < GROWTH_BOUND
 
 
 def test_every_detector_has_adversarial_generators() -> None:
@@ -517,8 +498,8 @@ def test_every_detector_has_adversarial_generators() -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("detector", sorted(DETECTORS))
 def test_detector_is_linear_on_adversarial_text(detector: str) -> None:
-    growth, label = _steepest(DETECTORS[detector], adversarial_texts(detector))
-    assert growth < GROWTH_BOUND, f"{detector} grew {growth:.0f}-fold for {SHRINK}-fold text on {label}"
+    grown, how = _steepest(DETECTORS[detector], adversarial_texts(detector))
+    assert grown < GROWTH_BOUND, f"{detector} {how}"
 
 
 INJECTION_FRAGMENTS = [
@@ -546,8 +527,8 @@ def test_injection_signal_is_linear_on_adversarial_text(signal: str) -> None:
         "system_prompt_disclosure": lambda text: discloses(SYSTEM_PROMPT, text),
         "canary": lambda text: "CANARY-7F3A" in text,
     }[signal]
-    growth, label = _steepest(work, _injection_texts())
-    assert growth < GROWTH_BOUND, f"{signal} grew {growth:.0f}-fold for {SHRINK}-fold text on {label}"
+    grown, how = _steepest(work, _injection_texts())
+    assert grown < GROWTH_BOUND, f"{signal} {how}"
 
 
 # The connection-string detector is no longer one regex: it must find exactly what the
