@@ -10,9 +10,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Property tests are derandomized unless asked otherwise: a test that can fail at
-# random on main is a bug. Explore locally with HYPOTHESIS_PROFILE=explore.
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("explore", derandomize=False, suppress_health_check=[HealthCheck.too_slow])
+# random on main is a bug. Explore locally with HYPOTHESIS_PROFILE=explore. No per-example
+# deadline (200 ms by default) and no too-slow health check: both are wall-clock limits,
+# which a loaded machine breaks.
+TIMELESS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", TIMELESS, derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", TIMELESS, derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 GOLDEN = Path(__file__).parent / "golden"
