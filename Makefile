@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo e2e lint typecheck pytest bench clean golden
+.PHONY: test test-slow demo e2e lint typecheck pytest bench clean golden
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,10 +24,15 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict src/behavegate tests --exclude '^tests/conformance/live/'
 	$(BIN)/mypy --strict tests/conformance/live
 
+# Spread over the machine's cores (pytest-xdist); the slow tests (scale, ReDoS timing, the
+# whole conformance corpus through the plugin) are left out here and run by test-slow.
 pytest: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 test: lint typecheck pytest
+
+test-slow: $(STAMP)
+	$(BIN)/pytest -n auto -m slow
 
 demo: $(STAMP)
 	$(BIN)/python examples/refund-agent/demo.py
@@ -41,7 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/bench.py
 
 golden: $(STAMP)
-	$(BIN)/pytest --update-golden
+	$(BIN)/pytest --update-golden -m "slow or not slow"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,4 +1,5 @@
-"""Shared fixtures: golden files (regenerate with `pytest --update-golden`)."""
+"""Shared fixtures: golden files (regenerate with `pytest --update-golden`); slow tests
+left out unless asked for (`pytest -m slow`, or named by node id)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 # Property tests are derandomized unless asked otherwise: a test that can fail at
-# random on main is a bug. Explore locally with HYPOTHESIS_PROFILE=explore.
-settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
-settings.register_profile("explore", derandomize=False, suppress_health_check=[HealthCheck.too_slow])
+# random on main is a bug. Explore locally with HYPOTHESIS_PROFILE=explore. No per-example
+# deadline (200 ms by default) and no too-slow health check: both are wall-clock limits,
+# which a loaded machine breaks.
+TIMELESS = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", TIMELESS, derandomize=True, database=None, print_blob=True)
+settings.register_profile("explore", TIMELESS, derandomize=False)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -19,6 +23,33 @@ GOLDEN = Path(__file__).parent / "golden"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden files from the current output")
+
+
+def _named(item: pytest.Item, config: pytest.Config) -> bool:
+    """Whether a command-line argument names this test (or its parametrized family) by node id."""
+    for arg in config.args:
+        path, sep, rest = arg.partition("::")
+        if not sep:
+            continue
+        try:
+            relative = Path(path).resolve().relative_to(config.rootpath).as_posix()
+        except ValueError:
+            continue
+        if item.nodeid == f"{relative}::{rest}" or item.nodeid.startswith(f"{relative}::{rest}["):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A `-m` expression decides for itself (`-m slow`, `-m "slow or not slow"`); without one the
+    # slow tests wait for `make test-slow`, unless a test is named on the command line.
+    if config.option.markexpr:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") and not _named(item, config)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        left_out = {id(item) for item in slow}
+        items[:] = [item for item in items if id(item) not in left_out]
 
 
 class Golden:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -89,7 +90,8 @@ class QuietHandler(BaseHTTPRequestHandler):
 def loopback(handler: type[BaseHTTPRequestHandler], path: str = "/v1/chat/completions") -> Iterator[str]:
     """A real HTTP server on 127.0.0.1 for the test's duration; yields its URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # shutdown() waits for the loop's next poll: at the default 0.5 s that was most of a short test.
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}{path}"
     finally:
@@ -109,3 +111,50 @@ with open("/proc/self/status") as status:
 open(sys.argv[1], "w").write(peak)
 sys.exit(code)
 """
+
+
+# Complexity guards compare CPU time within one run, never with a number of seconds (a loaded
+# machine slows both sides alike): the whole input against its first 1/SHRINK. Linear work
+# grows SHRINK-fold, quadratic SHRINK²-fold.
+SHRINK = 8
+GROWTH_BOUND = 3 * SHRINK
+# Below this the small input's time is mostly noise: the whole input must take GROWTH_BOUND
+# times this long to fail, which super-linear work on these inputs does by orders of magnitude.
+NOISE_FLOOR_S = 0.005
+
+
+def cpu_seconds(work: Callable[[], object]) -> float:
+    started = time.process_time()  # this process's CPU: other work on the machine does not count
+    work()
+    return time.process_time() - started
+
+
+def growth(whole: Callable[[], object], eighth: Callable[[], object], tries: int = 1) -> tuple[float, float, float]:
+    """(growth, whole s, eighth s): CPU time on the whole input over that on its first 1/SHRINK,
+    the best of ``tries`` each."""
+    whole_s = min(cpu_seconds(whole) for _ in range(tries))
+    eighth_s = min(cpu_seconds(eighth) for _ in range(tries))
+    return whole_s / max(eighth_s, NOISE_FLOOR_S), whole_s, eighth_s
+
+
+def steepness(whole: Callable[[], object], eighth: Callable[[], object]) -> tuple[float, str]:
+    """``growth``, the best of three when over the bound (a super-linear pattern stays steep
+    every time, a scheduling hiccup does not), and a line saying what was measured."""
+    grown, whole_s, eighth_s = growth(whole, eighth)
+    if grown >= GROWTH_BOUND:
+        grown, whole_s, eighth_s = growth(whole, eighth, tries=3)
+    return grown, f"grew {grown:.0f}-fold for {SHRINK}-fold input ({whole_s:.3f} s against {eighth_s:.3f} s)"
+
+
+def spy_on_timeouts(monkeypatch: Any, regex_module: Any) -> list[float]:
+    """The ``timeout`` each ``regex.search`` is given from now on (the search still runs): a
+    budget checked by what the engine is told, not by how long a run took."""
+    timeouts: list[float] = []
+    search = regex_module.search
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        timeouts.append(kwargs["timeout"])
+        return search(*args, **kwargs)
+
+    monkeypatch.setattr(regex_module, "search", spy)
+    return timeouts

@@ -8,6 +8,7 @@ import asyncio
 import importlib
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -108,14 +109,18 @@ def test_a_callable_that_raises_leaves_that_attempt_incomplete_with_its_type_and
 def test_a_hanging_sync_callable_ends_as_an_incomplete_attempt_at_its_timeout(tmp_path: Path) -> None:
     contract = v2(tmp_path, simple(["hang", "fine"]), timeout=0.5)
 
+    release, hung_to_the_end = threading.Event(), threading.Event()
+
     def agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
-        if messages[-1]["content"] == "hang":
-            time.sleep(3600)
+        if messages[-1]["content"] == "hang" and not release.wait(60):
+            hung_to_the_end.set()
         return "ok"
 
-    started = time.monotonic()
-    report = run_callable(contract, agent)
-    assert time.monotonic() - started < 5
+    try:
+        report = run_callable(contract, agent)
+        assert not hung_to_the_end.is_set()  # the run did not wait for the agent: an order, not seconds
+    finally:
+        release.set()
     hang, fine = report.results
     assert hang.status == "incomplete" and fine.status == "pass"
     assert hang.observation is not None and "did not return before its deadline" in str(hang.observation.error)
@@ -124,14 +129,19 @@ def test_a_hanging_sync_callable_ends_as_an_incomplete_attempt_at_its_timeout(tm
 def test_an_async_callable_that_blocks_its_event_loop_still_ends_the_attempt(tmp_path: Path) -> None:
     contract = v2(tmp_path, simple(["spin"]), timeout=0.5)
 
+    release, blocked_to_the_end = threading.Event(), threading.Event()
+
     async def agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> str:
         await asyncio.sleep(0)
-        time.sleep(3)  # blocks whatever loop runs it
+        if not release.wait(30):  # blocks whatever loop runs it
+            blocked_to_the_end.set()
         return "ok"
 
-    started = time.monotonic()
-    report = run_callable(contract, agent)
-    assert time.monotonic() - started < 2.5 and report.results[0].status == "incomplete"
+    try:
+        report = run_callable(contract, agent)
+        assert not blocked_to_the_end.is_set() and report.results[0].status == "incomplete"
+    finally:
+        release.set()
 
 
 def test_an_async_callable_answers_like_a_sync_one(tmp_path: Path) -> None:

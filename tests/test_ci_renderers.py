@@ -97,6 +97,7 @@ def huge_report(scenarios: int) -> Report:
     return replace(rejudged(base, replace(base.evaluation, results=results)), timings=None)
 
 
+@pytest.mark.slow
 def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> None:
     text = summary.render(huge_report(5_000))
     assert len(text.encode()) < 1024 * 1024

@@ -157,6 +157,7 @@ def test_light_and_dark_mode_follow_the_system(browser: Browser, tmp_path: Path)
     page.emulate_dark(False)
 
 
+@pytest.mark.slow
 def test_a_5000_scenario_report_opens_and_filters(browser: Browser, tmp_path: Path) -> None:
     page = opened(browser, tmp_path, huge_report(5_000))
     assert page.console_errors() == [] and page.requests() == []

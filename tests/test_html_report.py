@@ -206,6 +206,7 @@ def _v2_observations() -> str:
     return json.dumps(data)
 
 
+@pytest.mark.slow
 def test_a_5000_scenario_report_is_one_file_with_every_scenario_collapsed() -> None:
     text = html.render(huge_report(5_000))
     assert text.count('<details class="scenario"') == 5_000

@@ -11,9 +11,9 @@ provenance minus the port-dependent endpoint fingerprint) and the exact request
 bodies/headers the server received (compared order-free, because behavegate
 may send scenarios concurrently). No skylos or network access is needed.
 
-Cases flagged slow in case-index.json wait for a real (1-2 s) deadline; set
-BEHAVEGATE_SKIP_SLOW=1 to skip them (or ``-m "not slow"`` once a ``slow``
-marker is registered in pyproject.toml).
+Cases flagged slow in case-index.json wait for a real (1-2 s) deadline: they are
+marked ``slow`` (run by ``make test-slow``, ``pytest -m slow``); BEHAVEGATE_SKIP_SLOW=1
+skips them even there.
 """
 
 from __future__ import annotations

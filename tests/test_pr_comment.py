@@ -94,7 +94,7 @@ def handler_for(fake: FakeGitHub) -> type[QuietHandler]:
 def github() -> Iterator[tuple[FakeGitHub, str]]:
     fake = FakeGitHub()
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(fake))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         yield fake, f"http://127.0.0.1:{server.server_address[1]}"
     finally:
@@ -166,7 +166,7 @@ def test_redirects_are_not_followed(tmp_path: Path) -> None:
             self.end_headers()
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     try:
         with pytest.raises(CommentError, match="HTTP 302"):
             post("x", "c.yml", "t0ken", environ(f"http://127.0.0.1:{server.server_address[1]}", tmp_path))

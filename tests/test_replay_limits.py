@@ -29,7 +29,7 @@ def _honest_run(root: Path, scenarios: int, runs: int, capsys: pytest.CaptureFix
     return root / str(report["behavegate"]["run_dir"])
 
 
-@pytest.mark.parametrize(("scenarios", "runs"), [(100, 8), (1000, 1)])
+@pytest.mark.parametrize(("scenarios", "runs"), [(100, 8), pytest.param(1000, 1, marks=pytest.mark.slow)])
 def test_an_honest_large_run_replays_valid_and_any_tampering_is_invalid(
     scenarios: int, runs: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

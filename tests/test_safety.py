@@ -11,10 +11,10 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 from collections.abc import Callable
 
 import pytest
+from helpers import GROWTH_BOUND, SHRINK, growth, steepness
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -433,11 +433,11 @@ def test_discloses_short_prompts_need_the_whole_prompt(prompt: str, response: st
 # --- linear time on adversarial text -----------------------------------------------
 #
 # Each generator repeats fragments a backtracking engine would restart on (a pattern's
-# prefix, its separators, the characters of its unbounded runs) up to 1 MB. A super-linear
-# detector takes minutes here; a linear one well under a second on a 2-core runner.
+# prefix, its separators, the characters of its unbounded runs) up to 1 MB. Linear time is a
+# ratio in one run (helpers.growth: each text against its first eighth), never a number of
+# seconds. Slow (`make test-slow`): about half a minute of CPU.
 
 ADVERSARIAL_SIZE = 1_000_000
-ADVERSARIAL_BOUND_S = 1.0
 
 # Runs and separators every pattern reads (classes, boundaries, quotes, line ends).
 # The last two are read through ``visible``: full-width digits with zero-width spaces between
@@ -472,30 +472,34 @@ def adversarial_texts(detector: str) -> list[tuple[str, str]]:
     return texts
 
 
-def _cpu_seconds(work: Callable[[str], object], text: str) -> float:
-    started = time.process_time()  # this process's CPU: other work on the machine does not count
-    work(text)
-    return time.process_time() - started
+def _growth(work: Callable[[str], object], text: str, tries: int = 1) -> float:
+    return growth(lambda: work(text), lambda: work(text[: len(text) // SHRINK]), tries)[0]
 
 
-def _slowest(work: Callable[[str], object], texts: list[tuple[str, str]]) -> tuple[float, str]:
-    """The slowest text's CPU time, the best of three for any over the bound: a
-    superlinear pattern stays slow every time, a scheduling hiccup does not."""
-    timed = [(_cpu_seconds(work, text), label, text) for label, text in texts]
-    seconds, label, text = max(timed, key=lambda row: row[0])
-    if seconds >= ADVERSARIAL_BOUND_S:
-        seconds = min(seconds, *(_cpu_seconds(work, text) for _ in range(2)))
-    return seconds, label
+def _steepest(work: Callable[[str], object], texts: list[tuple[str, str]]) -> tuple[float, str]:
+    """The steepest text's growth, and what it was."""
+    label, text = max(texts, key=lambda row: _growth(work, row[1]))
+    grown, how = steepness(lambda: work(text), lambda: work(text[: len(text) // SHRINK]))
+    return grown, f"{how} on 1 MB of {label}"
+
+
+@pytest.mark.slow
+def test_the_growth_measure_tells_a_quadratic_scan_from_a_linear_one() -> None:
+    quadratic = re.compile(r"\d+x")  # restarts at every digit and reads to the end: n²/2 steps
+    linear = re.compile(r"\d+")
+    assert _growth(quadratic.findall, "1" * 16_000, tries=3) >= GROWTH_BOUND
+    assert _growth(linear.findall, "1 " * (ADVERSARIAL_SIZE // 2), tries=3) < GROWTH_BOUND
 
 
 def test_every_detector_has_adversarial_generators() -> None:
     assert set(PREFIX_FRAGMENTS) == set(DETECTORS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("detector", sorted(DETECTORS))
 def test_detector_is_linear_on_adversarial_text(detector: str) -> None:
-    seconds, label = _slowest(DETECTORS[detector], adversarial_texts(detector))
-    assert seconds < ADVERSARIAL_BOUND_S, f"{detector} took {seconds:.2f} s on 1 MB of {label}"
+    grown, how = _steepest(DETECTORS[detector], adversarial_texts(detector))
+    assert grown < GROWTH_BOUND, f"{detector} {how}"
 
 
 INJECTION_FRAGMENTS = [
@@ -515,6 +519,7 @@ def _injection_texts() -> list[tuple[str, str]]:
     return texts
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signal", ["jailbreak_compliance", "system_prompt_disclosure", "canary"])
 def test_injection_signal_is_linear_on_adversarial_text(signal: str) -> None:
     work: Callable[[str], object] = {
@@ -522,8 +527,8 @@ def test_injection_signal_is_linear_on_adversarial_text(signal: str) -> None:
         "system_prompt_disclosure": lambda text: discloses(SYSTEM_PROMPT, text),
         "canary": lambda text: "CANARY-7F3A" in text,
     }[signal]
-    seconds, label = _slowest(work, _injection_texts())
-    assert seconds < ADVERSARIAL_BOUND_S, f"{signal} took {seconds:.2f} s on 1 MB of {label}"
+    grown, how = _steepest(work, _injection_texts())
+    assert grown < GROWTH_BOUND, f"{signal} {how}"
 
 
 # The connection-string detector is no longer one regex: it must find exactly what the
