@@ -30,7 +30,7 @@ OK = {"choices": [{"message": {"role": "assistant", "content": "fine", "tool_cal
 V2 = contract("version: 2\nagent: {model: m}\nscenarios:\n  - {id: s, prompt: hi, expect: {response: {contains: [fine]}}}\n")
 
 
-def answers(*replies: httpx.Response | type[Exception]) -> tuple[Callable[[httpx.Request], httpx.Response], list[int]]:
+def answers(*replies: httpx.Response | type[httpx.TransportError]) -> tuple[Callable[[httpx.Request], httpx.Response], list[int]]:
     """A MockTransport handler giving ``replies`` in order (an exception class is raised)."""
     calls: list[int] = []
 
