@@ -165,7 +165,7 @@ def test_the_documented_case_input_selects_those_oxy_cases() -> None:
     inputs = Inputs({f"INPUT_{name.upper()}": str(value) for name, value in step["with"].items()})
     argv = build_argv(inputs, {})
     assert [a for a in argv if a.startswith("--case")] == ["--case=apple-ceo", "--case=What's the revenue trend for Q4?"]
-    assert argv[1] == "tests/sales.agentic.test.yml"
+    assert argv[-2:] == ["--", "tests/sales.agentic.test.yml"]
 
 
 def test_a_sharded_runs_baseline_gates_the_merge_job_and_a_shard_job_refuses_it() -> None:
@@ -375,3 +375,11 @@ def test_judge_inputs_reach_the_cli_and_the_judge_token_is_masked(tmp_path: Path
            "GITHUB_WORKSPACE": str(tmp_path)}  # fmt: skip
     action_main(env)
     assert capsys.readouterr().out.startswith("::add-mask::judge-secret-value")
+
+
+def test_an_input_value_that_looks_like_a_flag_stays_a_value() -> None:
+    """A contract named "--allow-remote" or an endpoint starting with "-" never becomes an option."""
+    argv = build_argv(Inputs({"INPUT_CONTRACT": "--allow-remote", "INPUT_ENDPOINT": "-x", "INPUT_SCENARIO": "--help"}), {})
+    parsed = build_parser().parse_args(argv)
+    assert parsed.contract == ["--allow-remote"] and not parsed.allow_remote
+    assert parsed.endpoint == "-x" and parsed.scenarios == ["--help"]

@@ -152,13 +152,18 @@ def flag_argv(inputs: Inputs, rows: tuple[FlagInput, ...]) -> list[str]:
             argv += [row.cli_flag] * inputs.flag(row.name)
         elif row.kind is Kind.ITEMS:
             for value in inputs.items(row.name):
-                argv += [row.cli_flag, value]
+                argv += _value(row.cli_flag, value)
         elif row.kind is Kind.LINES:
             # One argument each, so a case named "-x" or "--help" is a value, not an option.
             argv += [f"{row.cli_flag}={value}" for value in inputs.lines(row.name)]
         elif inputs.text(row.name):
-            argv += [row.cli_flag, inputs.text(row.name)]
+            argv += _value(row.cli_flag, inputs.text(row.name))
     return argv
+
+
+def _value(flag: str, value: str) -> list[str]:
+    """A flag and its value; one argument when the value starts with "-", so it stays a value."""
+    return [f"{flag}={value}"] if value.startswith("-") else [flag, value]
 
 
 def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
@@ -166,10 +171,11 @@ def build_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
     Every value is checked by the CLI, in the CLI's words."""
     if inputs.items("merge"):
         return _merge_argv(inputs, environ)
-    argv = ["test", *([inputs.text("contract")] if inputs.text("contract") else [])]
-    argv += flag_argv(inputs, TEST_FLAGS) + flag_argv(inputs, GATE_FLAGS)
+    argv = ["test", *flag_argv(inputs, TEST_FLAGS), *flag_argv(inputs, GATE_FLAGS)]
     # A shard's report is part of the evidence: the merge job renders the verdict and gates it.
-    return argv + _views(inputs, environ, verdict=not inputs.text("shard"))
+    argv += _views(inputs, environ, verdict=not inputs.text("shard"))
+    # The contract last, after "--": a path such as "--allow-remote" is a path, never a flag.
+    return argv + (["--", inputs.text("contract")] if inputs.text("contract") else [])
 
 
 def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
@@ -179,7 +185,7 @@ def _merge_argv(inputs: Inputs, environ: Mapping[str, str]) -> list[str]:
         raise ActionInputError(f"merge combines shard reports; {', '.join(clashing)} belong to the shard jobs")
     argv = ["merge", *inputs.items("merge")]
     if inputs.text("contract"):
-        argv += ["--contract", inputs.text("contract")]
+        argv += [f"--contract={inputs.text('contract')}"]
     return argv + flag_argv(inputs, GATE_FLAGS) + _views(inputs, environ, verdict=True)
 
 
