@@ -274,8 +274,8 @@ class Report:
         return size_within(self.encoded(), self.json_rest(), leave_out="behavegate", limit=limit)
 
     def gated(self, baseline: Comparison | None, fail_on: FailOn | str) -> Report:
-        """This report with its baseline comparison and ``--fail-on``. Neither touches
-        the skylos keys or the digests, so the evidence already encoded is reused."""
+        """This report with its baseline comparison and ``--fail-on`` (a new Report: its JSON
+        text is encoded again when a view asks, never carried over from another Report)."""
         return replace(self, baseline=baseline, fail_on=FailOn(fail_on))
 
     @property
