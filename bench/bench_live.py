@@ -56,7 +56,9 @@ N_SCENARIOS = 200
 CONCURRENCY = 16
 TARGET_RATIO = 1.5
 FLOOR_RATIO = 1.1  # the speed promise: behavegate's wall time within 1.1x the bare asyncio client's
-V1_MAX_SCENARIOS = 1000  # a version-1 run's cap (--max-scenarios at most 1000); version 2 has none below 100,000
+# A version-1 contract holds at most 250 assertions (skylos's cap, which --max-assertions does not
+# lift), before its 1,000-scenario cap; version 2 allows 250,000 and 100,000 scenarios.
+V1_MAX_ASSERTIONS = 250
 SWEEP = (1, 4, 16, 32)
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
@@ -329,7 +331,7 @@ def completion(prompt: str) -> bytes:
 def build_contract(n: int, fail_every: int, *, version: int = 1, stream: bool = False) -> tuple[str, int]:
     """A contract with n one-assertion scenarios and no endpoint; returns (YAML, planned failures).
 
-    Version 1 (skylos's format, at most 1,000 scenarios a run) unless ``version`` is 2;
+    Version 1 (skylos's format, at most 250 assertions) unless ``version`` is 2;
     ``stream`` (version 2 only) asks for streamed answers. A streamed answer without a
     tool_calls delta has no tool_calls key, so the streamed contract says
     ``missing_tool_calls: none`` to judge ``tools.max_calls`` as the plain one does.
@@ -784,7 +786,7 @@ def main(argv: list[str] | None = None) -> int:
         "--scenarios",
         type=int,
         default=N_SCENARIOS,
-        help=f"scenarios in the contract, one request each (default {N_SCENARIOS}; over {V1_MAX_SCENARIOS} makes it version 2)",
+        help=f"scenarios in the contract, one assertion and one request each (default {N_SCENARIOS}; over {V1_MAX_ASSERTIONS} makes it version 2)",
     )
     parser.add_argument(
         "--concurrency", type=int, default=CONCURRENCY, help=f"behavegate --concurrency and the floors' (default {CONCURRENCY})"
@@ -829,8 +831,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.concurrency <= 64:
         parser.error("--concurrency must be 1..64 (behavegate's range)")
     N_SCENARIOS, CONCURRENCY = args.scenarios, args.concurrency
-    # skylos and a version-1 contract stop at 1,000 scenarios and never stream
-    version = 2 if args.stream or N_SCENARIOS > V1_MAX_SCENARIOS else 1
+    # a version-1 contract (and skylos) stops at 250 assertions and never streams
+    version = 2 if args.stream or N_SCENARIOS > V1_MAX_ASSERTIONS else 1
 
     behavegate = args.behavegate
     if not Path(behavegate).exists():
@@ -841,7 +843,9 @@ def main(argv: list[str] | None = None) -> int:
         behavegate = found
     skylos: str | None = None
     if not args.no_skylos and version == 2:
-        print("note: a version-2 contract (--stream or over 1000 scenarios); skylos reads version 1 only, not run")
+        print(
+            f"note: a version-2 contract (--stream or over {V1_MAX_ASSERTIONS} assertions); skylos reads version 1 only, not run"
+        )
     elif not args.no_skylos:
         if Path(args.skylos).exists():
             skylos = args.skylos
