@@ -55,6 +55,10 @@ DEFAULT_SKYLOS = Path("/tmp/sky/bin/skylos")
 N_SCENARIOS = 200
 CONCURRENCY = 16
 TARGET_RATIO = 1.5
+FLOOR_RATIO = 1.1  # the speed promise: behavegate's wall time within 1.1x the bare asyncio client's
+# A version-1 contract holds at most 250 assertions (skylos's cap, which --max-assertions does not
+# lift), before its 1,000-scenario cap; version 2 allows 250,000 and 100,000 scenarios.
+V1_MAX_ASSERTIONS = 250
 SWEEP = (1, 4, 16, 32)
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 
@@ -195,11 +199,14 @@ class LoopbackAgent:
                     try:
                         if self.delay > 0:
                             await asyncio.sleep(self.delay)
-                        payload = completion(body)
+                        prompt, stream, usage = parse_request(body)
                     finally:
                         self.in_flight -= 1
                     self.requests += 1
-                    await self._reply(writer, 200, payload, close=close)
+                    if stream:
+                        await self._reply_stream(writer, stream_events(prompt, usage=usage), close=close)
+                    else:
+                        await self._reply(writer, 200, completion(prompt), close=close)
                 if close:
                     return
         except ConnectionError:
@@ -242,12 +249,33 @@ class LoopbackAgent:
         writer.write(head + body)  # one write: headers and body in one segment
         await writer.drain()
 
+    @staticmethod
+    async def _reply_stream(writer: asyncio.StreamWriter, events: list[bytes], *, close: bool) -> None:
+        """A 200 ``text/event-stream`` answer, chunked, one write (and one HTTP chunk) per event."""
+        head = (
+            "HTTP/1.1 200 OK\r\n"
+            "Content-Type: text/event-stream\r\n"
+            "Cache-Control: no-cache\r\n"
+            "Transfer-Encoding: chunked\r\n"
+            f"Connection: {'close' if close else 'keep-alive'}\r\n"
+            "\r\n"
+        ).encode("ascii")
+        for i, event in enumerate(events):
+            chunk = f"{len(event):x}\r\n".encode("ascii") + event + b"\r\n"
+            writer.write(head + chunk if i == 0 else chunk)
+            await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
 
-def completion(body: bytes) -> bytes:
-    """The chat completion answering a request body: ``ok <last user prompt>``."""
-    prompt = ""
+
+def parse_request(body: bytes) -> tuple[str, bool, bool]:
+    """(last user prompt, "stream": true asked, stream_options.include_usage asked) of a request body."""
+    prompt, stream, usage = "", False, False
     with suppress(ValueError, AttributeError, TypeError):
         request = json.loads(body)
+        stream = request.get("stream") is True
+        options = request.get("stream_options")
+        usage = isinstance(options, dict) and options.get("include_usage") is True
         for message in reversed(request.get("messages") or []):
             if isinstance(message, dict) and message.get("role") == "user":
                 content = message.get("content")
@@ -256,6 +284,33 @@ def completion(body: bytes) -> bytes:
                 elif isinstance(content, list):  # content parts
                     prompt = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
                 break
+    return prompt, stream, usage
+
+
+STREAM_PIECES = 3  # content deltas per streamed answer
+
+
+def stream_events(prompt: str, *, usage: bool) -> list[bytes]:
+    """The streamed answer to ``prompt``: ``ok <prompt>`` in STREAM_PIECES chat.completion.chunk
+    content deltas (as the plain answer's message says), a finish_reason chunk, a usage chunk if asked, then ``data: [DONE]``."""
+    text = f"ok {prompt}"
+    step = max(1, math.ceil(len(text) / STREAM_PIECES))
+    pieces = [text[i : i + step] for i in range(0, len(text), step)] or [""]
+    chunks: list[dict[str, Any]] = []
+    for i, piece in enumerate(pieces):
+        # the first delta says "refusal": null as OpenAI's does; without it refusal is unobserved
+        delta: dict[str, Any] = {"role": "assistant", "content": piece, "refusal": None} if i == 0 else {"content": piece}
+        chunks.append({"choices": [{"index": 0, "delta": delta}]})
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+    if usage:
+        chunks.append({"choices": [], "usage": {"prompt_tokens": 8, "completion_tokens": 9, "total_tokens": 17}})
+    base = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "model": "m"}
+    events = [b"data: " + json.dumps({**base, **c}, separators=(",", ":")).encode("utf-8") + b"\n\n" for c in chunks]
+    return [*events, b"data: [DONE]\n\n"]
+
+
+def completion(prompt: str) -> bytes:
+    """The chat completion answering ``prompt``: ``ok <prompt>``."""
     reply = {
         "choices": [
             {
@@ -273,15 +328,23 @@ def completion(body: bytes) -> bytes:
 # ---------------------------------------------------------------------------
 
 
-def build_contract(n: int, fail_every: int) -> tuple[str, int]:
+def build_contract(n: int, fail_every: int, *, version: int = 1, stream: bool = False) -> tuple[str, int]:
     """A contract with n one-assertion scenarios and no endpoint; returns (YAML, planned failures).
+
+    Version 1 (skylos's format, at most 250 assertions) unless ``version`` is 2;
+    ``stream`` (version 2 only) asks for streamed answers. A streamed answer without a
+    tool_calls delta has no tool_calls key, so the streamed contract says
+    ``missing_tool_calls: none`` to judge ``tools.max_calls`` as the plain one does.
 
     Kinds in turn: tools.max_calls 0, response.contains "ok", response.contains the
     scenario's own prompt words (checks that each answer belongs to its request),
     response.excludes, refusal false. Every ``fail_every``-th scenario instead asks
     for a word the agent never says (0 = no planned failures).
     """
-    out = ["# generated by bench/bench_live.py", "version: 1", "agent:", "  model: m", "scenarios:"]
+    out = ["# generated by bench/bench_live.py", f"version: {version}", "agent:", "  model: m"]
+    if stream:
+        out += ["  stream: true", "  missing_tool_calls: none"]
+    out.append("scenarios:")
     planned_fail = 0
     for i in range(n):
         sid = f"s{i:04d}"
@@ -504,6 +567,55 @@ asyncio.run(main())
 """
 
 
+# The stdlib client asking for streamed answers: the same C keep-alive connections,
+# each response's whole chunked SSE body read, every event json.loads-ed and the
+# content deltas joined, up to data: [DONE] and the last chunk.
+FLOOR_STDLIB_STREAM = r"""
+import asyncio, json, sys, time
+url, n, c = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+host_port, path = url.split("//", 1)[1].split("/", 1)
+host, port = host_port.rsplit(":", 1)
+async def worker(queue):
+    reader, writer = await asyncio.open_connection(host, int(port))
+    while True:
+        try:
+            i = queue.get_nowait()
+        except asyncio.QueueEmpty:
+            break
+        body = json.dumps({"model": "m", "stream": True, "stream_options": {"include_usage": True},
+                           "messages": [{"role": "user", "content": f"Please check scenario s{i:04d} for me."}]}).encode()
+        writer.write((f"POST /{path} HTTP/1.1\r\nHost: {host_port}\r\nContent-Type: application/json\r\n"
+                      f"Accept: text/event-stream\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body)
+        head = (await reader.readuntil(b"\r\n\r\n")).decode().lower()
+        assert "transfer-encoding: chunked" in head and "text/event-stream" in head, head
+        buf, text, done = b"", [], False
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).split(b";", 1)[0], 16)
+            if size == 0:
+                await reader.readuntil(b"\r\n")
+                break
+            buf += (await reader.readexactly(size + 2))[:-2]
+            *events, buf = buf.split(b"\n\n")
+            for event in events:
+                data = event[len(b"data: "):]
+                if data == b"[DONE]":
+                    done = True
+                    continue
+                for choice in json.loads(data)["choices"]:
+                    text.append(choice["delta"].get("content") or "")
+        assert done and "".join(text).startswith("ok "), text
+    writer.close()
+async def main():
+    queue = asyncio.Queue()
+    for i in range(n):
+        queue.put_nowait(i)
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker(queue) for _ in range(c)))
+    print(int((time.perf_counter() - t0) * 1000))
+asyncio.run(main())
+"""
+
+
 def run_floor(python: str, code: str, url: str, concurrency: int, cwd: Path, agent: LoopbackAgent) -> Run:
     proc, wall, cpu = spawn([python, "-c", code, url, str(N_SCENARIOS), str(concurrency)], cwd, agent)
     report: dict[str, Any] | None = None
@@ -633,16 +745,57 @@ def profile_child(python: str, workdir: Path, url: str, agent: LoopbackAgent, to
         print(text[begin:].rstrip() if begin >= 0 else text.rstrip())
 
 
+def print_floor_ratio(
+    label: str, bg_runs: list[Run], floor_runs: list[Run], *, delay: float, broken: bool, errors: list[str]
+) -> None:
+    """The speed promise: behavegate's median wall time over the bare client's, runs alternated."""
+    bad = [r for r in floor_runs if r.rc != 0 or r.served != N_SCENARIOS or r.duration_ms is None]
+    if bad:
+        errors.append(f"ERROR: {label} failed: exit {bad[0].rc}, served {bad[0].served}, {bad[0].short_error()}")
+        print(f"floor: {label} failed, no ratio")
+        return
+    n = len(bg_runs)
+    bg_wall = statistics.median(r.wall for r in bg_runs)
+    fl_wall = statistics.median(r.wall for r in floor_runs)
+    fl_in = statistics.median(r.duration_ms or 0.0 for r in floor_runs) / 1000
+    ratio = bg_wall / fl_wall
+    print(f"floor: {label}, median of {n} runs alternated with behavegate's: wall {fl_wall:.3f} s, in-run {fl_in:.3f} s")
+    durations = [r.duration_ms for r in bg_runs if r.duration_ms is not None]
+    if durations and fl_in:
+        bg_in = statistics.median(durations) / 1000
+        print(f"  ratio behavegate/bare asyncio, in-run (harness.duration_ms / the client's own loop time): {bg_in / fl_in:.3f}")
+    verdict = "INVALID" if broken else ("OK" if ratio <= FLOOR_RATIO else "MISSED")
+    print(
+        f"ratio behavegate/bare asyncio (wall, whole processes): {ratio:.3f}  {verdict} (target <= {FLOOR_RATIO};"
+        f" {N_SCENARIOS} x {delay * 1000:.0f} ms at --concurrency {CONCURRENCY})"
+    )
+
+
 # ---------------------------------------------------------------------------
 # main
 # ---------------------------------------------------------------------------
 
 
 def main(argv: list[str] | None = None) -> int:
+    global N_SCENARIOS, CONCURRENCY  # --scenarios and --concurrency set them for every helper
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--behavegate", default=str(DEFAULT_BEHAVEGATE), help="behavegate executable (default %(default)s)")
     parser.add_argument("--skylos", default=str(DEFAULT_SKYLOS), help="skylos 5.1.2 executable (default %(default)s)")
     parser.add_argument("--delay", type=float, default=0.1, help="seconds the agent waits before each answer (default 0.1)")
+    parser.add_argument(
+        "--scenarios",
+        type=int,
+        default=N_SCENARIOS,
+        help=f"scenarios in the contract, one assertion and one request each (default {N_SCENARIOS}; over {V1_MAX_ASSERTIONS} makes it version 2)",
+    )
+    parser.add_argument(
+        "--concurrency", type=int, default=CONCURRENCY, help=f"behavegate --concurrency and the floors' (default {CONCURRENCY})"
+    )
+    parser.add_argument(
+        "--stream",
+        action="store_true",
+        help="version-2 contract with agent.stream: true; the agent answers text/event-stream, the floor reads it",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="timed behavegate runs; the median is reported (default 3)")
     parser.add_argument(
         "--fail-every",
@@ -673,6 +826,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat and --sweep-repeat must be >= 1")
     if not 0 <= args.delay <= 30:
         parser.error("--delay must be 0..30 seconds")
+    if not 1 <= args.scenarios <= 100_000:
+        parser.error("--scenarios must be 1..100000")
+    if not 1 <= args.concurrency <= 64:
+        parser.error("--concurrency must be 1..64 (behavegate's range)")
+    N_SCENARIOS, CONCURRENCY = args.scenarios, args.concurrency
+    # a version-1 contract (and skylos) stops at 250 assertions and never streams
+    version = 2 if args.stream or N_SCENARIOS > V1_MAX_ASSERTIONS else 1
 
     behavegate = args.behavegate
     if not Path(behavegate).exists():
@@ -682,7 +842,11 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         behavegate = found
     skylos: str | None = None
-    if not args.no_skylos:
+    if not args.no_skylos and version == 2:
+        print(
+            f"note: a version-2 contract (--stream or over {V1_MAX_ASSERTIONS} assertions); skylos reads version 1 only, not run"
+        )
+    elif not args.no_skylos:
         if Path(args.skylos).exists():
             skylos = args.skylos
         else:
@@ -703,7 +867,7 @@ def main(argv: list[str] | None = None) -> int:
     errors: list[str] = []
     try:
         url = agent.start()
-        contract, planned_fail = build_contract(N_SCENARIOS, args.fail_every)
+        contract, planned_fail = build_contract(N_SCENARIOS, args.fail_every, version=version, stream=args.stream)
         (tmp / "contract.yml").write_text(contract, encoding="utf-8")
         ideal = math.ceil(N_SCENARIOS / CONCURRENCY) * args.delay
 
@@ -713,8 +877,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bytecode:   {pyc_mode}")
         if hasattr(os, "getloadavg"):
             print(f"load avg:   {' '.join(f'{x:.2f}' for x in os.getloadavg())} (before)")
-        print(f"agent:      {url} (in-process asyncio, keep-alive), delay {args.delay:.3f} s per request")
-        print(f"contract:   {N_SCENARIOS} scenarios x 1 assertion, {planned_fail} planned failures, no endpoint in the contract")
+        answers = f"text/event-stream in {STREAM_PIECES} content deltas when asked" if args.stream else "JSON"
+        print(f"agent:      {url} (in-process asyncio, keep-alive), delay {args.delay:.3f} s per request, {answers}")
+        print(
+            f"contract:   version {version}{', agent.stream: true' if args.stream else ''}, {N_SCENARIOS} scenarios x 1 assertion,"
+            f" {planned_fail} planned failures, no endpoint in the contract"
+        )
         print(f"ideal:      ceil({N_SCENARIOS}/{CONCURRENCY}) x {args.delay:.3f} s = {ideal:.3f} s")
         print()
 
@@ -741,8 +909,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"warm-up skylos     (1 scenario): {warm_sk.wall:.3f} s, exit {warm_sk.rc}, {summary_of(warm_sk)}")
         print()
 
-        # behavegate, K timed runs at --concurrency 16
+        # behavegate, K timed runs, each followed by one run of the bare asyncio client
+        # (so both sample the same minutes of a shared machine)
+        floor_label = "bare stdlib asyncio client" + (" (streaming)" if args.stream else "")
+        floor_code = FLOOR_STDLIB_STREAM if args.stream else FLOOR_STDLIB
         bg_runs: list[Run] = []
+        floor_runs: list[Run] = []
         for k in range(args.repeat):
             r = run_cli(cmd_bg(CONCURRENCY), tmp, agent)
             bg_runs.append(r)
@@ -750,6 +922,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"behavegate run {k + 1}/{args.repeat}: wall {r.wall:.3f} s, duration_ms {fmt_ms(r.duration_ms)}, cpu {fmt_s(r.cpu)},"
                 f" exit {r.rc}, served {r.served}, peak in flight {r.peak}, connections {r.conns}"
             )
+            if not args.no_floors:
+                f = run_floor(sys.executable, floor_code, url, CONCURRENCY, tmp, agent)
+                floor_runs.append(f)
+                print(
+                    f"  {floor_label} run {k + 1}/{args.repeat}: wall {f.wall:.3f} s, in-run {fmt_ms(f.duration_ms)},"
+                    f" cpu {fmt_s(f.cpu)}, exit {f.rc}, served {f.served}, peak in flight {f.peak}"
+                )
             if r.rc != bg_runs[0].rc or verdicts(r) != verdicts(bg_runs[0]):
                 mismatches.append(
                     f"MISMATCH: behavegate verdicts changed between runs (run 1 exit {bg_runs[0].rc}, run {k + 1} exit {r.rc})"
@@ -786,14 +965,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             verdict, limit = "n/a (--delay 0)", ""
         print(f"target: {N_SCENARIOS} scenarios at --concurrency {CONCURRENCY} within {TARGET_RATIO}x ideal: {verdict}{limit}")
+        if floor_runs:
+            print_floor_ratio(floor_label, bg_runs, floor_runs, delay=args.delay, broken=bool(broken), errors=errors)
 
         if not args.no_floors:
             print()
             print(f"context, same agent, {N_SCENARIOS} requests at concurrency {CONCURRENCY}, median of {args.repeat}:")
-            rows: list[tuple[str, list[Run]]] = []
-            floors = [("bare stdlib asyncio client", sys.executable, FLOOR_STDLIB)]
+            rows: list[tuple[str, list[Run]]] = [(floor_label, floor_runs)]  # measured between the timed runs
+            floors = []
             venv_python = interpreter_of(behavegate)
-            if venv_python:
+            if venv_python and not args.stream:  # the httpx floor asks for JSON answers only
                 floors.append(("bare httpx.AsyncClient + Semaphore", venv_python, FLOOR_HTTPX))
             for label, python, code in floors:
                 rows.append((label, [run_floor(python, code, url, CONCURRENCY, tmp, agent) for _ in range(args.repeat)]))
@@ -848,7 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.concurrency_sweep:
             print()
             print(f"concurrency sweep (behavegate, median of {args.sweep_repeat}):")
-            sweep_httpx = None if args.no_floors else interpreter_of(behavegate)
+            sweep_httpx = None if args.no_floors or args.stream else interpreter_of(behavegate)
             extra = f"{'bare httpx wall s':>19}{'/ideal':>8}" if sweep_httpx else ""
             print(f"  {'concurrency':>11}{'ideal s':>10}{'wall s':>10}{'wall/ideal':>12}{'duration s':>12}{'peak':>6}{extra}")
             for c in SWEEP:
