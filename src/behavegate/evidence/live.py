@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
+from behavegate.evidence import responses
 from behavegate.evidence.chat import (
     EndpointError,
     assistant_turn,
@@ -145,10 +146,15 @@ async def _converse(
 ) -> Observation:
     """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
     agent = contract.agent
-    payload = build_request(agent, scenario, settings.max_tokens)
+    wire = agent.api
+    if wire == "responses":
+        payload = responses.build_request(agent, scenario, settings.max_tokens)
+        key = "input"
+    else:
+        payload, key = build_request(agent, scenario, settings.max_tokens), "messages"
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
-    history = [encode_message(message) for message in payload["messages"]]
+    history = [encode_message(message) for message in payload[key]]
     budget = settings.budget
     earlier: list[ToolCall] = []
     returned: list[ScriptedResult] = []
@@ -161,7 +167,7 @@ async def _converse(
         # bytes budget is never sent, and reported tokens past it stop the next.
         if tokens > budget.tokens:
             return _exceeded(scenario, "tokens", tokens, budget.tokens, turns)
-        pieces = encode_request(payload, history)
+        pieces = encode_request(payload, history, key)
         size = sum(len(piece) for piece in pieces)
         if sent + size > budget.request_bytes:
             return _exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
@@ -170,7 +176,8 @@ async def _converse(
         deadline = _deadline(agent.timeout_seconds, settings)
         try:
             ask = retrying(send, settings.retry, turns, retried)
-            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
+            limit = min(MAX_RESPONSE_BYTES, room)
+            turn = await _turn(ask, pieces, deadline, limit, scenario.id, agent.missing_tool_calls, wire)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
@@ -186,12 +193,16 @@ async def _converse(
         calls = observation.tool_calls or ()
         if not (scripted and calls and turns < scenario.max_turns):
             break
-        history.append(turn.assistant)
+        history.extend(turn.assistant)
         for index, call_id in enumerate(turn.call_ids):
             answered = scripted_answer(scenario, calls[index], len(earlier) + index)
             if answered is None:  # a rule list with no rule (and no default) for this call
                 return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
-            message = {"role": "tool", "tool_call_id": call_id or f"call_{turns}_{index}", "content": answered.content}
+            answer_id = call_id or f"call_{turns}_{index}"
+            if wire == "responses":
+                message = responses.tool_result(answer_id, answered.content)
+            else:
+                message = {"role": "tool", "tool_call_id": answer_id, "content": answered.content}
             history.append(encode_message(message))
             returned.append(answered.record)
         earlier.extend(calls)
@@ -238,22 +249,32 @@ def _deadline(timeout_seconds: float, settings: LiveSettings) -> float:
 class Turn:
     observation: Observation
     received: int  # response bytes read
-    assistant: bytes  # the assistant message to send back, encoded
+    assistant: tuple[bytes, ...]  # the assistant message (Responses API: output items) to send back, encoded
     call_ids: tuple[str | None, ...]  # the id of each tool call, in order
 
 
 async def _turn(
-    send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, missing_tool_calls: str
+    send: Send,
+    pieces: tuple[bytes, ...],
+    deadline: float,
+    limit: int,
+    scenario_id: str,
+    missing_tool_calls: str,
+    wire: str = "chat",
 ) -> Turn:
     """One request of a conversation. The raw response (bytes, text, parsed
     JSON) lives only in here: what outlives the turn is the observation and the
     encoded assistant message."""
     raw, received = await send(pieces, deadline, limit)
+    if wire == "responses":
+        # The output items are what the agent said: they are echoed as they are.
+        observation = normalize(responses.as_chat(raw), scenario_id)
+        return Turn(observation, received, tuple(responses.assistant_items(raw)), responses.call_ids(raw))
     observation = normalize(raw, scenario_id, missing_tool_calls)
     raw_calls = raw["choices"][0]["message"].get("tool_calls")
     raw_calls = raw_calls if isinstance(raw_calls, list) else []
     ids = tuple(str(c["id"]) if isinstance(c, dict) and c.get("id") else None for c in raw_calls)
-    return Turn(observation, received, encode_message(assistant_turn(raw)), ids)
+    return Turn(observation, received, (encode_message(assistant_turn(raw)),), ids)
 
 
 def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: int) -> Observation:
