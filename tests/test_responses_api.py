@@ -208,3 +208,17 @@ def test_hostile_responses_answers_are_incomplete_with_a_reason_never_pass(
     # An item of no known type may be a tool the agent used: only the tool evidence is unobserved.
     typed = {a["assertion"]: a["status"] for a in report["scenarios"][2]["assertions"]}
     assert typed == {"response.contains[0]": "pass", "tools.max_calls": "incomplete"}
+
+
+def test_an_in_process_agent_is_called_with_messages_whatever_the_endpoints_wire_format(tmp_path: Path) -> None:
+    from behavegate.api import Reply, load_contract, run_callable
+
+    (tmp_path / "contract.yml").write_text(RESPONSES.replace("{refusal: false}", "{response: {contains: [ok]}}"))
+    seen: list[Any] = []
+
+    def agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> Reply:
+        seen.append(messages)
+        return Reply("ok")
+
+    report = run_callable(load_contract(tmp_path / "contract.yml", root=tmp_path), agent)
+    assert report.status == "pass" and seen == [[{"role": "user", "content": "hi"}]]
