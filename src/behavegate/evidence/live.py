@@ -24,10 +24,9 @@ from typing import Any
 import httpx
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
-from behavegate.evidence import responses
+from behavegate.evidence import wire
 from behavegate.evidence.chat import (
     EndpointError,
-    assistant_turn,
     build_request,
     encode_message,
     encode_request,
@@ -42,7 +41,7 @@ from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_t
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Retry, Scenario, Timing, ToolCall
+from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -146,12 +145,7 @@ async def _converse(
 ) -> Observation:
     """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
     agent = contract.agent
-    wire = agent.api
-    if wire == "responses":
-        payload = responses.build_request(agent, scenario, settings.max_tokens)
-        key = "input"
-    else:
-        payload, key = build_request(agent, scenario, settings.max_tokens), "messages"
+    payload, key = wire.first_request(agent, scenario, settings.max_tokens)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
     history = [encode_message(message) for message in payload[key]]
@@ -176,8 +170,7 @@ async def _converse(
         deadline = _deadline(agent.timeout_seconds, settings)
         try:
             ask = retrying(send, settings.retry, turns, retried)
-            limit = min(MAX_RESPONSE_BYTES, room)
-            turn = await _turn(ask, pieces, deadline, limit, scenario.id, agent.missing_tool_calls, wire)
+            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
@@ -199,11 +192,7 @@ async def _converse(
             if answered is None:  # a rule list with no rule (and no default) for this call
                 return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
             answer_id = call_id or f"call_{turns}_{index}"
-            if wire == "responses":
-                message = responses.tool_result(answer_id, answered.content)
-            else:
-                message = {"role": "tool", "tool_call_id": answer_id, "content": answered.content}
-            history.append(encode_message(message))
+            history.append(encode_message(wire.tool_message(agent.api, answer_id, answered.content)))
             returned.append(answered.record)
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
@@ -253,28 +242,13 @@ class Turn:
     call_ids: tuple[str | None, ...]  # the id of each tool call, in order
 
 
-async def _turn(
-    send: Send,
-    pieces: tuple[bytes, ...],
-    deadline: float,
-    limit: int,
-    scenario_id: str,
-    missing_tool_calls: str,
-    wire: str = "chat",
-) -> Turn:
+async def _turn(send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, agent: AgentTarget) -> Turn:
     """One request of a conversation. The raw response (bytes, text, parsed
     JSON) lives only in here: what outlives the turn is the observation and the
     encoded assistant message."""
     raw, received = await send(pieces, deadline, limit)
-    if wire == "responses":
-        # The output items are what the agent said: they are echoed as they are.
-        observation = normalize(responses.as_chat(raw), scenario_id)
-        return Turn(observation, received, tuple(responses.assistant_items(raw)), responses.call_ids(raw))
-    observation = normalize(raw, scenario_id, missing_tool_calls)
-    raw_calls = raw["choices"][0]["message"].get("tool_calls")
-    raw_calls = raw_calls if isinstance(raw_calls, list) else []
-    ids = tuple(str(c["id"]) if isinstance(c, dict) and c.get("id") else None for c in raw_calls)
-    return Turn(observation, received, (encode_message(assistant_turn(raw)),), ids)
+    observation, assistant, ids = wire.read_turn(agent.api, raw, scenario_id, agent.missing_tool_calls)
+    return Turn(observation, received, assistant, ids)
 
 
 def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: int) -> Observation:
