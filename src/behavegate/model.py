@@ -46,6 +46,7 @@ class AgentTarget:
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # extra request-body keys
     missing_tool_calls: str = "unobserved"  # or "none": the endpoint omits the key when no tool was called
     stream: bool = False  # ask for a streamed answer (text/event-stream), assembled into the same evidence
+    api: str = "chat"  # the wire format: "chat" (Chat Completions) or "responses" (the OpenAI Responses API)
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)

@@ -183,6 +183,8 @@ def run_callable(
     from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence import in_process
 
+    # An in-process agent is called with (messages, tools): agent.api names an endpoint's wire format.
+    contract = records.replace(contract, agent=records.replace(contract.agent, api="chat"))
     settings = live.LiveSettings(
         endpoint=None,
         credentials=None,

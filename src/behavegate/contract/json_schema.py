@@ -25,6 +25,7 @@ from behavegate.contract.v2 import (
     SEQUENCE_MODES,
     THRESHOLD_MODES,
     V2_KEYS,
+    WIRE_APIS,
 )
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
@@ -191,6 +192,7 @@ def build(version: int) -> dict[str, Any]:
             "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
             "missing_tool_calls": {"enum": list(MISSING_TOOL_CALLS)},
             "stream": {"type": "boolean"},
+            "api": {"enum": list(WIRE_APIS)},
         },
         keys("agent", AGENT_KEYS),
     )  # fmt: skip

@@ -86,6 +86,7 @@ agent:
   # absence to mean "no call"; without it, the final answer of a conversation (below) has
   # no tool_calls key and its tool checks are incomplete. Check your server first.
   missing_tool_calls: none
+  # api: responses                 # the OpenAI Responses API (endpoint .../v1/responses) instead
   tools:
     - name: get_order
       description: Fetch an order by its id

@@ -25,6 +25,7 @@ THRESHOLD_MODES = ("average", "all")  # a suite floor on the average, or on ever
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
+WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
 # safety.pii detector names: the contract's vocabulary; judge/safety.py implements each
 # (a test keeps the two equal).
 PII_DETECTORS = (
@@ -34,7 +35,7 @@ PII_DETECTORS = (
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
-    "agent": ("parameters", "missing_tool_calls", "stream"),
+    "agent": ("parameters", "missing_tool_calls", "stream", "api"),
     "scenario": (
         "messages",
         "tags",
@@ -217,6 +218,16 @@ class V2Fields:
         stream = self._take(f.boolean, raw, "stream", "agent")
         if stream is not None:
             extras["stream"] = stream
+        api = self._take(lambda v, p, ln: choice(v, p, ln, WIRE_APIS), raw, "api", "agent")
+        if api is not None:
+            extras["api"] = api
+        if api == "responses" and stream:
+            # A Responses stream is a different event format: refused, never misread.
+            self.c.add(
+                "agent.stream is for api: chat; the Responses API is read unstreamed",
+                "agent.stream",
+                self.lines.of_key(raw, "stream"),
+            )
         return extras
 
     # -- scenario --------------------------------------------------------------------

@@ -74,17 +74,20 @@ def encode_message(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode("utf-8")
 
 
-def encode_request(payload: dict[str, Any], history: list[bytes] | None = None) -> tuple[bytes, ...]:
+def encode_request(
+    payload: dict[str, Any], history: list[bytes] | None = None, key_of_history: str = "messages"
+) -> tuple[bytes, ...]:
     """``json.dumps(payload)`` as UTF-8, byte for byte, in pieces. With ``history``
-    (messages already encoded) those are the messages: a conversation is held once,
-    as bytes, and its pieces are sent as they are, never joined into a copy."""
+    (messages already encoded) those are the messages (``key_of_history``; the Responses
+    API's ``input``): a conversation is held once, as bytes, and its pieces are sent as
+    they are, never joined into a copy."""
     if history is None:
         return (json.dumps(payload).encode("utf-8"),)
     pieces: list[bytes] = []
     for key, value in payload.items():
         pieces.append(b"{" if not pieces else b", ")
         pieces.append(json.dumps(key).encode("utf-8") + b": ")
-        if key != "messages":
+        if key != key_of_history:
             pieces.append(json.dumps(value).encode("utf-8"))
             continue
         pieces.append(b"[")

@@ -24,9 +24,9 @@ from typing import Any
 import httpx
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
+from behavegate.evidence import wire
 from behavegate.evidence.chat import (
     EndpointError,
-    assistant_turn,
     build_request,
     encode_message,
     encode_request,
@@ -41,7 +41,7 @@ from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_t
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Retry, Scenario, Timing, ToolCall
+from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -145,10 +145,10 @@ async def _converse(
 ) -> Observation:
     """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
     agent = contract.agent
-    payload = build_request(agent, scenario, settings.max_tokens)
+    payload, key = wire.first_request(agent, scenario, settings.max_tokens)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
-    history = [encode_message(message) for message in payload["messages"]]
+    history = [encode_message(message) for message in payload[key]]
     budget = settings.budget
     earlier: list[ToolCall] = []
     returned: list[ScriptedResult] = []
@@ -161,7 +161,7 @@ async def _converse(
         # bytes budget is never sent, and reported tokens past it stop the next.
         if tokens > budget.tokens:
             return _exceeded(scenario, "tokens", tokens, budget.tokens, turns)
-        pieces = encode_request(payload, history)
+        pieces = encode_request(payload, history, key)
         size = sum(len(piece) for piece in pieces)
         if sent + size > budget.request_bytes:
             return _exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
@@ -170,7 +170,7 @@ async def _converse(
         deadline = _deadline(agent.timeout_seconds, settings)
         try:
             ask = retrying(send, settings.retry, turns, retried)
-            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent.missing_tool_calls)
+            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
@@ -186,13 +186,13 @@ async def _converse(
         calls = observation.tool_calls or ()
         if not (scripted and calls and turns < scenario.max_turns):
             break
-        history.append(turn.assistant)
+        history.extend(turn.assistant)
         for index, call_id in enumerate(turn.call_ids):
             answered = scripted_answer(scenario, calls[index], len(earlier) + index)
             if answered is None:  # a rule list with no rule (and no default) for this call
                 return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
-            message = {"role": "tool", "tool_call_id": call_id or f"call_{turns}_{index}", "content": answered.content}
-            history.append(encode_message(message))
+            answer_id = call_id or f"call_{turns}_{index}"
+            history.append(encode_message(wire.tool_message(agent.api, answer_id, answered.content)))
             returned.append(answered.record)
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
@@ -238,22 +238,17 @@ def _deadline(timeout_seconds: float, settings: LiveSettings) -> float:
 class Turn:
     observation: Observation
     received: int  # response bytes read
-    assistant: bytes  # the assistant message to send back, encoded
+    assistant: tuple[bytes, ...]  # the assistant message (Responses API: output items) to send back, encoded
     call_ids: tuple[str | None, ...]  # the id of each tool call, in order
 
 
-async def _turn(
-    send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, missing_tool_calls: str
-) -> Turn:
+async def _turn(send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, agent: AgentTarget) -> Turn:
     """One request of a conversation. The raw response (bytes, text, parsed
     JSON) lives only in here: what outlives the turn is the observation and the
     encoded assistant message."""
     raw, received = await send(pieces, deadline, limit)
-    observation = normalize(raw, scenario_id, missing_tool_calls)
-    raw_calls = raw["choices"][0]["message"].get("tool_calls")
-    raw_calls = raw_calls if isinstance(raw_calls, list) else []
-    ids = tuple(str(c["id"]) if isinstance(c, dict) and c.get("id") else None for c in raw_calls)
-    return Turn(observation, received, encode_message(assistant_turn(raw)), ids)
+    observation, assistant, ids = wire.read_turn(agent.api, raw, scenario_id, agent.missing_tool_calls)
+    return Turn(observation, received, assistant, ids)
 
 
 def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: int) -> Observation:
