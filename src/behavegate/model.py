@@ -46,9 +46,19 @@ class AgentTarget:
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # extra request-body keys
     missing_tool_calls: str = "unobserved"  # or "none": the endpoint omits the key when no tool was called
     stream: bool = False  # ask for a streamed answer (text/event-stream), assembled into the same evidence
+    pricing: Pricing | None = None  # USD per million tokens: the run's cost is shown, --max-cost enforced
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
+
+
+@frozen
+class Pricing:
+    """``agent.pricing`` (version 2): what a million input (prompt) and output
+    (completion) tokens cost, in USD. See cost.py for how an attempt is priced."""
+
+    input_per_mtok: float
+    output_per_mtok: float
 
 
 @frozen
@@ -231,6 +241,8 @@ class Observation:
     # version 2 evidence (None = not observed)
     latency_ms: float | None = None
     total_tokens: int | None = None
+    input_tokens: int | None = None  # usage.prompt_tokens, summed over the attempt's requests
+    output_tokens: int | None = None  # usage.completion_tokens, summed
     steps: int | None = None
     tool_errors: tuple[str | None, ...] | None = None  # per call: error text, or None when it succeeded
     # The live response left ``message.tool_calls`` out (not malformed): names the cause in
@@ -266,6 +278,9 @@ class Observation:
             "steps": self.steps,
             "tool_errors": None if self.tool_errors is None else list(self.tool_errors),
         }
+        # Only when reported: reports of endpoints without them keep their shape.
+        split = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
+        data.update({key: value for key, value in split.items() if value is not None})
         if self.trace_id is not None:
             data["trace"] = {
                 "trace_id": self.trace_id,

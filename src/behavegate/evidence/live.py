@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
+from behavegate.cost import NOT_SENT, attempt_cost, attempt_tokens, dollars
 from behavegate.evidence.chat import (
     EndpointError,
     assistant_turn,
@@ -41,7 +42,7 @@ from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_t
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Retry, Scenario, Timing, ToolCall
+from behavegate.model import Contract, Observation, Pricing, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -63,6 +64,47 @@ class AttemptBudget:
 
 
 @frozen
+class SpendLimit:
+    """The whole run's spend budgets (``--max-total-tokens``, ``--max-cost``): once the
+    attempts that finished reported this much, no further attempt is sent."""
+
+    max_total_tokens: int | None = None
+    max_cost: float | None = None  # USD, priced by ``pricing`` (cost.py)
+    pricing: Pricing | None = None
+    # What a suite's earlier contracts reported: the budgets are the whole run's.
+    before_tokens: int = 0
+    before_cost: float = 0.0
+
+
+class Spent:
+    """What the run's finished attempts reported, tallied on the event loop (one thread).
+    An attempt that reported no usage adds nothing: the report says how many there were."""
+
+    def __init__(self, limit: SpendLimit | None) -> None:
+        self.tokens = 0 if limit is None else limit.before_tokens
+        self.cost = 0.0 if limit is None else limit.before_cost
+
+    def add(self, observation: Observation, limit: SpendLimit) -> None:
+        self.tokens += attempt_tokens(observation) or 0
+        if limit.pricing is not None:
+            self.cost += attempt_cost(limit.pricing, observation) or 0.0
+
+    def exhausted(self, limit: SpendLimit) -> str | None:
+        """Why the next attempt is not sent, and the fix; None: there is budget left."""
+        if limit.max_total_tokens is not None and self.tokens >= limit.max_total_tokens:
+            return (
+                f"{NOT_SENT}the run's token budget (--max-total-tokens {limit.max_total_tokens:,}) was spent "
+                f"({self.tokens:,} tokens reported); raise --max-total-tokens"
+            )
+        if limit.max_cost is not None and self.cost >= limit.max_cost:
+            return (
+                f"{NOT_SENT}the run's cost budget (--max-cost {limit.max_cost:g}) was spent "
+                f"({dollars(self.cost)} reported); raise --max-cost"
+            )
+        return None
+
+
+@frozen
 class LiveSettings:
     endpoint: Endpoint | None  # None: an in-process agent answers (evidence/in_process.py)
     credentials: Credentials | None
@@ -73,19 +115,26 @@ class LiveSettings:
     budget: AttemptBudget = AttemptBudget()
     judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
     retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
+    spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's
 
 
 def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSettings) -> tuple[Observation, Timing]:
+async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSettings, spent: Spent) -> tuple[Observation, Timing]:
     started_at, started = _stamp(), time.monotonic()
     # Version 2: an attempt the run's time budget cuts (never sent, or timed out in
     # flight) is incomplete with the reason; the attempts that finished keep their verdicts.
     if contract.version >= 2 and out_of_time(settings, started):
         return Observation(scenario_id=job.scenario.id, error=budget_reason(settings, None)), Timing(started_at, started_at, 0)
+    # Any version: once the spend budget is used up, what is left is not sent (incomplete).
+    # Attempts already in flight finish: the total may pass it by up to concurrency - 1 attempts.
+    if settings.spend is not None and (spent_reason := spent.exhausted(settings.spend)) is not None:
+        return Observation(scenario_id=job.scenario.id, error=spent_reason), Timing(started_at, started_at, 0)
     observation = await converse(send, contract, job.scenario, settings)
+    if settings.spend is not None:
+        spent.add(observation, settings.spend)
     if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
         observation = replace(observation, error=budget_reason(settings, observation.error))
     duration = (time.monotonic() - started) * 1000
@@ -154,6 +203,7 @@ async def _converse(
     returned: list[ScriptedResult] = []
     turns = sent = received = tokens = 0
     usage_complete = True
+    split: dict[str, int | None] = {"input_tokens": 0, "output_tokens": 0}  # summed like total_tokens
     scripted = scripts_results(scenario)
     while True:
         turns += 1
@@ -183,6 +233,9 @@ async def _converse(
             usage_complete = False
         else:
             tokens += observation.total_tokens
+        for key, so_far in split.items():
+            count = getattr(observation, key)
+            split[key] = None if so_far is None or count is None else so_far + count
         calls = observation.tool_calls or ()
         if not (scripted and calls and turns < scenario.max_turns):
             break
@@ -196,7 +249,12 @@ async def _converse(
             returned.append(answered.record)
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
-    observation = replace(observation, total_tokens=tokens if usage_complete else None)
+    observation = replace(
+        observation,
+        total_tokens=tokens if usage_complete else None,
+        input_tokens=split["input_tokens"],
+        output_tokens=split["output_tokens"],
+    )
     if scripted or scenario.expect.max_model_turns is not None:
         # Still calling tools when max_turns ran out: the agent may be looping.
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
@@ -337,6 +395,7 @@ async def _work(
 
     verdict = asyncio.Event()  # set (and replaced) whenever a scheduled attempt is judged
     sending = 0
+    tally = Spent(settings.spend)  # the whole run's spend, against settings.spend
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
 
@@ -350,7 +409,7 @@ async def _work(
                     job = todo[index]
                     sending += 1
                     try:
-                        observation, timing = await _observe(send, contract, job, settings)
+                        observation, timing = await _observe(send, contract, job, settings, tally)
                         if judge is not None and ask_judge is not None:
                             # One more evidence step, inside the run's time budget.
                             deadline = settings.started + settings.max_seconds
@@ -408,10 +467,18 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
             "max_tokens": settings.max_tokens,
             "timeout_seconds": timeout_seconds,
             "max_response_bytes": MAX_RESPONSE_BYTES,
+            **spend_limits(settings),
         },
         "source_digest": None,
         **judge_provenance(settings),
     }
+
+
+def spend_limits(settings: LiveSettings) -> dict[str, object]:
+    """The spend budgets the run was given; only those given, so other reports keep their shape."""
+    spend = settings.spend
+    given = {} if spend is None else {"max_total_tokens": spend.max_total_tokens, "max_cost": spend.max_cost}
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def judge_provenance(settings: LiveSettings) -> dict[str, object]:

@@ -31,6 +31,7 @@ _VERDICT_KEYS = frozenset(VERDICT_KEYS)
 OBSERVATION_KEYS = ("id", "response", "response_complete", "finish_reason", "tool_calls", "tool_calls_complete",
                     "refusal", "sources", "error")  # fmt: skip
 V2_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
+SPLIT_USAGE = ("input_tokens", "output_tokens")  # only when the endpoint reported them (model.Observation.as_dict_v2)
 _V1_OBSERVATION, _V2_OBSERVATION = frozenset(OBSERVATION_KEYS), frozenset(OBSERVATION_KEYS + V2_KEYS)
 _CALL = frozenset(("name", "arguments"))
 # The evidence a shard can have gathered, and the trust each is labelled with.
@@ -317,7 +318,7 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
     raw = value
     if value.keys() != (_V2_OBSERVATION if v2 else _V1_OBSERVATION):  # else: the optional keys, or a problem
         keys = OBSERVATION_KEYS + V2_KEYS if v2 else OBSERVATION_KEYS
-        optional = tuple(key for key in ("trace", "conversation", "judge") if v2 and key in value)
+        optional = tuple(key for key in ("trace", "conversation", "judge", *SPLIT_USAGE) if v2 and key in value)
         raw = r.exact(value, (*keys, *optional), where)
     if raw["id"] != scenario_id:
         r.bad(f"{where}.id", f"must be {scenario_id!r}")
@@ -346,6 +347,7 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
             "steps": r.integer(raw["steps"], f"{where}.steps", optional=True),
             "tool_errors": None if errors is None else tuple(errors),
             "trace_id": None if traced is None else r.text(traced["trace_id"], f"{where}.trace.trace_id"),
+            **{key: r.integer(raw[key], f"{where}.{key}", optional=True) for key in SPLIT_USAGE if key in raw},
         }
         if "conversation" in raw:
             fields["conversation"] = _conversation(r, raw["conversation"], f"{where}.conversation", tool_calls or ())
