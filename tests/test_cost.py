@@ -197,3 +197,13 @@ def test_the_cost_output_is_written_for_a_priced_run(agent: str, capsys: pytest.
 def test_an_unpriced_report_without_budgets_keeps_its_shape() -> None:
     shown = report(V1, json.dumps({"version": 1, "scenarios": [{"id": "greets", "response": "hello"}]}))
     assert shown.derived.usage is None and "usage" not in shown.to_json()["behavegate"]
+
+
+@pytest.mark.parametrize(("name", "flag"), [("MAX_TOTAL_TOKENS", "--max-total-tokens"), ("MAX_COST", "--max-cost")])
+def test_the_budget_inputs_reach_the_cli_and_empty_means_no_flag(name: str, flag: str) -> None:
+    import itertools
+
+    from behavegate.github.action import Inputs, build_argv
+
+    assert (flag, "2") in list(itertools.pairwise(build_argv(Inputs({f"INPUT_{name}": " 2 "}), {})))
+    assert flag not in build_argv(Inputs({f"INPUT_{name}": ""}), {}) and flag not in build_argv(Inputs({}), {})
