@@ -14,7 +14,7 @@ from behavegate.commands.request import TestRequest, resolve
 from behavegate.cost import attempt_cost, attempt_tokens
 from behavegate.errors import UsageError
 from behavegate.model import Observation, Pricing
-from tests.helpers import QuietHandler, contract, loopback, report, send_json
+from helpers import QuietHandler, contract, loopback, report, send_json
 
 PRICED = """
 version: 2
@@ -199,7 +199,7 @@ def test_an_unpriced_report_without_budgets_keeps_its_shape() -> None:
     assert shown.derived.usage is None and "usage" not in shown.to_json()["behavegate"]
 
 
-@pytest.mark.parametrize(("name", "flag"), [("MAX_TOTAL_TOKENS", "--max-total-tokens"), ("MAX_COST", "--max-cost")])
+@pytest.mark.parametrize(("name", "flag"), [("MAX-TOTAL-TOKENS", "--max-total-tokens"), ("MAX-COST", "--max-cost")])
 def test_the_budget_inputs_reach_the_cli_and_empty_means_no_flag(name: str, flag: str) -> None:
     import itertools
 
