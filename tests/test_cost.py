@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from helpers import QuietHandler, contract, loopback, report, send_json
 
 from behavegate.cli import main
 from behavegate.commands.request import TestRequest, resolve
 from behavegate.cost import attempt_cost, attempt_tokens
 from behavegate.errors import UsageError
 from behavegate.model import Observation, Pricing
-from helpers import QuietHandler, contract, loopback, report, send_json
 
 PRICED = """
 version: 2
@@ -94,7 +94,7 @@ def test_max_cost_needs_a_version_2_contract_that_prices_tokens() -> None:
     with pytest.raises(UsageError, match="version 2"):
         resolve(TestRequest(max_cost=2.0), contract(V1), offline=False)
     unpriced = contract(PRICED.replace("  pricing: {input_per_mtok: 3, output_per_mtok: 15}\n", ""))
-    with pytest.raises(UsageError, match="agent.pricing"):
+    with pytest.raises(UsageError, match=r"agent\.pricing"):
         resolve(TestRequest(max_cost=2.0), unpriced, offline=False)
     assert resolve(TestRequest(max_cost=2.0), contract(PRICED), offline=False).max_cost == 2.0
 
@@ -105,7 +105,7 @@ def test_max_cost_needs_a_version_2_contract_that_prices_tokens() -> None:
         (TestRequest(max_cost=0.0), "--max-cost must be between"),
         (TestRequest(max_cost=float("nan")), "--max-cost must be a finite number"),
         (TestRequest(max_total_tokens=0), "--max-total-tokens must be between"),
-        (TestRequest(max_total_tokens=True), "--max-total-tokens must be an integer"),  # type: ignore[arg-type]
+        (TestRequest(max_total_tokens=True), "--max-total-tokens must be an integer"),
     ],
 )
 def test_spend_budgets_out_of_range_are_refused(request_: TestRequest, message: str) -> None:

@@ -107,7 +107,7 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         args.contract = str(path)
         with _naming(path, console):
             check(args, path, root, console, loaded=contract, others=_others(contracts, index))
-    reports = []
+    reports: list[Report] = []
     budget, started = run_seconds(args.max_seconds), time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
         args.contract = str(path)

@@ -62,7 +62,17 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "input_tokens", "output_tokens", "steps", "tool_errors", "conversation", "judge", "retries")
+V2_OBSERVATION_KEYS = (
+    "latency_ms",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "steps",
+    "tool_errors",
+    "conversation",
+    "judge",
+    "retries",
+)
 RETRY_KEYS = ("turn", "reason", "waited_ms")
 JUDGE_EVIDENCE_KEYS = ("model", "votes")
 JUDGE_VOTE_KEYS = ("question", "reply", "error")
