@@ -207,3 +207,13 @@ def test_the_budget_inputs_reach_the_cli_and_empty_means_no_flag(name: str, flag
 
     assert (flag, "2") in list(itertools.pairwise(build_argv(Inputs({f"INPUT_{name}": " 2 "}), {})))
     assert flag not in build_argv(Inputs({f"INPUT_{name}": ""}), {}) and flag not in build_argv(Inputs({}), {})
+
+
+def test_a_suite_shares_the_token_budget_across_its_contracts(agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "d.yml").write_text(PRICED.replace("greets", "waves"))
+    flags = ["--endpoint", agent, "--no-artifacts", "--concurrency", "1", "--max-total-tokens", "9000"]
+    code = main(["test", "c.yml", "d.yml", *flags, "--html", "r.html"])
+    table = capsys.readouterr().out
+    assert code == 2 and Counting.requests == 6  # 5 from the first contract, 1 from the second: 9,000 tokens
+    assert "not sent: the run's token budget (--max-total-tokens 9,000) was spent (9,000 tokens reported)" in table
+    assert "Usage: cost $0.0105; 1,500 tokens (1,000 in, 500 out)" in (tmp_path / "r.html").read_text()
