@@ -209,7 +209,9 @@ def test_the_budget_inputs_reach_the_cli_and_empty_means_no_flag(name: str, flag
     assert flag not in build_argv(Inputs({f"INPUT_{name}": ""}), {}) and flag not in build_argv(Inputs({}), {})
 
 
-def test_a_suite_shares_the_token_budget_across_its_contracts(agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+def test_a_suite_shares_the_token_budget_across_its_contracts(
+    agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     (tmp_path / "d.yml").write_text(PRICED.replace("greets", "waves"))
     flags = ["--endpoint", agent, "--no-artifacts", "--concurrency", "1", "--max-total-tokens", "9000"]
     code = main(["test", "c.yml", "d.yml", *flags, "--html", "r.html"])
@@ -217,3 +219,20 @@ def test_a_suite_shares_the_token_budget_across_its_contracts(agent: str, capsys
     assert code == 2 and Counting.requests == 6  # 5 from the first contract, 1 from the second: 9,000 tokens
     assert "not sent: the run's token budget (--max-total-tokens 9,000) was spent (9,000 tokens reported)" in table
     assert "Usage: cost $0.0105; 1,500 tokens (1,000 in, 500 out)" in (tmp_path / "r.html").read_text()
+
+
+def test_an_in_process_agent_is_held_to_the_token_budget_too(tmp_path: Path) -> None:
+    from behavegate.api import Reply, run_callable
+
+    asked: list[int] = []
+
+    def agent(messages: Any, tools: Any) -> Reply:
+        asked.append(1)
+        return Reply(answer="hello", total_tokens=400)
+
+    shown = run_callable(contract(PRICED), agent, concurrency=1, max_total_tokens=1000)
+    statuses = [a.status for a in shown.results[0].attempts]
+    assert len(asked) == 3 and statuses == ["pass", "pass", "pass", "incomplete", "incomplete"]
+    usage = shown.derived.usage
+    assert usage is not None and usage.total_tokens == 1200 and usage.cost == pytest.approx(0.018)  # total priced as output
+    assert shown.provenance["request_limits"]["max_total_tokens"] == 1000
