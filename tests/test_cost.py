@@ -236,3 +236,29 @@ def test_an_in_process_agent_is_held_to_the_token_budget_too(tmp_path: Path) -> 
     usage = shown.derived.usage
     assert usage is not None and usage.total_tokens == 1200 and usage.cost == pytest.approx(0.018)  # total priced as output
     assert shown.provenance["request_limits"]["max_total_tokens"] == 1000
+
+
+def test_a_version_1_run_is_held_to_the_token_budget(agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    two = V1 + V1.split("scenarios:\n")[1].replace("greets", "waves")
+    (tmp_path / "c.yml").write_text(two)
+    code = main(
+        [
+            "test",
+            "c.yml",
+            "--endpoint",
+            agent,
+            "--no-artifacts",
+            "--concurrency",
+            "1",
+            "--max-total-tokens",
+            "1",
+            "--format",
+            "json",
+        ]
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert code == 2 and Counting.requests == 1
+    assert [s["status"] for s in data["scenarios"]] == ["pass", "incomplete"]
+    assert data["scenarios"][1]["observation"]["error"].startswith("not sent: the run's token budget")
+    assert "input_tokens" not in data["scenarios"][0]["observation"]  # version 1's observation keeps skylos's keys
+    assert data["behavegate"]["usage"]["not_sent"] == 1 and data["behavegate"]["usage"]["cost_usd"] is None
