@@ -9,9 +9,33 @@ usage at all is unknown, never zero."""
 
 from __future__ import annotations
 
-from behavegate.model import Observation, Pricing
+from typing import Protocol
+
+from behavegate.frozen import frozen
+
+
+class Observation(Protocol):
+    """What of an attempt's evidence is counted (model.Observation: the model holds Pricing, so this module is below it)."""
+
+    @property
+    def total_tokens(self) -> int | None: ...
+    @property
+    def input_tokens(self) -> int | None: ...
+    @property
+    def output_tokens(self) -> int | None: ...
+
 
 MTOK = 1_000_000
+NOT_SENT = "not sent: "  # how an attempt a run budget kept from being sent begins its reason (evidence/live.py)
+
+
+@frozen
+class Pricing:
+    """``agent.pricing`` (version 2): what a million input (prompt) and output
+    (completion) tokens cost, in USD."""
+
+    input_per_mtok: float
+    output_per_mtok: float
 
 
 def attempt_tokens(observation: Observation | None) -> int | None:
@@ -39,6 +63,3 @@ def attempt_cost(pricing: Pricing, observation: Observation | None) -> float | N
 def dollars(amount: float) -> str:
     """A cost as views print it: cents for a dollar or more, else four significant places."""
     return f"${amount:,.2f}" if amount >= 1 else f"${amount:.4f}"
-
-
-NOT_SENT = "not sent: "  # how an attempt a run budget kept from being sent begins its reason (evidence/live.py)

@@ -12,12 +12,14 @@ from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.conversation import Retry as Retry  # re-exported: a record of the exchange
+from behavegate.cost import Pricing as Pricing  # re-exported: agent.pricing
 from behavegate.frozen import field, fields, frozen
 from behavegate.gating import GateResult as GateResult  # a model type: the judged gate
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
+SPLIT_USAGE = ("input_tokens", "output_tokens")  # Observation's, written only when reported
 JSON = Any
 
 
@@ -50,15 +52,6 @@ class AgentTarget:
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
-
-
-@frozen
-class Pricing:
-    """``agent.pricing`` (version 2): what a million input (prompt) and output
-    (completion) tokens cost, in USD. See cost.py for how an attempt is priced."""
-
-    input_per_mtok: float
-    output_per_mtok: float
 
 
 @frozen
@@ -279,8 +272,7 @@ class Observation:
             "tool_errors": None if self.tool_errors is None else list(self.tool_errors),
         }
         # Only when reported: reports of endpoints without them keep their shape.
-        split = {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens}
-        data.update({key: value for key, value in split.items() if value is not None})
+        data.update({key: getattr(self, key) for key in SPLIT_USAGE if getattr(self, key) is not None})
         if self.trace_id is not None:
             data["trace"] = {
                 "trace_id": self.trace_id,

@@ -15,6 +15,7 @@ from behavegate import frozen as records
 from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
+from behavegate.evidence.budgets import SpendLimit, spend_limits
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
@@ -93,11 +94,11 @@ def trusted_settings(
     )
 
 
-def spend_limit(contract: Contract, options: RunOptions) -> live.SpendLimit | None:
+def spend_limit(contract: Contract, options: RunOptions) -> SpendLimit | None:
     """The run's spend budgets (--max-total-tokens, --max-cost), or None when neither was given."""
     if options.max_total_tokens is None and options.max_cost is None:
         return None
-    return live.SpendLimit(options.max_total_tokens, options.max_cost, contract.agent.pricing)
+    return SpendLimit(options.max_total_tokens, options.max_cost, contract.agent.pricing)
 
 
 def gather(
@@ -207,6 +208,6 @@ def run_callable(
     provenance = in_process.provenance(
         agent, settings.max_seconds, options.max_tokens, options.max_scenarios, contract.agent.timeout_seconds
     )
-    provenance["request_limits"].update(live.spend_limits(settings))
+    provenance["request_limits"].update(spend_limits(settings.spend))
     return gather(contract, options, clock, settings, display=display, skipped=skipped,
                   connect=in_process.connector(agent), provenance=provenance)  # fmt: skip

@@ -226,10 +226,8 @@ class V2Fields:
         stream = self._take(f.boolean, raw, "stream", "agent")
         if stream is not None:
             extras["stream"] = stream
-        if "pricing" in raw:
-            pricing = self.pricing(raw)
-            if pricing is not None:
-                extras["pricing"] = pricing
+        if "pricing" in raw and (pricing := self.pricing(raw)) is not None:
+            extras["pricing"] = pricing
         return extras
 
     def pricing(self, raw: dict[str, Any]) -> Pricing | None:
@@ -241,9 +239,7 @@ class V2Fields:
         for key in PRICING_KEYS:
             if key not in block:
                 self.c.add(f"agent.pricing.{key} is required", f"agent.pricing.{key}", self.lines.of_key(raw, "pricing"))
-        if any(value is None for value in prices.values()):
-            return None
-        return Pricing(**prices)
+        return None if any(value is None for value in prices.values()) else Pricing(**prices)
 
     # -- scenario --------------------------------------------------------------------
 

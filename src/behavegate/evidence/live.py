@@ -24,7 +24,8 @@ from typing import Any
 import httpx
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
-from behavegate.cost import NOT_SENT, attempt_cost, attempt_tokens, dollars
+from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
+from behavegate.evidence.budgets import SpendLimit, Spent, exceeded, plus_split, spend_limits
 from behavegate.evidence.chat import (
     EndpointError,
     assistant_turn,
@@ -41,8 +42,8 @@ from behavegate.evidence.scripted import scripts_results, unmatched_reason
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
-from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
-from behavegate.model import Contract, Observation, Pricing, Retry, Scenario, Timing, ToolCall
+from behavegate.limits import MAX_RESPONSE_BYTES
+from behavegate.model import Contract, Observation, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
@@ -52,56 +53,6 @@ response and its size in bytes. Raises EndpointError (ResponseTooLarge past the 
 the attempt is then incomplete with that reason."""
 Connect = Callable[[], AbstractAsyncContextManager[Send]]
 """Opens one worker's connection (see :func:`http_connection`)."""
-
-
-@frozen
-class AttemptBudget:
-    """What one attempt may use across all its turns (version 2; see limits.py)."""
-
-    request_bytes: int = ATTEMPT_MAX_REQUEST_BYTES
-    response_bytes: int = ATTEMPT_MAX_RESPONSE_BYTES
-    tokens: int = ATTEMPT_MAX_TOKENS
-
-
-@frozen
-class SpendLimit:
-    """The whole run's spend budgets (``--max-total-tokens``, ``--max-cost``): once the
-    attempts that finished reported this much, no further attempt is sent."""
-
-    max_total_tokens: int | None = None
-    max_cost: float | None = None  # USD, priced by ``pricing`` (cost.py)
-    pricing: Pricing | None = None
-    # What a suite's earlier contracts reported: the budgets are the whole run's.
-    before_tokens: int = 0
-    before_cost: float = 0.0
-
-
-class Spent:
-    """What the run's finished attempts reported, tallied on the event loop (one thread).
-    An attempt that reported no usage adds nothing: the report says how many there were."""
-
-    def __init__(self, limit: SpendLimit | None) -> None:
-        self.tokens = 0 if limit is None else limit.before_tokens
-        self.cost = 0.0 if limit is None else limit.before_cost
-
-    def add(self, observation: Observation, limit: SpendLimit) -> None:
-        self.tokens += attempt_tokens(observation) or 0
-        if limit.pricing is not None:
-            self.cost += attempt_cost(limit.pricing, observation) or 0.0
-
-    def exhausted(self, limit: SpendLimit) -> str | None:
-        """Why the next attempt is not sent, and the fix; None: there is budget left."""
-        if limit.max_total_tokens is not None and self.tokens >= limit.max_total_tokens:
-            return (
-                f"{NOT_SENT}the run's token budget (--max-total-tokens {limit.max_total_tokens:,}) was spent "
-                f"({self.tokens:,} tokens reported); raise --max-total-tokens"
-            )
-        if limit.max_cost is not None and self.cost >= limit.max_cost:
-            return (
-                f"{NOT_SENT}the run's cost budget (--max-cost {limit.max_cost:g}) was spent "
-                f"({dollars(self.cost)} reported); raise --max-cost"
-            )
-        return None
 
 
 @frozen
@@ -128,13 +79,11 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
     # flight) is incomplete with the reason; the attempts that finished keep their verdicts.
     if contract.version >= 2 and out_of_time(settings, started):
         return Observation(scenario_id=job.scenario.id, error=budget_reason(settings, None)), Timing(started_at, started_at, 0)
-    # Any version: once the spend budget is used up, what is left is not sent (incomplete).
-    # Attempts already in flight finish: the total may pass it by up to concurrency - 1 attempts.
-    if settings.spend is not None and (spent_reason := spent.exhausted(settings.spend)) is not None:
+    # Any version: past the spend budget nothing more is sent; attempts in flight finish (up to concurrency - 1).
+    if (spent_reason := spent.exhausted()) is not None:
         return Observation(scenario_id=job.scenario.id, error=spent_reason), Timing(started_at, started_at, 0)
     observation = await converse(send, contract, job.scenario, settings)
-    if settings.spend is not None:
-        spent.add(observation, settings.spend)
+    spent.add(observation)
     if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
         observation = replace(observation, error=budget_reason(settings, observation.error))
     duration = (time.monotonic() - started) * 1000
@@ -203,18 +152,18 @@ async def _converse(
     returned: list[ScriptedResult] = []
     turns = sent = received = tokens = 0
     usage_complete = True
-    split: dict[str, int | None] = {"input_tokens": 0, "output_tokens": 0}  # summed like total_tokens
+    split: tuple[int | None, int | None] = (0, 0)  # input and output tokens, summed like total_tokens
     scripted = scripts_results(scenario)
     while True:
         turns += 1
         # Budgets are checked before each request: the one that would exceed the
         # bytes budget is never sent, and reported tokens past it stop the next.
         if tokens > budget.tokens:
-            return _exceeded(scenario, "tokens", tokens, budget.tokens, turns)
+            return exceeded(scenario, "tokens", tokens, budget.tokens, turns)
         pieces = encode_request(payload, history)
         size = sum(len(piece) for piece in pieces)
         if sent + size > budget.request_bytes:
-            return _exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
+            return exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
         sent += size
         room = budget.response_bytes - received
         deadline = _deadline(agent.timeout_seconds, settings)
@@ -224,7 +173,7 @@ async def _converse(
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
-            return _exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
+            return exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
         observation = turn.observation
@@ -233,9 +182,7 @@ async def _converse(
             usage_complete = False
         else:
             tokens += observation.total_tokens
-        for key, so_far in split.items():
-            count = getattr(observation, key)
-            split[key] = None if so_far is None or count is None else so_far + count
+        split = plus_split(split, observation)
         calls = observation.tool_calls or ()
         if not (scripted and calls and turns < scenario.max_turns):
             break
@@ -250,10 +197,7 @@ async def _converse(
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
     observation = replace(
-        observation,
-        total_tokens=tokens if usage_complete else None,
-        input_tokens=split["input_tokens"],
-        output_tokens=split["output_tokens"],
+        observation, total_tokens=tokens if usage_complete else None, input_tokens=split[0], output_tokens=split[1]
     )
     if scripted or scenario.expect.max_model_turns is not None:
         # Still calling tools when max_turns ran out: the agent may be looping.
@@ -312,12 +256,6 @@ async def _turn(
     raw_calls = raw_calls if isinstance(raw_calls, list) else []
     ids = tuple(str(c["id"]) if isinstance(c, dict) and c.get("id") else None for c in raw_calls)
     return Turn(observation, received, encode_message(assistant_turn(raw)), ids)
-
-
-def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: int) -> Observation:
-    """The attempt stops: its evidence is incomplete, never judged on a part."""
-    reason = f"attempt budget exceeded: {what} {observed:,} > {limit:,} at turn {turn}"
-    return Observation(scenario_id=scenario.id, error=reason)
 
 
 @frozen
@@ -467,18 +405,11 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
             "max_tokens": settings.max_tokens,
             "timeout_seconds": timeout_seconds,
             "max_response_bytes": MAX_RESPONSE_BYTES,
-            **spend_limits(settings),
+            **spend_limits(settings.spend),
         },
         "source_digest": None,
         **judge_provenance(settings),
     }
-
-
-def spend_limits(settings: LiveSettings) -> dict[str, object]:
-    """The spend budgets the run was given; only those given, so other reports keep their shape."""
-    spend = settings.spend
-    given = {} if spend is None else {"max_total_tokens": spend.max_total_tokens, "max_cost": spend.max_cost}
-    return {key: value for key, value in given.items() if value is not None}
 
 
 def judge_provenance(settings: LiveSettings) -> dict[str, object]:

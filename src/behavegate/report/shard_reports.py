@@ -22,7 +22,7 @@ from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
 from behavegate.judged import JudgeEvidence
 from behavegate.limits import MAX_SHARDS, REPORT_MAX_NESTING
-from behavegate.model import Observation, Status, ToolCall, Verdict, combine
+from behavegate.model import SPLIT_USAGE, Observation, Status, ToolCall, Verdict, combine
 from behavegate.text import one_line
 
 STATUSES = ("pass", "fail", "incomplete")
@@ -31,7 +31,6 @@ _VERDICT_KEYS = frozenset(VERDICT_KEYS)
 OBSERVATION_KEYS = ("id", "response", "response_complete", "finish_reason", "tool_calls", "tool_calls_complete",
                     "refusal", "sources", "error")  # fmt: skip
 V2_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors")
-SPLIT_USAGE = ("input_tokens", "output_tokens")  # only when the endpoint reported them (model.Observation.as_dict_v2)
 _V1_OBSERVATION, _V2_OBSERVATION = frozenset(OBSERVATION_KEYS), frozenset(OBSERVATION_KEYS + V2_KEYS)
 _CALL = frozenset(("name", "arguments"))
 # The evidence a shard can have gathered, and the trust each is labelled with.
@@ -343,11 +342,10 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
             r.text(error, f"{where}.tool_errors[{i}]", optional=True)
         fields = {
             "latency_ms": r.number(raw["latency_ms"], f"{where}.latency_ms", optional=True),
-            "total_tokens": r.integer(raw["total_tokens"], f"{where}.total_tokens", optional=True),
+            **{key: r.integer(raw.get(key), f"{where}.{key}", optional=True) for key in ("total_tokens", *SPLIT_USAGE)},
             "steps": r.integer(raw["steps"], f"{where}.steps", optional=True),
             "tool_errors": None if errors is None else tuple(errors),
             "trace_id": None if traced is None else r.text(traced["trace_id"], f"{where}.trace.trace_id"),
-            **{key: r.integer(raw[key], f"{where}.{key}", optional=True) for key in SPLIT_USAGE if key in raw},
         }
         if "conversation" in raw:
             fields["conversation"] = _conversation(r, raw["conversation"], f"{where}.conversation", tool_calls or ())
