@@ -95,7 +95,7 @@ SAMPLES = {"observations": "obs.json", "traces": "a.json, b.json", "trace-format
            "judge-auth-env": "JUDGE_TOKEN", "judge-max-requests": "5", "judge-timeout": "2.5", "judge-max-tokens": "64",
            "concurrency": "16", "save-observations": "seen.json", "scenario": "a, b", "tag": "x\ny", "case": "2\nname, with comma",
            "runs": "3", "min-pass-rate": "0.8", "threshold-mode": "all", "max-scenarios": "300", "max-seconds": "60",
-           "max-tokens": "256", "retries": "2", "shard": "2/3", "baseline": "main.json", "fail-on": "fail", "allow-remote": "true",
+           "max-tokens": "256", "max-total-tokens": "50000", "max-cost": "2", "retries": "2", "shard": "2/3", "baseline": "main.json", "fail-on": "fail", "allow-remote": "true",
            "allow-contract-endpoint": "true", "judge-allow-remote": "True", "judge-allow-contract-endpoint": "TRUE"}  # fmt: skip
 # The Action's own inputs: its views, the merge job and its set-up; none is a test flag.
 ACTION_OWN = {"contract", "merge", "report", "junit", "summary", "summary-file", "html", "sarif", "comment", "github-token",

@@ -123,6 +123,8 @@ def run_live(
     concurrency: int | None = None,
     max_seconds: float | None = None,
     max_tokens: int | None = None,
+    max_total_tokens: int | None = None,
+    max_cost: float | None = None,
     scenarios: _Iterable[str] | None = None,
     tags: _Iterable[str] = (),
     runs: int | None = None,
@@ -136,7 +138,8 @@ def run_live(
     ``allow_hosts``, anything else ``endpoint`` with ``allow_remote`` over HTTPS. Nothing is
     sent before those checks pass. ``judge``: where ``response.judge`` checks are asked
     (``JudgeOptions(endpoint=..., model=...)``, the ``--judge-*`` flags; the judge endpoint
-    under the same trust rules, ``allow_hosts`` shared)."""
+    under the same trust rules, ``allow_hosts`` shared). ``max_total_tokens``, ``max_cost``:
+    the run's spend budgets (``--max-total-tokens``, ``--max-cost``)."""
     from behavegate.commands.live_run import gather, trusted_settings
 
     clock = _Clock()
@@ -144,6 +147,7 @@ def run_live(
         contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
         endpoint=endpoint, auth_env=auth_env, allow_remote=allow_remote, allow_contract_endpoint=allow_contract_endpoint,
         max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
+        max_total_tokens=max_total_tokens, max_cost=max_cost,
     )  # fmt: skip
     settings = trusted_settings(selected, options, tuple(allow_hosts), options.concurrency, clock.monotonic)
     report = gather(selected, options, clock, settings, display=shown, skipped=skipped)
@@ -158,6 +162,8 @@ def run_callable(
     concurrency: int | None = None,
     max_seconds: float | None = None,
     max_tokens: int | None = None,
+    max_total_tokens: int | None = None,
+    max_cost: float | None = None,
     scenarios: _Iterable[str] | None = None,
     tags: _Iterable[str] = (),
     runs: int | None = None,
@@ -182,6 +188,7 @@ def run_callable(
     options, (selected, skipped, shown) = _prepared(
         contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
         max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
+        max_total_tokens=max_total_tokens, max_cost=max_cost,
     )  # fmt: skip
     report = gather_callable(selected, options, clock, agent, options.concurrency, shown, skipped, tuple(allow_hosts))
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)

@@ -1,8 +1,5 @@
-"""The data model: one frozen type per pipeline stage.
-
-Contract (what should happen) → Observation (what did happen) → Verdict (one
-assertion judged) → ScenarioResult → Evaluation (the whole run).
-"""
+"""The data model, one frozen type per pipeline stage: Contract (what should happen) →
+Observation (what did happen) → Verdict (one assertion judged) → ScenarioResult → Evaluation."""
 
 from __future__ import annotations
 
@@ -12,12 +9,14 @@ from typing import Any, Literal
 
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.conversation import Retry as Retry  # re-exported: a record of the exchange
+from behavegate.cost import Pricing as Pricing  # re-exported: agent.pricing
 from behavegate.frozen import field, fields, frozen
 from behavegate.gating import GateResult as GateResult  # a model type: the judged gate
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
+SPLIT_USAGE = ("input_tokens", "output_tokens")  # Observation's, written only when reported
 JSON = Any
 
 
@@ -47,6 +46,7 @@ class AgentTarget:
     missing_tool_calls: str = "unobserved"  # or "none": the endpoint omits the key when no tool was called
     stream: bool = False  # ask for a streamed answer (text/event-stream), assembled into the same evidence
     api: str = "chat"  # the wire format: "chat" (Chat Completions) or "responses" (the OpenAI Responses API)
+    pricing: Pricing | None = None  # USD per million tokens: the run's cost is shown, --max-cost enforced
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
@@ -232,6 +232,8 @@ class Observation:
     # version 2 evidence (None = not observed)
     latency_ms: float | None = None
     total_tokens: int | None = None
+    input_tokens: int | None = None  # usage.prompt_tokens, summed over the attempt's requests
+    output_tokens: int | None = None  # usage.completion_tokens, summed
     steps: int | None = None
     tool_errors: tuple[str | None, ...] | None = None  # per call: error text, or None when it succeeded
     # The live response left ``message.tool_calls`` out (not malformed): names the cause in
@@ -267,6 +269,8 @@ class Observation:
             "steps": self.steps,
             "tool_errors": None if self.tool_errors is None else list(self.tool_errors),
         }
+        # Only when reported: reports of endpoints without them keep their shape.
+        data.update({key: getattr(self, key) for key in SPLIT_USAGE if getattr(self, key) is not None})
         if self.trace_id is not None:
             data["trace"] = {
                 "trace_id": self.trace_id,

@@ -80,6 +80,12 @@ def add_commands(commands: Any, console: Any) -> None:
                       help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
     test.add_argument("--max-tokens", type=int, default=None, metavar="N",
                       help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
+    test.add_argument("--max-total-tokens", type=int, default=None, metavar="N",
+                      help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
+                      "reported N tokens, no further attempt is sent and those left are incomplete (default: none)")  # fmt: skip
+    test.add_argument("--max-cost", type=float, default=None, metavar="USD",
+                      help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
+                      "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)")  # fmt: skip
 
     merge = commands.add_parser("merge", console=console, help="combine shard reports into one run's verdict",
                                   description="Combine the reports of `behavegate test --shard K/N` jobs into one run: every "

@@ -15,6 +15,7 @@ from behavegate import frozen as records
 from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
+from behavegate.evidence.budgets import SpendLimit, spend_limits
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
@@ -41,6 +42,9 @@ def run_live(
     from behavegate.files import write_file
 
     settings = trusted_settings(contract, options, args.allow_host, options.concurrency, clock.monotonic)
+    if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
+        tokens, cost = getattr(args, "spent_before", (0, 0.0))
+        settings = records.replace(settings, spend=records.replace(settings.spend, before_tokens=tokens, before_cost=cost))
     # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
     destination = place_flag(args, "save_observations", root) if args.save_observations else None
     progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
@@ -86,7 +90,15 @@ def trusted_settings(
         started=started,
         judge=judge,
         retry=RetryPolicy(options.retries or 0),
+        spend=spend_limit(contract, options),
     )
+
+
+def spend_limit(contract: Contract, options: RunOptions) -> SpendLimit | None:
+    """The run's spend budgets (--max-total-tokens, --max-cost), or None when neither was given."""
+    if options.max_total_tokens is None and options.max_cost is None:
+        return None
+    return SpendLimit(options.max_total_tokens, options.max_cost, contract.agent.pricing)
 
 
 def gather(
@@ -193,9 +205,11 @@ def run_callable(
         concurrency=concurrency,
         started=clock.monotonic,
         judge=trusted_judge(contract, options.judge, allow_hosts),
+        spend=spend_limit(contract, options),
     )
     provenance = in_process.provenance(
         agent, settings.max_seconds, options.max_tokens, options.max_scenarios, contract.agent.timeout_seconds
     )
+    provenance["request_limits"].update(spend_limits(settings.spend))
     return gather(contract, options, clock, settings, display=display, skipped=skipped,
                   connect=in_process.connector(agent), provenance=provenance)  # fmt: skip

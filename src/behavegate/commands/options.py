@@ -16,8 +16,10 @@ from behavegate.limits import (
     MAX_CONCURRENCY,
     MAX_OUTPUT_TOKENS,
     MAX_RETRIES,
+    MAX_RUN_COST,
     MAX_RUN_SCENARIOS,
     MAX_RUN_SECONDS,
+    MAX_RUN_TOKENS,
     V2_MAX_SCENARIOS,
 )
 from behavegate.model import Contract, Gates, ObservationSet, TagGate
@@ -45,6 +47,8 @@ class RunOptions:
     max_assertions: int | None = None  # --max-assertions (version 2): the contract's assertion cap
     judge: JudgeOptions = field(default_factory=JudgeOptions)  # response.judge: where it is asked
     retries: int | None = None  # --retries (version 2): None = absent, never retried
+    max_total_tokens: int | None = None  # --max-total-tokens (live): the whole run's; None = no budget
+    max_cost: float | None = None  # --max-cost (version 2 live, USD by agent.pricing); None = no budget
 
     def gates(self, contract_gates: Gates) -> Gates:
         """The contract's suite gates with command-line overrides applied."""
@@ -83,6 +87,8 @@ def validate(options: RunOptions, *, offline: bool, version: int = 1) -> None:
         options.allow_remote,
         options.allow_contract_endpoint,
         options.retries is not None,
+        options.max_total_tokens is not None,
+        options.max_cost is not None,
     )
     if offline and any(live_only):
         raise UsageError("--observations cannot be combined with live endpoint options")
@@ -95,6 +101,23 @@ def validate(options: RunOptions, *, offline: bool, version: int = 1) -> None:
     if seconds <= 0 or seconds > MAX_RUN_SECONDS:
         raise UsageError(f"--max-seconds must be between 0 and {int(MAX_RUN_SECONDS)}")
     _integer_between(options.max_tokens, 1, MAX_OUTPUT_TOKENS, "--max-tokens")
+    if options.max_total_tokens is not None:
+        _integer_between(options.max_total_tokens, 1, MAX_RUN_TOKENS, "--max-total-tokens")
+
+
+def validate_cost(options: RunOptions, contract: Contract) -> None:
+    """--max-cost prices tokens: it needs the contract's price (a version-2 key)."""
+    cost: Any = options.max_cost
+    if cost is None:
+        return
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost):
+        raise UsageError("--max-cost must be a finite number of USD")
+    if not 0 < cost <= MAX_RUN_COST:
+        raise UsageError(f"--max-cost must be between 0 and {MAX_RUN_COST:,.0f}")
+    if contract.version < 2:
+        raise UsageError("--max-cost needs a version 2 contract with agent.pricing")
+    if contract.agent.pricing is None:
+        raise UsageError("--max-cost needs agent.pricing (input_per_mtok, output_per_mtok) in the contract")
 
 
 def _integer_between(value: Any, low: int, high: int, flag: str) -> None:

@@ -17,6 +17,7 @@ from behavegate.commands.options import (
     default_max_scenarios,
     scenario_selection,
     validate,
+    validate_cost,
     validate_v2,
 )
 from behavegate.errors import UsageError
@@ -43,6 +44,8 @@ class TestRequest:
     max_tokens: int | None = None
     max_assertions: int | None = None
     retries: int | None = None
+    max_total_tokens: int | None = None
+    max_cost: float | None = None
     runs: int | None = None
     min_pass_rate: float | None = None
     threshold_mode: str | None = None
@@ -66,6 +69,8 @@ def from_args(args: Any) -> TestRequest:
         max_tokens=args.max_tokens,
         max_assertions=args.max_assertions,
         retries=args.retries,
+        max_total_tokens=args.max_total_tokens,
+        max_cost=args.max_cost,
         runs=args.runs,
         min_pass_rate=args.min_pass_rate,
         threshold_mode=args.threshold_mode,
@@ -103,6 +108,8 @@ def resolve(request: TestRequest, contract: Contract, *, offline: bool, suite_ta
         suite_tags=suite_tags,
         max_assertions=request.max_assertions,
         retries=request.retries,
+        max_total_tokens=request.max_total_tokens,
+        max_cost=request.max_cost,
         judge=request.judge,
     )
     if isinstance(request.scenarios, str) or isinstance(request.tags, str):
@@ -110,5 +117,6 @@ def resolve(request: TestRequest, contract: Contract, *, offline: bool, suite_ta
     validate(options, offline=offline, version=contract.version)
     validate_judge(options.judge, offline=offline, version=contract.version)
     validate_v2(options, contract)
+    validate_cost(options, contract)
     check_concurrency(options.concurrency)
     return options

@@ -107,7 +107,7 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
         args.contract = str(path)
         with _naming(path, console):
             check(args, path, root, console, loaded=contract, others=_others(contracts, index))
-    reports = []
+    reports: list[Report] = []
     budget, started = run_seconds(args.max_seconds), time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
         args.contract = str(path)
@@ -117,12 +117,21 @@ def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: 
             with _naming(path, console):
                 raise RunIncomplete(f"the suite's time budget of {budget:g}s (--max-seconds) was spent before this contract")
         args.max_seconds = left
+        # --max-total-tokens and --max-cost are the whole suite's too: each contract starts from what the ones before it used.
+        args.spent_before = _spent(reports)
         with _naming(path, console):
             reports.append(judge(args, path, root, console, loaded=contract, others=_others(contracts, index)))
     args.max_seconds = budget
+    args.spent_before = (0, 0.0)
     suite = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
     deliver_suite(args, suite, root, console)
     return exit_status(suite)
+
+
+def _spent(reports: list[Report]) -> tuple[int, float]:
+    """The tokens and USD the finished contracts of a suite reported (report/usage.py)."""
+    used = [report.derived.usage for report in reports if report.derived.usage is not None]
+    return sum(u.total_tokens for u in used), sum(u.cost or 0.0 for u in used)
 
 
 def _others(contracts: list[Contract], index: int) -> tuple[Scenario, ...]:

@@ -22,6 +22,7 @@ from behavegate.contract.v2 import (
     MESSAGE_ROLES,
     MISSING_TOOL_CALLS,
     PII_DETECTORS,
+    PRICING_KEYS,
     SEQUENCE_MODES,
     THRESHOLD_MODES,
     V2_KEYS,
@@ -29,7 +30,7 @@ from behavegate.contract.v2 import (
 )
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
-from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS
+from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS, MAX_PRICE_PER_MTOK
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
 TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
@@ -193,6 +194,9 @@ def build(version: int) -> dict[str, Any]:
             "missing_tool_calls": {"enum": list(MISSING_TOOL_CALLS)},
             "stream": {"type": "boolean"},
             "api": {"enum": list(WIRE_APIS)},
+            "pricing": {"type": "object", "required": list(PRICING_KEYS), "additionalProperties": False,
+                        "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK}
+                                       for key in PRICING_KEYS}},
         },
         keys("agent", AGENT_KEYS),
     )  # fmt: skip

@@ -16,8 +16,8 @@ from behavegate.contract import v2_run as run
 from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
 from behavegate.conversation import ToolField
 from behavegate.judged import JudgeTarget
-from behavegate.limits import MAX_RUNS, MAX_TURNS
-from behavegate.model import CallCount, Gates, RequiredCall, TrajectorySpec
+from behavegate.limits import MAX_PRICE_PER_MTOK, MAX_RUNS, MAX_TURNS
+from behavegate.model import CallCount, Gates, Pricing, RequiredCall, TrajectorySpec
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
@@ -26,6 +26,7 @@ MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
 WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
+PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
 # safety.pii detector names: the contract's vocabulary; judge/safety.py implements each
 # (a test keeps the two equal).
 PII_DETECTORS = (
@@ -35,7 +36,7 @@ PII_DETECTORS = (
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
-    "agent": ("parameters", "missing_tool_calls", "stream", "api"),
+    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing"),
     "scenario": (
         "messages",
         "tags",
@@ -82,6 +83,14 @@ def positive_number(value: Any, path: str, line: int | None = None) -> float:
     if number <= 0:
         raise f.Bad(f"{path} must be greater than 0", path, line)
     return number
+
+
+def price(value: Any, path: str, line: int | None = None) -> float:
+    """USD per million tokens: 0 (a model that costs nothing) up to a typo guard."""
+    number = f.number(value, path, line)
+    if not 0 <= number <= MAX_PRICE_PER_MTOK:
+        raise f.Bad(f"{path} must be between 0 and {MAX_PRICE_PER_MTOK:,.0f} (USD per million tokens)", path, line)
+    return number + 0.0
 
 
 def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) -> str:
@@ -228,7 +237,20 @@ class V2Fields:
                 "agent.stream",
                 self.lines.of_key(raw, "stream"),
             )
+        if "pricing" in raw and (pricing := self.pricing(raw)) is not None:
+            extras["pricing"] = pricing
         return extras
+
+    def pricing(self, raw: dict[str, Any]) -> Pricing | None:
+        """``agent.pricing``: USD per million input and output tokens, both required."""
+        block = self._block(raw, "pricing", "agent", PRICING_KEYS)
+        if block is None:
+            return None
+        prices = {key: self._take(price, block, key, "agent.pricing") for key in PRICING_KEYS}
+        for key in PRICING_KEYS:
+            if key not in block:
+                self.c.add(f"agent.pricing.{key} is required", f"agent.pricing.{key}", self.lines.of_key(raw, "pricing"))
+        return None if any(value is None for value in prices.values()) else Pricing(**prices)
 
     # -- scenario --------------------------------------------------------------------
 

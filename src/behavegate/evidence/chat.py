@@ -179,12 +179,14 @@ def normalize(raw: Any, scenario_id: str, missing_tool_calls: str = "unobserved"
         refusal=_refusal(message),
         sources=_sources(message),
         total_tokens=_total_tokens(raw.get("usage")),
+        input_tokens=_total_tokens(raw.get("usage"), "prompt_tokens"),
+        output_tokens=_total_tokens(raw.get("usage"), "completion_tokens"),
         tool_calls_absent="tool_calls" not in message,
     )
 
 
-def _total_tokens(usage: Any) -> int | None:
-    total = usage.get("total_tokens") if isinstance(usage, dict) else None
+def _total_tokens(usage: Any, key: str = "total_tokens") -> int | None:
+    total = usage.get(key) if isinstance(usage, dict) else None
     return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
 
 

@@ -25,6 +25,8 @@ import httpx
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
 from behavegate.evidence import wire
+from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
+from behavegate.evidence.budgets import SpendLimit, Spent, exceeded, plus_split, spend_limits
 from behavegate.evidence.chat import (
     EndpointError,
     build_request,
@@ -40,7 +42,7 @@ from behavegate.evidence.scripted import scripts_results, unmatched_reason
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
-from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS, MAX_RESPONSE_BYTES
+from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, Timing, ToolCall
 
 OnDone = Callable[["Job", Observation, Timing], None]
@@ -54,15 +56,6 @@ Connect = Callable[[], AbstractAsyncContextManager[Send]]
 
 
 @frozen
-class AttemptBudget:
-    """What one attempt may use across all its turns (version 2; see limits.py)."""
-
-    request_bytes: int = ATTEMPT_MAX_REQUEST_BYTES
-    response_bytes: int = ATTEMPT_MAX_RESPONSE_BYTES
-    tokens: int = ATTEMPT_MAX_TOKENS
-
-
-@frozen
 class LiveSettings:
     endpoint: Endpoint | None  # None: an in-process agent answers (evidence/in_process.py)
     credentials: Credentials | None
@@ -73,19 +66,24 @@ class LiveSettings:
     budget: AttemptBudget = AttemptBudget()
     judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
     retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
+    spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's
 
 
 def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSettings) -> tuple[Observation, Timing]:
+async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSettings, spent: Spent) -> tuple[Observation, Timing]:
     started_at, started = _stamp(), time.monotonic()
     # Version 2: an attempt the run's time budget cuts (never sent, or timed out in
     # flight) is incomplete with the reason; the attempts that finished keep their verdicts.
     if contract.version >= 2 and out_of_time(settings, started):
         return Observation(scenario_id=job.scenario.id, error=budget_reason(settings, None)), Timing(started_at, started_at, 0)
+    # Any version: past the spend budget nothing more is sent; attempts in flight finish (up to concurrency - 1).
+    if (spent_reason := spent.exhausted()) is not None:
+        return Observation(scenario_id=job.scenario.id, error=spent_reason), Timing(started_at, started_at, 0)
     observation = await converse(send, contract, job.scenario, settings)
+    spent.add(observation)
     if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
         observation = replace(observation, error=budget_reason(settings, observation.error))
     duration = (time.monotonic() - started) * 1000
@@ -154,17 +152,18 @@ async def _converse(
     returned: list[ScriptedResult] = []
     turns = sent = received = tokens = 0
     usage_complete = True
+    split: tuple[int | None, int | None] = (0, 0)  # input and output tokens, summed like total_tokens
     scripted = scripts_results(scenario)
     while True:
         turns += 1
         # Budgets are checked before each request: the one that would exceed the
         # bytes budget is never sent, and reported tokens past it stop the next.
         if tokens > budget.tokens:
-            return _exceeded(scenario, "tokens", tokens, budget.tokens, turns)
+            return exceeded(scenario, "tokens", tokens, budget.tokens, turns)
         pieces = encode_request(payload, history, key)
         size = sum(len(piece) for piece in pieces)
         if sent + size > budget.request_bytes:
-            return _exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
+            return exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
         sent += size
         room = budget.response_bytes - received
         deadline = _deadline(agent.timeout_seconds, settings)
@@ -174,7 +173,7 @@ async def _converse(
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
-            return _exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
+            return exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
         observation = turn.observation
@@ -183,6 +182,7 @@ async def _converse(
             usage_complete = False
         else:
             tokens += observation.total_tokens
+        split = plus_split(split, observation)
         calls = observation.tool_calls or ()
         if not (scripted and calls and turns < scenario.max_turns):
             break
@@ -196,7 +196,9 @@ async def _converse(
             returned.append(answered.record)
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
-    observation = replace(observation, total_tokens=tokens if usage_complete else None)
+    observation = replace(
+        observation, total_tokens=tokens if usage_complete else None, input_tokens=split[0], output_tokens=split[1]
+    )
     if scripted or scenario.expect.max_model_turns is not None:
         # Still calling tools when max_turns ran out: the agent may be looping.
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
@@ -249,12 +251,6 @@ async def _turn(send: Send, pieces: tuple[bytes, ...], deadline: float, limit: i
     raw, received = await send(pieces, deadline, limit)
     observation, assistant, ids = wire.read_turn(agent.api, raw, scenario_id, agent.missing_tool_calls)
     return Turn(observation, received, assistant, ids)
-
-
-def _exceeded(scenario: Scenario, what: str, observed: int, limit: int, turn: int) -> Observation:
-    """The attempt stops: its evidence is incomplete, never judged on a part."""
-    reason = f"attempt budget exceeded: {what} {observed:,} > {limit:,} at turn {turn}"
-    return Observation(scenario_id=scenario.id, error=reason)
 
 
 @frozen
@@ -332,6 +328,7 @@ async def _work(
 
     verdict = asyncio.Event()  # set (and replaced) whenever a scheduled attempt is judged
     sending = 0
+    tally = Spent(settings.spend)  # the whole run's spend, against settings.spend
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
 
@@ -345,7 +342,7 @@ async def _work(
                     job = todo[index]
                     sending += 1
                     try:
-                        observation, timing = await _observe(send, contract, job, settings)
+                        observation, timing = await _observe(send, contract, job, settings, tally)
                         if judge is not None and ask_judge is not None:
                             # One more evidence step, inside the run's time budget.
                             deadline = settings.started + settings.max_seconds
@@ -403,6 +400,7 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
             "max_tokens": settings.max_tokens,
             "timeout_seconds": timeout_seconds,
             "max_response_bytes": MAX_RESPONSE_BYTES,
+            **spend_limits(settings.spend),
         },
         "source_digest": None,
         **judge_provenance(settings),

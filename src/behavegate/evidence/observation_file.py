@@ -62,7 +62,17 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
-V2_OBSERVATION_KEYS = ("latency_ms", "total_tokens", "steps", "tool_errors", "conversation", "judge", "retries")
+V2_OBSERVATION_KEYS = (
+    "latency_ms",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "steps",
+    "tool_errors",
+    "conversation",
+    "judge",
+    "retries",
+)
 RETRY_KEYS = ("turn", "reason", "waited_ms")
 JUDGE_EVIDENCE_KEYS = ("model", "votes")
 JUDGE_VOTE_KEYS = ("question", "reply", "error")
@@ -313,7 +323,7 @@ def _v2_fields(
         if latency is not None and latency < 0:
             c.add(f"{path}.latency_ms must be non-negative", f"{path}.latency_ms")
         extras["latency_ms"] = latency
-    for key in ("total_tokens", "steps"):
+    for key in ("total_tokens", "input_tokens", "output_tokens", "steps"):
         if raw.get(key) is not None:
             extras[key] = c.take(non_negative_int, raw[key], f"{path}.{key}")
     if raw.get("tool_errors") is not None:

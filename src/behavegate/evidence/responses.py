@@ -141,8 +141,12 @@ def as_chat(raw: Any) -> dict[str, Any]:
     message["tool_calls"] = (calls or None) if calls_ok and len(calls) <= RESPONSE_MAX_TOOL_CALLS else _BROKEN_CALLS
     message["refusal"] = ("".join(refusals) or None) if refusal_ok else 0
     chat: dict[str, Any] = {"choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(status, raw, calls)}]}
-    if "usage" in raw:
-        chat["usage"] = raw["usage"]
+    usage = raw.get("usage")
+    if isinstance(usage, dict):  # the Responses names for what Chat Completions calls prompt and completion tokens
+        renamed = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
+        chat["usage"] = {renamed.get(key, key): value for key, value in usage.items()}
+    elif "usage" in raw:
+        chat["usage"] = usage
     return chat
 
 

@@ -83,6 +83,8 @@ TEST_FLAGS = (
     FlagInput("max-scenarios", Kind.VALUE),
     FlagInput("max-seconds", Kind.VALUE),
     FlagInput("max-tokens", Kind.VALUE),
+    FlagInput("max-total-tokens", Kind.VALUE),
+    FlagInput("max-cost", Kind.VALUE),
     FlagInput("shard", Kind.VALUE),
 )
 # What gates the verdict: the test job's and the merge job's.

@@ -58,6 +58,11 @@ def json_on_stdout(args: Any) -> bool:
     return getattr(args, "format", "table") == "json"
 
 
+def usd(cost: float | None) -> str:
+    """The ``cost`` output: USD to the millionth of a dollar, as a number a later step can compare."""
+    return "" if cost is None else f"{cost:.6f}"
+
+
 def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
     """JSON report, JUnit, summary, annotations and step outputs of a judged run,
     each when asked for. A file refused by the path rule does not stop the
@@ -84,6 +89,7 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "run-dir": report.run_dir or "",
             # --baseline: regressions found (whether or not they gate); empty without a baseline
             "regressions": "" if report.baseline is None else str(len(report.baseline.regressions)),
+            "cost": usd(report.cost),  # agent.pricing: the run's cost in USD; empty when unpriced
         }
         write_output(args.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
 
@@ -109,7 +115,7 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
         values = {"status": suite.status, "passed": str(counts["pass"]), "failed": str(counts["fail"]),
                   "incomplete": str(counts["incomplete"]), "report": written.get("report", ""),
                   "junit": written.get("junit", ""), "summary": written.get("summary", ""), "html": written.get("html", ""),
-                  "sarif": written.get("sarif", ""), "run-dir": "", "regressions": ""}  # fmt: skip
+                  "sarif": written.get("sarif", ""), "run-dir": "", "regressions": "", "cost": usd(suite.cost)}  # fmt: skip
         shown = step_paths(values, root)
         run_dirs = [step_paths({"run-dir": r.run_dir}, root)["run-dir"] for r in suite.reports if r.run_dir]
         shown["run-dir"] = "\n".join(run_dirs)
@@ -211,5 +217,5 @@ def deliver_ci_error(
         console.commands(lines or [command("error", message, title=title)], stderr=json_on_stdout(args))
     if args.github_output:
         values = {"status": status, "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                  "junit": "", "summary": args.summary or "", "html": "", "sarif": "", "run-dir": "", "regressions": ""}  # fmt: skip
+                  "junit": "", "summary": args.summary or "", "html": "", "sarif": "", "run-dir": "", "regressions": "", "cost": ""}  # fmt: skip
         quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)

@@ -289,6 +289,7 @@ def view(report: Report) -> dict[str, Any]:
         "gates": [{"gate": clip(g.gate, 200), "status": g.status, "message": clip(g.message, 2000)} for g in report.gates],
         "issues": [{"code": clip(i.code, 200), "message": clip(i.message, 2000)} for i in report.issues],
         "latency": report.latency(),
+        "usage": None if report.derived.usage is None else report.derived.usage.line(),
         "evidence_note": None if report.evidence_note is None else clip(report.evidence_note, 2000),
         "judge_note": None if (judged := judge_note(report)) is None else clip(judged, 2000),
         "gate_line": regressions.gate_line(report),

@@ -141,10 +141,20 @@ def suites(report: Report) -> list[TestSuite]:
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
             **({"behavegate.judged": judge_note(report)} if judge_note(report) else {}),
+            **_usage_properties(report),
             **oxy,
         },
     )
     return [suite] if report.baseline is None else [_baseline_suite(report), suite]
+
+
+def _usage_properties(report: Report) -> dict[str, Any]:
+    """The run's tokens and cost (report/usage.py), when priced or budgeted."""
+    usage = report.derived.usage
+    if usage is None:
+        return {}
+    shown = {f"behavegate.usage.{key}": value for key, value in usage.as_dict().items() if value is not None}
+    return {**shown, "behavegate.usage": usage.line()}
 
 
 def _oxy_properties(report: Report) -> dict[str, Any]:

@@ -122,6 +122,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         gates=report.gates,
         issues=report.issues,
         latency=report.latency(),
+        usage=None if report.derived.usage is None else report.derived.usage.line(),
         loops=loops[:LOOPS_SHOWN],
         loops_cut=max(0, len(loops) - LOOPS_SHOWN),
         retried=[attempt.line() for attempt in retried[:RETRIES_SHOWN]],

@@ -182,6 +182,8 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append(
             f"Latency: p50 {latency['p50']:.0f} ms, p95 {latency['p95']:.0f} ms, max {latency['max']:.0f} ms over {latency['attempts']:.0f} attempts"
         )
+    if (usage := report.derived.usage) is not None:
+        out.append(f"Usage: {usage.line()}")
     totals = report.total_check_counts()
     out.append("")
     out.append(

@@ -1,7 +1,7 @@
 """What every view shows beside the verdicts, derived once when the Report is built
 (report/build.py): possible loops, the observations as a view may show them (what a
 failing ``safety.pii`` check found, masked), graded scores, an Oxy file's score, the
-judged checks' counts. No view computes any of these again: each renders what is here.
+judged checks' counts, the run's tokens and cost. No view computes any of these again: each renders what is here.
 A Report holds the Derived of its own evaluation (checked when it is made): a changed
 evaluation is a new Report, made by build.rejudged."""
 
@@ -17,6 +17,7 @@ from behavegate.model import Attempt, Contract, Evaluation, Observation, Scenari
 from behavegate.report.judged import judged_counts
 from behavegate.report.loops import PossibleLoop, attempt_loop
 from behavegate.report.redact import masked_observation
+from behavegate.report.usage import RunUsage, run_usage
 
 REPRESENTATIVE = -1  # the attempt index of a scenario's representative observation in ``masked``
 
@@ -31,6 +32,7 @@ class Derived:
     scores: dict[str, Any] | None  # graded scores per suite and tag (judge/scores.py); None: nothing graded
     oxy: FileScore | None  # an Oxy test file's score and consistency
     judged: dict[str, Any] | None  # judged (response.judge) checks counted, with their models
+    usage: RunUsage | None = None  # the run's tokens and cost; None: not priced and no spend budget
 
     @property
     def all_loops(self) -> tuple[PossibleLoop, ...]:
@@ -73,4 +75,5 @@ def derive(contract: Contract, evaluation: Evaluation, provenance: Mapping[str, 
         scores=scores_block(results) if contract.version >= 2 else None,
         oxy=file_score(results) if contract.oxy is not None else None,
         judged=judged_counts(results, provenance),
+        usage=run_usage(contract, results, provenance),
     )

@@ -218,6 +218,11 @@ class Report:
             return 0.0
         return self.timings[index].duration_ms / 1000
 
+    @property
+    def cost(self) -> float | None:
+        """The run's cost in USD (agent.pricing); None when the contract prices nothing."""
+        return None if self.derived.usage is None else self.derived.usage.cost
+
     def latency(self) -> dict[str, float] | None:
         from behavegate.judge.aggregate import percentile
 
@@ -384,6 +389,8 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
     rest["behavegate"] = extra
     if (judged := report.derived.judged) is not None:
         extra["judged"] = judged
+    if (usage := report.derived.usage) is not None:  # priced, or a spend budget was given
+        extra["usage"] = usage.as_dict()
     if contract.version >= 2:
         extra["latency_ms"] = report.latency()
         extra["tags"] = {r.scenario.id: list(r.scenario.tags) for r in results if r.scenario.tags}

@@ -22,7 +22,7 @@ from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
 from behavegate.judged import JudgeEvidence
 from behavegate.limits import MAX_SHARDS, REPORT_MAX_NESTING
-from behavegate.model import Observation, Status, ToolCall, Verdict, combine
+from behavegate.model import SPLIT_USAGE, Observation, Status, ToolCall, Verdict, combine
 from behavegate.text import one_line
 
 STATUSES = ("pass", "fail", "incomplete")
@@ -317,7 +317,7 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
     raw = value
     if value.keys() != (_V2_OBSERVATION if v2 else _V1_OBSERVATION):  # else: the optional keys, or a problem
         keys = OBSERVATION_KEYS + V2_KEYS if v2 else OBSERVATION_KEYS
-        optional = tuple(key for key in ("trace", "conversation", "judge") if v2 and key in value)
+        optional = tuple(key for key in ("trace", "conversation", "judge", *SPLIT_USAGE) if v2 and key in value)
         raw = r.exact(value, (*keys, *optional), where)
     if raw["id"] != scenario_id:
         r.bad(f"{where}.id", f"must be {scenario_id!r}")
@@ -342,7 +342,7 @@ def _observation(r: _Reader, value: Any, where: str, scenario_id: str, v2: bool)
             r.text(error, f"{where}.tool_errors[{i}]", optional=True)
         fields = {
             "latency_ms": r.number(raw["latency_ms"], f"{where}.latency_ms", optional=True),
-            "total_tokens": r.integer(raw["total_tokens"], f"{where}.total_tokens", optional=True),
+            **{key: r.integer(raw.get(key), f"{where}.{key}", optional=True) for key in ("total_tokens", *SPLIT_USAGE)},
             "steps": r.integer(raw["steps"], f"{where}.steps", optional=True),
             "tool_errors": None if errors is None else tuple(errors),
             "trace_id": None if traced is None else r.text(traced["trace_id"], f"{where}.trace.trace_id"),

@@ -52,6 +52,12 @@ class SuiteRun:
             total.update(report.total_check_counts())
         return total
 
+    @property
+    def cost(self) -> float | None:
+        """The suite's cost in USD: its priced contracts' (None when none is priced)."""
+        costs = [report.cost for report in self.reports if report.cost is not None]
+        return sum(costs) if costs else None
+
     def scenario_total(self) -> int:
         return sum(len(report.results) for report in self.reports)
 
