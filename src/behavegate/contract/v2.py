@@ -1,10 +1,6 @@
-"""Version-2 contract keys: read by the same reader as version 1, never
-changing what a version-1 contract means.
-
-Each method reads one block's version-2 keys from a raw mapping and returns
-the extra model fields; problems go to the shared collector with their YAML
-path and line.
-"""
+"""Version-2 contract keys, read by the same reader as version 1 and never changing what a version-1
+contract means: each method reads one block's keys from a raw mapping and returns the extra model
+fields; problems go to the shared collector with their YAML path and line."""
 
 from __future__ import annotations
 
@@ -27,8 +23,7 @@ RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
 WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
 PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
-# safety.pii detector names: the contract's vocabulary; judge/safety.py implements each
-# (a test keeps the two equal).
+# safety.pii detector names: the contract's vocabulary; judge/safety.py implements each (a test keeps them equal).
 PII_DETECTORS = (
     "email", "phone", "credit_card", "iban", "us_ssn", "aws_access_key", "github_token", "jwt", "private_key", "api_key",
     "connection_string",
@@ -225,20 +220,12 @@ class V2Fields:
         if missing is not None:
             extras["missing_tool_calls"] = missing
         stream = self._take(f.boolean, raw, "stream", "agent")
-        if stream is not None:
-            extras["stream"] = stream
         api = self._take(lambda v, p, ln: choice(v, p, ln, WIRE_APIS), raw, "api", "agent")
-        if api is not None:
-            extras["api"] = api
-        if api == "responses" and stream:
-            # A Responses stream is a different event format: refused, never misread.
-            self.c.add(
-                "agent.stream is for api: chat; the Responses API is read unstreamed",
-                "agent.stream",
-                self.lines.of_key(raw, "stream"),
-            )
-        if "pricing" in raw and (pricing := self.pricing(raw)) is not None:
-            extras["pricing"] = pricing
+        pricing = self.pricing(raw) if "pricing" in raw else None
+        extras.update({k: v for k, v in (("stream", stream), ("api", api), ("pricing", pricing)) if v is not None})
+        if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
+            message = "agent.stream is for api: chat; the Responses API is read unstreamed"
+            self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))
         return extras
 
     def pricing(self, raw: dict[str, Any]) -> Pricing | None:
@@ -247,9 +234,8 @@ class V2Fields:
         if block is None:
             return None
         prices = {key: self._take(price, block, key, "agent.pricing") for key in PRICING_KEYS}
-        for key in PRICING_KEYS:
-            if key not in block:
-                self.c.add(f"agent.pricing.{key} is required", f"agent.pricing.{key}", self.lines.of_key(raw, "pricing"))
+        for key in (key for key in PRICING_KEYS if key not in block):
+            self.c.add(f"agent.pricing.{key} is required", f"agent.pricing.{key}", self.lines.of_key(raw, "pricing"))
         return None if any(value is None for value in prices.values()) else Pricing(**prices)
 
     # -- scenario --------------------------------------------------------------------
