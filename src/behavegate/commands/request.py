@@ -21,9 +21,11 @@ from behavegate.commands.options import (
     validate_v2,
 )
 from behavegate.errors import UsageError
-from behavegate.frozen import field, frozen
+from behavegate.frozen import field, fields, frozen
 from behavegate.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 from behavegate.model import Contract, TagGate
+
+RUN_OPTION_NAMES = frozenset(item.name for item in fields(RunOptions))
 
 
 @frozen
@@ -89,29 +91,17 @@ def resolve(request: TestRequest, contract: Contract, *, offline: bool, suite_ta
     """The run's options for ``contract``: every default decided here, every value checked.
     ``suite_tags``: the tags of a suite's other contracts (a --gate-tag applies where carried)."""
     oxy = contract.oxy
-    options = RunOptions(
-        scenarios=scenario_selection(list(request.scenarios) if request.scenarios is not None else None),
-        endpoint=request.endpoint,
-        auth_env=request.auth_env,
-        allow_remote=request.allow_remote,
-        allow_contract_endpoint=request.allow_contract_endpoint,
-        max_scenarios=default_max_scenarios(contract.version) if request.max_scenarios is None else request.max_scenarios,
-        max_seconds=run_seconds(request.max_seconds),
-        max_tokens=DEFAULT_MAX_TOKENS if request.max_tokens is None else request.max_tokens,
-        concurrency=request.concurrency if request.concurrency is not None else oxy.concurrency if oxy else DEFAULT_CONCURRENCY,
-        artifacts=request.artifacts,
-        runs=request.runs,
-        tags=request.tags,
-        min_pass_rate=request.min_pass_rate,
-        threshold_mode=request.threshold_mode,
-        gate_tags=request.gate_tags,
-        suite_tags=suite_tags,
-        max_assertions=request.max_assertions,
-        retries=request.retries,
-        max_total_tokens=request.max_total_tokens,
-        max_cost=request.max_cost,
-        judge=request.judge,
-    )
+    # What the request names as RunOptions does is taken as given; the rest is decided here.
+    given = {item.name: getattr(request, item.name) for item in fields(request) if item.name in RUN_OPTION_NAMES}
+    options = RunOptions(**{
+        **given,
+        "scenarios": scenario_selection(list(request.scenarios) if request.scenarios is not None else None),
+        "max_scenarios": default_max_scenarios(contract.version) if request.max_scenarios is None else request.max_scenarios,
+        "max_seconds": run_seconds(request.max_seconds),
+        "max_tokens": DEFAULT_MAX_TOKENS if request.max_tokens is None else request.max_tokens,
+        "concurrency": request.concurrency if request.concurrency is not None else oxy.concurrency if oxy else DEFAULT_CONCURRENCY,
+        "suite_tags": suite_tags,
+    })  # fmt: skip
     if isinstance(request.scenarios, str) or isinstance(request.tags, str):
         raise UsageError("scenarios and tags take a list of ids or tags, not one string")
     validate(options, offline=offline, version=contract.version)
