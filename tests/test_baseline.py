@@ -267,7 +267,7 @@ def valid() -> dict[str, Any]:
         (lambda d: {**d, "scenarios": {}}, "baseline report main.json: scenarios: must be a list, got an object"),
         (lambda d: d["scenarios"][1].update(status="maybe"), "scenarios[1].status: must be pass, fail or incomplete, got 'maybe'"),
         (lambda d: d["scenarios"][0]["attempts"][3]["assertions"][0].pop("assertion") and None,
-         "scenarios[0].attempts[3].assertions[0].assertion: must be a non-empty string"),
+         "scenarios[0].attempts[3].assertions[0].assertion: is missing"),
         (lambda d: d["scenarios"][0]["reliability"].update(passed=9), "scenarios[0].reliability: counts must add up to runs"),
         (lambda d: d["scenarios"][0]["attempts"][0]["observation"]["tool_calls"].append({"name": 7}),
          "scenarios[0].attempts[0].observation.tool_calls[0].name: must be a non-empty string"),

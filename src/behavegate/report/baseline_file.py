@@ -3,7 +3,8 @@ json``), typically the main branch's, downloaded as an artifact.
 
 It is untrusted input: read by the project path rule (inside the project, or
 under ``$RUNNER_TEMP``/``$GITHUB_WORKSPACE``, never through a link), size
-capped, and every key it is read for is shape-checked. Each problem names its
+capped, and decoded by its schema (the structs below, see typed_json.py): every
+key it is read for has its type, length and bounds there. Each problem names its
 JSON path; the reader never raises anything but ``BaselineError`` or
 ``InputError``. Version-1 reports (one verdict per assertion) and version-2
 reports (attempts and reliability) both work; only what a comparison needs is
@@ -12,15 +13,16 @@ read, the rest is ignored.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from behavegate import finite_json
+import msgspec
+from msgspec import Meta
+
+from behavegate import typed_json
 from behavegate.errors import BaselineError, Problem
 from behavegate.files import read_project_text
 from behavegate.limits import BASELINE_MAX_PROBLEMS, MAX_BASELINE_BYTES, MAX_RUN_SCENARIOS, MAX_RUNS
-from behavegate.model import Status
 from behavegate.report.comparison import (
     SAFETY_KINDS,
     Baseline,
@@ -34,77 +36,90 @@ from behavegate.report.comparison import (
 )
 from behavegate.text import one_line
 
-STATUSES = ("pass", "fail", "incomplete")
 MAX_ID = 1_000  # characters of a scenario, assertion, gate or tool name read from the report
+MAX_ITEMS = 100_000  # verdicts of an attempt, tool calls of an observation
 HELP = "a behavegate JSON report, as --report FILE or --format json writes it"
 
+# The schema: only what a comparison reads; every other key is ignored.
+Id = Annotated[str, Meta(min_length=1, max_length=MAX_ID)]
+StatusName = Annotated[Literal["pass", "fail", "incomplete"], Meta(description="pass, fail or incomplete")]
+Count = Annotated[int, Meta(ge=0, le=MAX_RUNS)]
 
-class _TooMany(Exception):
+
+class _Struct(msgspec.Struct, frozen=True):
     pass
 
 
-class _Reader:
-    """Shape checks that record a problem (with its JSON path) and go on."""
-
-    def __init__(self) -> None:
-        self.problems: list[Problem] = []
-
-    def bad(self, path: str, text: str) -> None:
-        self.problems.append(Problem(f"{path} {text}", path))
-        if len(self.problems) >= BASELINE_MAX_PROBLEMS:
-            raise _TooMany
-
-    def obj(self, value: Any, path: str, *, optional: bool = False) -> dict[str, Any] | None:
-        if value is None and optional:
-            return None
-        if not isinstance(value, dict):
-            self.bad(path, f"must be an object, got {_kind(value)}")
-            return None
-        return value
-
-    def items(self, value: Any, path: str, limit: int, *, optional: bool = False) -> list[Any]:
-        if value is None and optional:
-            return []
-        if not isinstance(value, list):
-            self.bad(path, f"must be a list, got {_kind(value)}")
-            return []
-        if len(value) > limit:
-            self.bad(path, f"must have at most {limit} entries, got {len(value)}")
-            return []
-        return value
-
-    def text(self, value: Any, path: str, *, optional: bool = False) -> str | None:
-        if value is None and optional:
-            return None
-        if not isinstance(value, str) or not value or len(value) > MAX_ID:
-            self.bad(path, f"must be a non-empty string of at most {MAX_ID} characters, got {_kind(value)}")
-            return None
-        return value
-
-    def count(self, value: Any, path: str) -> int | None:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_RUNS:
-            self.bad(path, f"must be a whole number from 0 to {MAX_RUNS}, got {_kind(value)}")
-            return None
-        return value
-
-    def status(self, value: Any, path: str) -> Status | None:
-        if value not in STATUSES:
-            self.bad(path, f"must be pass, fail or incomplete, got {_kind(value)}")
-            return None
-        return value  # type: ignore[no-any-return]
+class _Verdict(_Struct, frozen=True):
+    assertion: Id
+    status: StatusName
+    kind: Any = None
 
 
-def _kind(value: Any) -> str:
-    """What was found, shown inert and short (the report is untrusted)."""
-    if isinstance(value, str):
-        return one_line(repr(value), 60)
-    if isinstance(value, bool) or value is None:
-        return json.dumps(value)
-    if isinstance(value, int | float):
-        return one_line(repr(value), 30)
-    if isinstance(value, dict):
-        return "an object"
-    return "a list" if isinstance(value, list) else type(value).__name__
+class _Call(_Struct, frozen=True):
+    name: Id
+
+
+class _Mark(_Struct, frozen=True):
+    group: Any = None  # the parallel group of a traced call, used when it is a whole number
+
+
+class _Trace(_Struct, frozen=True):
+    calls: list[Any] | None = None
+
+
+class _Observation(_Struct, frozen=True):
+    tool_calls: Annotated[list[_Call], Meta(max_length=MAX_ITEMS)] | None = None
+    trace: Any = None
+
+
+class _Attempt(_Struct, frozen=True):
+    status: StatusName
+    assertions: Annotated[list[_Verdict], Meta(max_length=MAX_ITEMS)]
+    observation: _Observation | None = None
+
+
+class _Reliability(_Struct, frozen=True):
+    runs: Count
+    passed: Count
+    failed: Count
+    incomplete: Count
+
+
+class _Scenario(_Struct, frozen=True):
+    id: Id
+    status: StatusName
+    assertions: Annotated[list[_Verdict], Meta(max_length=MAX_ITEMS)]
+    attempts: Annotated[list[_Attempt], Meta(max_length=MAX_RUNS)] | None = None
+    observation: _Observation | None = None
+    reliability: _Reliability | None = None
+
+
+class _Gate(_Struct, frozen=True):
+    gate: Id
+    status: StatusName
+
+
+class _Contract(_Struct, frozen=True):
+    path: Id
+    digest: Id
+    version: Literal[1, 2]
+
+
+class _Ours(_Struct, frozen=True):
+    contract_path: Id | None = None
+    tags: dict[str, Any] | None = None
+
+
+class _Report(_Struct, frozen=True):
+    kind: Annotated[Literal["agent_behavior"], Meta(description=f"'agent_behavior' ({HELP})")]
+    schema_version: Literal[1]
+    status: StatusName
+    contract: _Contract
+    scenarios: Annotated[list[_Scenario], Meta(max_length=MAX_RUN_SCENARIOS)]
+    behavegate: _Ours | None = None
+    harness: dict[str, Any] | None = None
+    gates: Annotated[list[_Gate], Meta(max_length=MAX_RUN_SCENARIOS)] | None = None
 
 
 def load_baseline(path: str | Path, root: Path, *, shown: str, bases: tuple[Path, ...] = ()) -> Baseline:
@@ -118,159 +133,90 @@ def parse_baseline(text: str, shown: str) -> Baseline:
         return BaselineError(problems, shown)
 
     try:
-        raw = finite_json.loads_document(text)
-    except (ValueError, RecursionError) as exc:
-        raise fail([Problem(f"is not JSON ({HELP}): {one_line(str(exc), 200)}")]) from None
-    if not isinstance(raw, dict):
-        raise fail([Problem(f"must be a JSON object ({HELP}), got {_kind(raw)}")])
-    if "error" in raw:
-        why = one_line(str(raw["error"]), 300)
-        raise fail([Problem(f"records a run that could not be judged (its error: {why}); nothing to compare with", "error")])
-    reader = _Reader()
-    try:
-        baseline = _read(reader, raw, shown)
-    except _TooMany:
-        baseline = None
-    if reader.problems or baseline is None:
-        raise fail(reader.problems)
-    return baseline
-
-
-def _read(r: _Reader, raw: dict[str, Any], shown: str) -> Baseline | None:
-    if raw.get("kind") != "agent_behavior":
-        r.bad("kind", f"must be 'agent_behavior' ({HELP}), got {_kind(raw.get('kind'))}")
-    if raw.get("schema_version") != 1:
-        r.bad("schema_version", f"must be 1, got {_kind(raw.get('schema_version'))}")
-    status = r.status(raw.get("status"), "status")
-    contract = r.obj(raw.get("contract"), "contract") or {}
-    contract_path = r.text(contract.get("path"), "contract.path")
-    digest = r.text(contract.get("digest"), "contract.digest")
-    version = contract.get("version")
-    if version not in (1, 2) or isinstance(version, bool):
-        r.bad("contract.version", f"must be 1 or 2, got {_kind(version)}")
-    ours = r.obj(raw.get("behavegate"), "behavegate", optional=True) or {}
-    shown_contract = r.text(ours.get("contract_path"), "behavegate.contract_path", optional=True)
-    tags = r.obj(ours.get("tags"), "behavegate.tags", optional=True) or {}
-    harness = r.obj(raw.get("harness"), "harness", optional=True) or {}
-    scenarios: list[ScenarioRecord] = []
-    for index, item in enumerate(r.items(raw.get("scenarios"), "scenarios", MAX_RUN_SCENARIOS)):
-        scenario = _scenario(r, item, f"scenarios[{index}]", tags)
-        if scenario is not None:
-            scenarios.append(scenario)
-    seen: set[str] = set()
-    for index, scenario in enumerate(scenarios):
-        if scenario.id in seen:
-            r.bad(f"scenarios[{index}].id", f"repeats the scenario id {_kind(scenario.id)}")
-        seen.add(scenario.id)
-    gates: dict[str, Status] = {}
-    for index, item in enumerate(r.items(raw.get("gates"), "gates", MAX_RUN_SCENARIOS, optional=True)):
-        gate = r.obj(item, f"gates[{index}]") or {}
-        name, gate_status = (
-            r.text(gate.get("gate"), f"gates[{index}].gate"),
-            r.status(gate.get("status"), f"gates[{index}].status"),
-        )
-        if name and gate_status:
-            gates[name] = gate_status
-    if r.problems or status is None or contract_path is None or digest is None:
-        return None
+        report = typed_json.decode(text, _Report, BASELINE_MAX_PROBLEMS)
+    except typed_json.NotJSON as exc:
+        raise fail([Problem(f"is not JSON ({HELP}): {exc}")]) from None
+    except typed_json.Refused as refused:
+        raw = refused.raw
+        if not isinstance(raw, dict):
+            raise fail([Problem(f"must be a JSON object ({HELP}), got {typed_json.kind(raw)}")]) from None
+        if "error" in raw:
+            why = one_line(str(raw["error"]), 300)
+            problem = f"records a run that could not be judged (its error: {why}); nothing to compare with"
+            raise fail([Problem(problem, "error")]) from None
+        raise fail(list(refused.problems)) from None
+    problems = [
+        Problem(f"scenarios[{index}].id repeats the scenario id {typed_json.kind(scenario.id)}", f"scenarios[{index}].id")
+        for index, scenario in enumerate(report.scenarios)
+        if any(earlier.id == scenario.id for earlier in report.scenarios[:index])
+    ] if len({s.id for s in report.scenarios}) < len(report.scenarios) else []  # fmt: skip
+    tags = (report.behavegate.tags if report.behavegate else None) or {}
+    scenarios = [_scenario(scenario, f"scenarios[{index}]", tags, problems) for index, scenario in enumerate(report.scenarios)]
+    if problems:
+        raise fail(problems[:BASELINE_MAX_PROBLEMS])
+    harness = report.harness or {}
     source = BaselineSource(
         path=shown,
-        status=status,
-        contract_path=shown_contract or contract_path,
-        contract_digest=digest,
-        contract_version=version if isinstance(version, int) else 1,
+        status=report.status,
+        contract_path=(report.behavegate.contract_path if report.behavegate else None) or report.contract.path,
+        contract_digest=report.contract.digest,
+        contract_version=report.contract.version,
         run_id=harness.get("run_id") if isinstance(harness.get("run_id"), str) else None,
         started_at=harness.get("started_at") if isinstance(harness.get("started_at"), str) else None,
     )
-    return Baseline(source, RunRecord(tuple(scenarios), gates))
+    gates = {gate.gate: gate.status for gate in report.gates or ()}
+    return Baseline(source, RunRecord(tuple(s for s in scenarios if s is not None), gates))
 
 
-def _scenario(r: _Reader, item: Any, path: str, tags: dict[str, Any]) -> ScenarioRecord | None:
-    raw = r.obj(item, path)
-    if raw is None:
+def _scenario(raw: _Scenario, path: str, tags: dict[str, Any], problems: list[Problem]) -> ScenarioRecord | None:
+    attempts = raw.attempts or []
+    kinds = {v.kind for v in raw.assertions if isinstance(v.kind, str)}
+    kinds.update(v.kind for a in attempts for v in a.assertions if isinstance(v.kind, str))
+    observations = [a.observation for a in attempts] if attempts else [raw.observation]
+    counts = _attempt_counts(raw, path, problems)
+    if counts is None:
         return None
-    scenario_id = r.text(raw.get("id"), f"{path}.id")
-    status = r.status(raw.get("status"), f"{path}.status")
-    kinds: set[str] = set()
-    verdicts = _verdicts(r, raw.get("assertions"), f"{path}.assertions", kinds)
-    attempts = r.items(raw.get("attempts"), f"{path}.attempts", MAX_RUNS, optional=True)
-    attempt_verdicts: list[list[tuple[str, str]]] = []
-    attempt_statuses: list[str] = []
-    sequences: list[tuple[str, ...]] = []
-    for index, attempt in enumerate(attempts):
-        where = f"{path}.attempts[{index}]"
-        entry = r.obj(attempt, where) or {}
-        attempt_statuses.append(r.status(entry.get("status"), f"{where}.status") or "incomplete")
-        attempt_verdicts.append(_verdicts(r, entry.get("assertions"), f"{where}.assertions", kinds))
-        sequences.extend(_sequence(r, entry.get("observation"), f"{where}.observation"))
-    if not attempts:
-        sequences.extend(_sequence(r, raw.get("observation"), f"{path}.observation"))
-    reliability = r.obj(raw.get("reliability"), f"{path}.reliability", optional=True)
-    counts, repeated = _attempt_counts(r, reliability, f"{path}.reliability", attempt_statuses, status)
-    if scenario_id is None or status is None or counts is None:
-        return None
-    labels = tags.get(scenario_id)
+    labels = tags.get(raw.id)
     tagged = isinstance(labels, list) and any(isinstance(t, str) and t.lower() in ("safety", "security") for t in labels)
+    verdicts = [[(v.assertion, v.status) for v in a.assertions] for a in attempts] or [
+        [(v.assertion, v.status) for v in raw.assertions]
+    ]
     return ScenarioRecord(
-        id=scenario_id,
-        status=status,
-        repeated=repeated,
-        attempts=counts,
-        assertions=tally(attempt_verdicts if attempts else [verdicts]),
+        id=raw.id,
+        status=raw.status,
+        repeated=counts[1],
+        attempts=counts[0],
+        assertions=tally(verdicts),
         safety=tagged or bool(kinds & SAFETY_KINDS),
-        sequences=tuple(sequences),
+        sequences=tuple(_sequence(o) for o in observations if o is not None and o.tool_calls is not None),
     )
 
 
-def _verdicts(r: _Reader, value: Any, path: str, kinds: set[str]) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    for index, item in enumerate(r.items(value, path, 100_000)):
-        verdict = r.obj(item, f"{path}[{index}]") or {}
-        assertion = r.text(verdict.get("assertion"), f"{path}[{index}].assertion")
-        status = r.status(verdict.get("status"), f"{path}[{index}].status")
-        kind = verdict.get("kind")
-        if isinstance(kind, str):
-            kinds.add(kind)
-        if assertion and status:
-            found.append((assertion, status))
-    return found
-
-
-def _sequence(r: _Reader, value: Any, path: str) -> list[tuple[str, ...]]:
-    """The attempt's normalized tool-name sequence, when it recorded its tool calls."""
-    observation = r.obj(value, path, optional=True)
-    if observation is None or observation.get("tool_calls") is None:
-        return []
-    calls = r.items(observation.get("tool_calls"), f"{path}.tool_calls", 100_000)
-    trace = observation.get("trace")
-    groups: list[Any] = []
-    if isinstance(trace, dict) and isinstance(trace.get("calls"), list):
-        groups = trace["calls"]
+def _sequence(observation: _Observation) -> tuple[str, ...]:
+    """The attempt's normalized tool-name sequence (it recorded its tool calls)."""
+    trace = observation.trace
+    groups = trace["calls"] if isinstance(trace, dict) and isinstance(trace.get("calls"), list) else []
     named: list[tuple[str, int | None]] = []
-    for index, call in enumerate(calls):
-        entry = r.obj(call, f"{path}.tool_calls[{index}]") or {}
-        name = r.text(entry.get("name"), f"{path}.tool_calls[{index}].name")
+    for index, call in enumerate(observation.tool_calls or ()):
         extra = groups[index] if index < len(groups) and isinstance(groups[index], dict) else {}
         group = extra.get("group")
-        named.append((name or "?", group if isinstance(group, int) and not isinstance(group, bool) else None))
-    return [normalized(named)]
+        named.append((call.name, group if isinstance(group, int) and not isinstance(group, bool) else None))
+    return normalized(named)
 
 
-def _attempt_counts(
-    r: _Reader, reliability: dict[str, Any] | None, path: str, statuses: list[str], status: Status | None
-) -> tuple[Counts | None, bool]:
+def _attempt_counts(raw: _Scenario, path: str, problems: list[Problem]) -> tuple[Counts, bool] | None:
     """The scenario's attempts: from ``reliability`` (version 2), else from its
     attempts, else its one verdict (version 1)."""
-    if reliability is not None:
-        runs, passed, failed, incomplete = (
-            r.count(reliability.get(key), f"{path}.{key}") for key in ("runs", "passed", "failed", "incomplete")
-        )
-        if runs is None or passed is None or failed is None or incomplete is None:
-            return None, False
-        if passed + failed + incomplete != runs:
-            r.bad(path, f"counts must add up to runs ({passed} + {failed} + {incomplete} != {runs})")
-            return None, False
-        return Counts(passed, failed, incomplete), runs > 1
+    if raw.reliability is not None:
+        r = raw.reliability
+        if r.passed + r.failed + r.incomplete != r.runs:
+            where = f"{path}.reliability"
+            problems.append(
+                Problem(f"{where} counts must add up to runs ({r.passed} + {r.failed} + {r.incomplete} != {r.runs})", where)
+            )
+            return None
+        return Counts(r.passed, r.failed, r.incomplete), r.runs > 1
+    statuses = [a.status for a in raw.attempts or ()]
     if statuses:
         return Counts(statuses.count("pass"), statuses.count("fail"), statuses.count("incomplete")), len(statuses) > 1
-    return (one(status), False) if status is not None else (None, False)
+    return one(raw.status), False
