@@ -60,7 +60,7 @@ def decode(text: str | bytes, schema: type[T], max_problems: int = 20) -> T:
     raise Refused(raw, found)
 
 
-def problems(raw: Any, schema: type[Any], limit: int = 20) -> Iterator[Problem]:
+def problems(raw: Any, schema: Any, limit: int = 20) -> Iterator[Problem]:
     """Every way ``raw`` (decoded JSON) departs from ``schema``, at most ``limit``."""
     found: list[Problem] = []
 
@@ -117,6 +117,9 @@ def _union(value: Any, t: mi.UnionType, path: str, add: Add, described: str) -> 
     members = [m for m in t.types if not isinstance(m, mi.NoneType)]
     if value is None and nullable:
         return None
+    tagged = [m for m in members if isinstance(m, mi.StructType) and m.tag_field is not None]
+    if tagged and len(tagged) == len(members):  # a tagged union: the tag says which struct to check against
+        return _tagged(value, tagged, path, add, described)
     if len(members) == 1:  # the usual case, ``X | None``: X's own checks, saying "or null"
         inner = described or wording(members[0])
         return _check(value, members[0], path, add, f"{inner} or null" if nullable else inner)
@@ -126,10 +129,25 @@ def _union(value: Any, t: mi.UnionType, path: str, add: Add, described: str) -> 
     return None
 
 
+def _tagged(value: Any, members: list[mi.StructType], path: str, add: Add, described: str) -> None:
+    if type(value) is not dict:
+        return add(path, f"must be {described or 'a JSON object'}, got {kind(value)}")
+    field = str(members[0].tag_field)
+    at = f"{path}.{field}" if path else field
+    if field not in value:
+        return add(at, "is missing")
+    chosen = [m for m in members if type(value[field]) is type(m.tag) and value[field] == m.tag]
+    if not chosen:
+        return add(at, f"must be {_either([str(m.tag) for m in members])}, got {kind(value[field])}")
+    return _struct(value, chosen[0], path, add, described)
+
+
 def _struct(value: Any, t: mi.StructType, path: str, add: Add, described: str) -> None:
     if type(value) is not dict:
         return add(path, f"must be {described or 'a JSON object'}, got {kind(value)}")
-    known = {f.encode_name for f in t.fields}
+    known = {f.encode_name for f in t.fields} | ({str(t.tag_field)} if t.tag_field else set())
+    if t.tag_field is not None and not (type(value.get(t.tag_field)) is type(t.tag) and value.get(t.tag_field) == t.tag):
+        add(f"{path}.{t.tag_field}" if path else str(t.tag_field), f"must be {t.tag}, got {kind(value.get(t.tag_field))}")
     for f in t.fields:
         at = f"{path}.{f.encode_name}" if path else f.encode_name
         if f.encode_name in value:

@@ -10,105 +10,20 @@ be byte-for-byte the canonical rendering of its content, and the sealing
 from __future__ import annotations
 
 import json
-import os
-import stat
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from behavegate.evidence.chat import EndpointError, strict_json
-from behavegate.frozen import frozen
+from behavegate import typed_json
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
-from behavegate.report.artifacts import CEILING, max_values, render_event, render_json, run_limits, sha256_text
+from behavegate.report import run_schema
+from behavegate.report.artifacts import render_event, render_json, sha256_text
 from behavegate.report.digests import evidence_digest, sha256_json
 from behavegate.report.layout import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY
+from behavegate.report.run_files import Invalid, Issue, parse, read_run
 
-
-@frozen
-class Issue:
-    code: str
-    message: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"code": self.code, "message": self.message}
-
-
-class _Invalid(Exception):
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.issue = Issue(code, message)
-
-
-def read_run(run_dir: Path) -> tuple[dict[str, str], list[Issue]]:
-    """The four files' text, and an issue for each that cannot be used.
-
-    summary.json is read first, within the ceiling of any run; the counts it
-    declares set the other files' limits (see ``artifacts.RunLimits``).
-    """
-    texts: dict[str, str] = {}
-    issues: list[Issue] = []
-    summary_text = _read_one(run_dir, SUMMARY, CEILING.max_bytes(SUMMARY), issues)
-    report_text = _read_one(run_dir, RESULTS, CEILING.max_bytes(RESULTS), issues)
-    summary: Any = None
-    if summary_text is not None:
-        try:
-            summary = _parse(SUMMARY, summary_text)
-        except _Invalid as invalid:
-            issues.append(invalid.issue)
-    limits = run_limits(summary, len(report_text.encode("utf-8")) if report_text is not None else 0)
-    for name, text in ((SUMMARY, summary_text), (RESULTS, report_text)):
-        if text is not None and len(text.encode("utf-8")) > limits.max_bytes(name):
-            issues.append(Issue("artifact_too_large", f"{name} exceeds {limits.max_bytes(name)} bytes"))
-        elif text is not None:
-            texts[name] = text
-    for name in (EVENTS, STATE):
-        text = _read_one(run_dir, name, limits.max_bytes(name), issues)
-        if text is not None:
-            texts[name] = text
-    return {name: texts[name] for name in (EVENTS, STATE, SUMMARY, RESULTS) if name in texts}, issues
-
-
-def _read_one(run_dir: Path, name: str, limit: int, issues: list[Issue]) -> str | None:
-    path = run_dir / name
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        issues.append(Issue("artifact_missing", f"{name} is missing"))
-        return None
-    except OSError as exc:
-        issues.append(Issue("artifact_unreadable", f"{name} cannot be read: {exc.strerror}"))
-        return None
-    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-        issues.append(Issue("artifact_not_regular", f"{name} is not a regular file"))
-        return None
-    if info.st_size > limit:
-        issues.append(Issue("artifact_too_large", f"{name} exceeds {limit} bytes"))
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read(limit + 1)
-        if len(data) > limit:  # grew after lstat
-            issues.append(Issue("artifact_too_large", f"{name} exceeds {limit} bytes"))
-            return None
-        return data.decode("utf-8")
-    except (OSError, UnicodeError) as exc:
-        issues.append(Issue("artifact_unreadable", f"{name} cannot be read as UTF-8: {exc}"))
-        return None
-
-
-def _parse(name: str, text: str, kind: str | None = None) -> Any:
-    """Strict JSON with no more values than a canonical file of its length holds."""
-    limit = max_values(kind or name, text)
-    try:
-        return strict_json(text, max_values=limit)
-    except (EndpointError, ValueError, RecursionError) as exc:
-        raise _Invalid("artifact_invalid_json", f"{name} is not valid JSON: {_why(exc)}") from None
-
-
-def _why(exc: Exception) -> str:
-    return str(exc).replace("agent endpoint response", "document")
+MAX_SHAPE_ISSUES = 20  # structure problems listed from one run directory
 
 
 def validate_run(run_dir: Path) -> list[Issue]:
@@ -123,10 +38,19 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
         return None, issues
     try:
         lines = texts[EVENTS].splitlines(keepends=True)
-        events = [_parse(f"{EVENTS} line {n}", line, EVENTS) for n, line in enumerate(lines, 1)]
-        state, summary, report = (_parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
-    except _Invalid as invalid:
+        events = [parse(f"{EVENTS} line {n}", line, EVENTS) for n, line in enumerate(lines, 1)]
+        state, summary, report = (parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
+    except Invalid as invalid:
         return None, [invalid.issue]
+    shapes = [*((f"{EVENTS} line {n}", e, run_schema.AnyEvent) for n, e in enumerate(events, 1)),
+              (STATE, state, run_schema.State), (SUMMARY, summary, run_schema.Summary), (RESULTS, report, run_schema.Report)]  # fmt: skip
+    misshapen = [
+        Issue("artifact_structure_invalid", f"{name}: {problem.located()}")
+        for name, value, schema in shapes
+        for problem in typed_json.problems(value, schema, MAX_SHAPE_ISSUES)
+    ]
+    if misshapen:  # the checks below take these files apart: they need the shape
+        return None, misshapen[:MAX_SHAPE_ISSUES]
     checks = (
         partial(_canonical, texts, events, state, summary, report),
         partial(_events, events),
@@ -138,7 +62,7 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
     for check in checks:
         try:
             check()
-        except _Invalid as invalid:
+        except Invalid as invalid:
             issues.append(invalid.issue)
         except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
             issues.append(Issue("artifact_structure_invalid", f"unexpected structure: {type(exc).__name__}: {exc}"))
@@ -147,7 +71,7 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
 
 def _expect(condition: bool, code: str, message: str) -> None:
     if not condition:
-        raise _Invalid(code, message)
+        raise Invalid(code, message)
 
 
 def _canonical(texts: dict[str, str], events: list[Any], state: Any, summary: Any, report: Any) -> None:
