@@ -12,6 +12,7 @@ from behavegate.conversation import Retry as Retry  # re-exported: a record of t
 from behavegate.cost import Pricing as Pricing  # re-exported: agent.pricing
 from behavegate.frozen import field, fields, frozen
 from behavegate.gating import GateResult as GateResult  # a model type: the judged gate
+from behavegate.http_mapping import HttpMapping
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
@@ -47,6 +48,7 @@ class AgentTarget:
     stream: bool = False  # ask for a streamed answer (text/event-stream), assembled into the same evidence
     api: str = "chat"  # the wire format: "chat" (Chat Completions) or "responses" (the OpenAI Responses API)
     pricing: Pricing | None = None  # USD per million tokens: the run's cost is shown, --max-cost enforced
+    http: HttpMapping | None = None  # a custom JSON agent: its request template and response paths
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)

@@ -76,6 +76,7 @@ def trusted_settings(
         allow_contract_endpoint=options.allow_contract_endpoint,
         authenticated=credentials is not None,
         allow_hosts=list(allow_hosts),
+        needs_model=contract.agent.http is None,
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
     # The judge is checked with the agent, before any request: a judge endpoint that is

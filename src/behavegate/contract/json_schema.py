@@ -28,8 +28,11 @@ from behavegate.contract.v2 import (
     V2_KEYS,
     WIRE_APIS,
 )
+from behavegate.contract.v2_http import CALLS_KEYS, HTTP_KEYS
+from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
+from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
 from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS, MAX_PRICE_PER_MTOK
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
@@ -91,6 +94,21 @@ def _block(properties: dict[str, Any], keys: tuple[str, ...], **extra: Any) -> d
     missing = set(keys) - set(properties)
     assert not missing, f"schema lacks {sorted(missing)}"
     return {"type": ["object", "null"], "properties": {k: properties[k] for k in keys}, "additionalProperties": False, **extra}
+
+
+def _http() -> dict[str, Any]:
+    """``agent.http``: a JSON request template and the paths of the answer's evidence."""
+    path = {"type": "string", "minLength": 1, "description": "answer, data.reply, items[0].text, $"}
+    calls = _block({key: path for key in CALLS_KEYS}, CALLS_KEYS, required=["path", "name"])
+    response = _block(
+        {"content": path, "tool_calls": {**calls, "type": "object"}, "refusal": path, "sources": path,
+         "complete": {"oneOf": [path, {"const": True}]},
+         "usage": {**_block({key: path for key in USAGE_KEYS}, USAGE_KEYS), "type": "object"}},
+        HTTP_RESPONSE_KEYS, anyOf=[{"required": ["content"]}, {"required": ["tool_calls"]}],
+    )  # fmt: skip
+    request = {"type": "object", "description": "the body; placeholders: " + ", ".join(f"{{{{{p}}}}}" for p in PLACEHOLDERS)}
+    return {**_block({"request": request, "response": {**response, "type": "object"}}, HTTP_KEYS), "type": "object",
+            "required": list(HTTP_KEYS)}  # fmt: skip
 
 
 def build(version: int) -> dict[str, Any]:
@@ -197,6 +215,7 @@ def build(version: int) -> dict[str, Any]:
             "pricing": {"type": "object", "required": list(PRICING_KEYS), "additionalProperties": False,
                         "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK}
                                        for key in PRICING_KEYS}},
+            "http": _http(),
         },
         keys("agent", AGENT_KEYS),
     )  # fmt: skip

@@ -320,6 +320,11 @@ class _Reader(ExpectFields):
             declared = set(agent.tool_names()) if agent is not None and agent.tools else None
             for text, where, at in unoffered_results(raw["tool_results"], f"{path}.tool_results", lines, declared, available):
                 c.add(text, where, at)
+        if self.v2 and agent is not None and agent.http is not None:
+            from behavegate.contract.v2_http import unplaced
+
+            for text, where, at in unplaced(agent.http, raw, path, lines.of_key):
+                c.add(text, where, at)
         self.grounding = []
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
         if expect is not None and not requests_any(expect):

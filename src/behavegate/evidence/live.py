@@ -97,7 +97,8 @@ def http_sender(client: httpx.AsyncClient, settings: LiveSettings, contract: Con
     may answer with an event stream (asked for by ``agent.stream``, or sent unasked:
     known by its Content-Type); a version-1 answer is JSON, as skylos reads it."""
     url, headers = endpoint_target(settings.endpoint, settings.credentials)
-    events = contract is not None and contract.version >= 2
+    # A custom agent (agent.http) answers JSON only: a stream from it is not read as Chat Completions deltas.
+    events = contract is not None and contract.version >= 2 and contract.agent.http is None
     if contract is not None and contract.agent.stream:
         headers = {**headers, "Accept": "text/event-stream"}
 
@@ -143,10 +144,10 @@ async def _converse(
 ) -> Observation:
     """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
     agent = contract.agent
-    payload, key = wire.first_request(agent, scenario, settings.max_tokens)
+    payload, conversation = wire.first_request(agent, scenario, settings.max_tokens)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
-    history = [encode_message(message) for message in payload[key]]
+    history = [encode_message(message) for message in conversation]
     budget = settings.budget
     earlier: list[ToolCall] = []
     returned: list[ScriptedResult] = []
@@ -160,7 +161,7 @@ async def _converse(
         # bytes budget is never sent, and reported tokens past it stop the next.
         if tokens > budget.tokens:
             return exceeded(scenario, "tokens", tokens, budget.tokens, turns)
-        pieces = encode_request(payload, history, key)
+        pieces = wire.encode(agent, payload, history)
         size = sum(len(piece) for piece in pieces)
         if sent + size > budget.request_bytes:
             return exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
@@ -169,7 +170,7 @@ async def _converse(
         deadline = _deadline(agent.timeout_seconds, settings)
         try:
             ask = retrying(send, settings.retry, turns, retried)
-            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent)
+            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent, turns)
         except ResponseTooLarge as error:
             if room >= MAX_RESPONSE_BYTES:
                 return Observation(scenario_id=scenario.id, error=str(error))
@@ -192,7 +193,7 @@ async def _converse(
             if answered is None:  # a rule list with no rule (and no default) for this call
                 return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
             answer_id = call_id or f"call_{turns}_{index}"
-            history.append(encode_message(wire.tool_message(agent.api, answer_id, answered.content)))
+            history.append(encode_message(wire.tool_message(agent, answer_id, answered.content)))
             returned.append(answered.record)
         earlier.extend(calls)
     # Usage is the sum over every request; one turn without it leaves it unobserved.
@@ -244,12 +245,14 @@ class Turn:
     call_ids: tuple[str | None, ...]  # the id of each tool call, in order
 
 
-async def _turn(send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, agent: AgentTarget) -> Turn:
+async def _turn(
+    send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, agent: AgentTarget, turn: int
+) -> Turn:
     """One request of a conversation. The raw response (bytes, text, parsed
     JSON) lives only in here: what outlives the turn is the observation and the
     encoded assistant message."""
     raw, received = await send(pieces, deadline, limit)
-    observation, assistant, ids = wire.read_turn(agent.api, raw, scenario_id, agent.missing_tool_calls)
+    observation, assistant, ids = wire.read_turn(agent, raw, scenario_id, turn)
     return Turn(observation, received, assistant, ids)
 
 

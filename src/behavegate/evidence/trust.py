@@ -195,6 +195,7 @@ def choose_endpoint(
     authenticated: bool,
     allow_hosts: Iterable[str] = (),
     role: Role = AGENT,
+    needs_model: bool = True,
 ) -> Endpoint:
     """Validate the endpoint a live run will call (skylos's order and words; the judge's
     endpoint by the very same rules, under its own flags)."""
@@ -202,7 +203,7 @@ def choose_endpoint(
     url = override if override is not None else contract_endpoint
     if url is None:
         raise RunError(f"{role.key}.endpoint is required for {role.needed_for}")
-    if model is None:
+    if model is None and needs_model:  # a custom agent (agent.http) is sent a model only where its template places it
         raise RunError(f"{role.key}.model is required for {role.needed_for}")
     is_override = override is not None
     parts = _split(url, role)
