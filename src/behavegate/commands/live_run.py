@@ -196,8 +196,8 @@ def run_callable(
     from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence import in_process
 
-    # An in-process agent is called with (messages, tools): agent.api names an endpoint's wire format.
-    contract = records.replace(contract, agent=records.replace(contract.agent, api="chat"))
+    # An in-process agent is called with (messages, tools): agent.api and agent.http name an endpoint's wire format.
+    contract = records.replace(contract, agent=records.replace(contract.agent, api="chat", http=None))
     settings = live.LiveSettings(
         endpoint=None,
         credentials=None,
