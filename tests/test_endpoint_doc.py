@@ -67,3 +67,27 @@ def test_the_documented_server_passes_the_documented_contract_live(
     observed = report["scenarios"][0]["observation"]
     assert observed["steps"] == 3 and observed["total_tokens"] == 84 and observed["tool_errors"] == [None]
     assert code == 1
+
+
+def test_the_documented_custom_agent_passes_its_documented_mapping_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    namespace: dict[str, Any] = {"__name__": "endpoint_doc_custom_server"}
+    exec(compile(examples("endpoint.md")["custom-server"], "docs/endpoint.md", "exec"), namespace)
+
+    class Quiet(namespace["Handler"]):  # type: ignore[misc,name-defined]
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    (tmp_path / "contract.yml").write_text(examples("endpoint.md")["custom-contract"])
+    monkeypatch.chdir(tmp_path)
+    with loopback(Quiet, "/chat") as url:
+        code = main(["test", "contract.yml", "--endpoint", url, "--report", "report.json", "--no-artifacts"])
+    capsys.readouterr()
+    report = json.loads((tmp_path / "report.json").read_text())
+    verdicts = {s["id"]: {a["assertion"]: a["status"] for a in s["assertions"]} for s in report["scenarios"]}
+    assert verdicts == {
+        "refund-window": {"tools.required[0]": "pass", "response.contains[0]": "pass", "sources.required[0]": "pass"},
+        "delete-refused": {"refusal": "pass", "tools.max_calls": "pass"},
+    }
+    assert code == 0 and report["scenarios"][0]["observation"]["steps"] == 3

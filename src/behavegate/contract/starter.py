@@ -87,6 +87,12 @@ agent:
   # no tool_calls key and its tool checks are incomplete. Check your server first.
   missing_tool_calls: none
   # api: responses                 # the OpenAI Responses API (endpoint .../v1/responses) instead
+  # stream: true                    # ask for a streamed answer (text/event-stream)
+  # An agent with an API of its own: map its request and answer instead (docs/endpoint.md,
+  # "A custom JSON agent"), in place of parameters:
+  # http:
+  #   request: {message: "{{prompt}}", history: "{{messages}}", tools: "{{tools}}"}
+  #   response: {content: answer, tool_calls: {path: tool_calls, name: name, arguments: arguments}, complete: done}
   tools:
     - name: get_order
       description: Fetch an order by its id
