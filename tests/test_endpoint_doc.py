@@ -74,8 +74,9 @@ def test_the_documented_custom_agent_passes_its_documented_mapping_live(
 ) -> None:
     namespace: dict[str, Any] = {"__name__": "endpoint_doc_custom_server"}
     exec(compile(examples("endpoint.md")["custom-server"], "docs/endpoint.md", "exec"), namespace)
+    handler: type[BaseHTTPRequestHandler] = namespace["Handler"]
 
-    class Quiet(namespace["Handler"]):  # type: ignore[misc,name-defined]
+    class Quiet(handler):  # type: ignore[valid-type,misc]
         def log_message(self, *args: Any) -> None:
             pass
 
