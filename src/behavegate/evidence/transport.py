@@ -5,7 +5,8 @@ that trickles bytes cannot hold a run past ``timeout_seconds``. The body is
 capped at 2 MiB (or less: what is left of the attempt's budget) *while it
 streams*, after decompression done here with a bounded output, so neither a
 large body nor a compression bomb can grow memory. A request body in several
-pieces is streamed piece by piece, never joined. Redirects are never followed;
+pieces is streamed in writes of up to 64 KiB, never joined whole (one write a piece
+cost more than the rest of a loopback request). Redirects are never followed;
 proxies and netrc are never read.
 """
 
@@ -167,9 +168,26 @@ def _content(exchange: Exchange) -> tuple[bytes | AsyncIterator[bytes], dict[byt
 
 
 async def _stream(pieces: tuple[bytes, ...]) -> AsyncIterator[bytes]:
+    """The pieces in writes of up to 64 KiB: small pieces (a conversation's messages) are
+    gathered into one write, a large one is cut; never more than one write is held."""
+    gathered: list[bytes] = []
+    size = 0
     for piece in pieces:
+        if size + len(piece) <= _CHUNK:
+            gathered.append(piece)
+            size += len(piece)
+            continue
+        if size:
+            yield b"".join(gathered)
+        gathered, size = [], 0
         for start in range(0, len(piece), _CHUNK):
-            yield piece[start : start + _CHUNK]
+            part = piece[start : start + _CHUNK]
+            if len(part) < _CHUNK and start + _CHUNK >= len(piece):
+                gathered, size = [part], len(part)  # the tail joins the next pieces
+            else:
+                yield part
+    if size:
+        yield b"".join(gathered)
 
 
 def _check_status(status: int, retry_after: str | None = None) -> None:
