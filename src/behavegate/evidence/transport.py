@@ -24,6 +24,7 @@ import httpx
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
+from behavegate.evidence.http11 import Http11Transport
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES
@@ -66,8 +67,11 @@ class Exchange:
 
 
 def new_client(connections: int, secure: bool = True) -> httpx.AsyncClient:
-    """``secure=False`` for plain-http endpoints: no certificate store is loaded
-    (it costs more than a whole loopback request)."""
+    """``secure=False`` for plain-http endpoints: no certificate store is loaded (it
+    costs more than a whole loopback request), and the requests go by evidence/http11.py."""
+    if not secure:
+        transport = Http11Transport(connections)
+        return httpx.AsyncClient(transport=transport, trust_env=False, follow_redirects=False, timeout=httpx.Timeout(300.0))
     return httpx.AsyncClient(
         trust_env=False,
         follow_redirects=False,
