@@ -127,7 +127,7 @@ def _run(text: str, handler: Callable[[httpx.Request], httpx.Response], budget: 
                             started=time.monotonic(), budget=budget or AttemptBudget())  # fmt: skip
 
     async def go() -> Any:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        async with httpx.MockTransport(handler) as client:
             return await _ask(client, parsed, parsed.scenarios[0], settings)
 
     return asyncio.run(go())
@@ -174,12 +174,10 @@ def test_summed_usage_fails_a_500_token_budget_live_and_replayed(
     def respond(request: httpx.Request) -> httpx.Response:
         return _reply(next(replies))
 
-    real_client = httpx.AsyncClient
+    def mocked(*args: Any, **kwargs: Any) -> httpx.MockTransport:
+        return httpx.MockTransport(respond)
 
-    def mocked(*args: Any, **kwargs: Any) -> httpx.AsyncClient:
-        return real_client(transport=httpx.MockTransport(respond))
-
-    monkeypatch.setattr("behavegate.evidence.transport.httpx.AsyncClient", mocked)
+    monkeypatch.setattr("behavegate.evidence.live.new_client", mocked)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(MULTI_TURN.format(runs=1))
     live = main(["test", "contract.yml", "--endpoint", "http://127.0.0.1:9/v1/chat/completions", "--format", "json",

@@ -309,7 +309,7 @@ def settings(max_requests: int = 10) -> JudgeSettings:
 
 def ask_with(handler: Callable[[httpx.Request], httpx.Response], spec: JudgeSpec, judge: JudgeSettings) -> JudgeEvidence:
     async def go() -> JudgeEvidence:
-        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        async with httpx.MockTransport(handler) as client:
             return await ask(http_judge(client, judge), judge, spec, "Paris.", None)
 
     return asyncio.run(go())

@@ -21,7 +21,7 @@ import pytest
 from helpers import contract
 
 from behavegate.evidence.chat import EndpointError, build_request, decode_body, encode_request
-from behavegate.evidence.transport import Exchange, post, request_headers
+from behavegate.evidence.transport import Exchange, new_client, post, request_headers
 
 CONTRACT = contract(
     """
@@ -54,7 +54,7 @@ def exchange(url: str, timeout: float = 2.0, payload: dict[str, Any] | None = No
 
 
 async def _post_with(handler: Callable[[httpx.Request], httpx.Response], timeout: float = 2.0) -> bytes:
-    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+    async with httpx.MockTransport(handler) as client:
         return await post(client, exchange("http://agent.test/v1/chat/completions", timeout))
 
 
@@ -220,7 +220,7 @@ def _serve_one(connection: socket.socket, handle: Callable[[socket.socket], None
 
 def real_post(url: str, timeout: float) -> tuple[bytes | EndpointError, float]:
     async def go() -> bytes:
-        async with httpx.AsyncClient(trust_env=False) as client:
+        async with new_client(1, secure=url.startswith("https:")) as client:
             return await post(client, exchange(url, timeout))
 
     started = time.monotonic()

@@ -57,7 +57,7 @@ def ask(
     async def go() -> tuple[Any, int]:
         settings = LiveSettings(Endpoint("http://agent.test/v1", "cli_override", "f", False, "127.0.0.1"), None, 8, 60.0, 1,
                                 time.monotonic())  # fmt: skip
-        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        async with httpx.MockTransport(handler) as client:
             send = retrying(http_sender(client, settings, V2), RetryPolicy(retries), 1, log, sleep=sleep)
             return await send(encode_request({"x": 1}), time.monotonic() + timeout, 1 << 20)
 

@@ -92,7 +92,7 @@ def chat(body: bytes, headers: dict[str, str] | None = None, events: bool = True
     async def go() -> tuple[Any, int]:
         exchange = Exchange("http://agent.test/v1/chat/completions", encode_request({"x": 1}), request_headers(None, None, "t"),
                             time.monotonic() + 5)  # fmt: skip
-        async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as client:
+        async with httpx.MockTransport(handler) as client:
             return await post_chat(client, exchange, events)
 
     return asyncio.run(go())

@@ -39,7 +39,7 @@ def ask(contract: Any, scenario_id: str) -> tuple[dict[str, Any], httpx.Headers]
     payload = build_request(contract.agent, scenario, 256)
 
     async def go() -> tuple[bytes, httpx.Headers]:
-        async with new_client(1, False) as client:
+        async with httpx.AsyncClient(transport=new_client(1, False)) as client:
             response = await client.post(URL or "", json=payload)
             return response.content, response.headers
 

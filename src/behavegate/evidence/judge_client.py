@@ -24,7 +24,7 @@ from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_TEXT
 from behavegate.model import Observation, Scenario
 
 if TYPE_CHECKING:  # the network is imported where a request is sent, not where the judge is checked
-    import httpx
+    from behavegate.evidence.transport import Client
 
 JudgeSend = Callable[[tuple[bytes, ...], float], Awaitable[Any]]
 """One judge request: the JSON body and the deadline (``time.monotonic``) → the parsed
@@ -157,7 +157,7 @@ async def ask(send: JudgeSend, judge: JudgeSettings, spec: JudgeSpec, answer: st
     return JudgeEvidence(judge.model, tuple(votes))
 
 
-def http_judge(client: httpx.AsyncClient, judge: JudgeSettings) -> JudgeSend:
+def http_judge(client: Client, judge: JudgeSettings) -> JudgeSend:
     from behavegate.evidence.transport import Exchange, endpoint_target, post
 
     url, headers = endpoint_target(judge.endpoint, judge.credentials)

@@ -21,8 +21,6 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
-
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
 from behavegate.evidence import wire
 from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
@@ -39,7 +37,7 @@ from behavegate.evidence.retry import RetryPolicy, retrying
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.scripted import scripts_results, unmatched_reason
-from behavegate.evidence.transport import Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
+from behavegate.evidence.transport import Client, Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
@@ -92,7 +90,7 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
     return observation, Timing(started_at, _stamp(), int(duration))
 
 
-def http_sender(client: httpx.AsyncClient, settings: LiveSettings, contract: Contract | None = None) -> Send:
+def http_sender(client: Client, settings: LiveSettings, contract: Contract | None = None) -> Send:
     """Requests to the run's endpoint over ``client``. A version-2 contract's endpoint
     may answer with an event stream (asked for by ``agent.stream``, or sent unasked:
     known by its Content-Type); a version-1 answer is JSON, as skylos reads it."""
@@ -118,7 +116,7 @@ async def http_connection(settings: LiveSettings, contract: Contract | None = No
         yield http_sender(client, settings, contract)
 
 
-async def _ask(client: httpx.AsyncClient, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
+async def _ask(client: Client, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
     return await converse(http_sender(client, settings, contract), contract, scenario, settings)
 
 

@@ -66,19 +66,19 @@ class Exchange:
     limit: int = MAX_RESPONSE_BYTES  # most response bytes to read
 
 
-def new_client(connections: int, secure: bool = True) -> httpx.AsyncClient:
-    """``secure=False`` for plain-http endpoints: no certificate store is loaded (it
-    costs more than a whole loopback request), and the requests go by evidence/http11.py."""
+Client = httpx.AsyncBaseTransport
+"""What carries the requests: an httpx transport, asked directly (no client layer:
+redirects are never followed, cookies, proxies and netrc never read, so it had nothing
+to do but cost more than a loopback request). Tests give an ``httpx.MockTransport``."""
+
+
+def new_client(connections: int, secure: bool = True) -> Client:
+    """Plain-http endpoints go by evidence/http11.py (no certificate store is loaded: it
+    costs more than a whole loopback request); https by httpx's own transport."""
     if not secure:
-        transport = Http11Transport(connections)
-        return httpx.AsyncClient(transport=transport, trust_env=False, follow_redirects=False, timeout=httpx.Timeout(300.0))
-    return httpx.AsyncClient(
-        trust_env=False,
-        follow_redirects=False,
-        verify=secure,
-        limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
-        timeout=httpx.Timeout(300.0),
-    )
+        return Http11Transport(connections)
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return httpx.AsyncHTTPTransport(verify=True, trust_env=False, limits=limits)
 
 
 def request_headers(authorization: str | None, host_header: str | None, user_agent: str) -> dict[str, str]:
@@ -102,12 +102,12 @@ def endpoint_target(endpoint: Endpoint | None, credentials: Credentials | None) 
     return endpoint.connect_url or endpoint.url, request_headers(authorization, endpoint.host_header, f"behavegate/{__version__}")
 
 
-async def post(client: httpx.AsyncClient, exchange: Exchange) -> bytes:
+async def post(client: Client, exchange: Exchange) -> bytes:
     """POST and return the decoded body, or raise EndpointError with skylos's words."""
     return await _exchange(client, exchange, lambda response: _read_bounded(response, exchange.limit))
 
 
-async def post_chat(client: httpx.AsyncClient, exchange: Exchange, events: bool) -> tuple[Any, int]:
+async def post_chat(client: Client, exchange: Exchange, events: bool) -> tuple[Any, int]:
     """POST a Chat Completions request: the parsed response and how many bytes it took.
     ``events`` (version 2): an answer sent as ``text/event-stream`` is read as a stream
     and assembled (evidence/chat_stream.py), inside the same deadline and byte cap;
@@ -122,7 +122,7 @@ async def post_chat(client: httpx.AsyncClient, exchange: Exchange, events: bool)
     return await _exchange(client, exchange, read)
 
 
-async def _exchange(client: httpx.AsyncClient, exchange: Exchange, read: Callable[[httpx.Response], Awaitable[T]]) -> T:
+async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Response], Awaitable[T]]) -> T:
     loop = asyncio.get_running_loop()
     remaining = exchange.deadline - loop.time()
     if remaining <= 0:
@@ -131,10 +131,9 @@ async def _exchange(client: httpx.AsyncClient, exchange: Exchange, read: Callabl
     phase = "send"
     try:
         async with asyncio.timeout_at(exchange.deadline):
-            request = client.build_request(
-                "POST", exchange.url, content=content, headers=headers, timeout=httpx.Timeout(remaining)
-            )
-            response = await client.send(request, stream=True, follow_redirects=False)
+            timeout = {"timeout": httpx.Timeout(remaining).as_dict()}  # httpx's transport reads it; ours has the deadline
+            request = httpx.Request("POST", exchange.url, content=content, headers=headers, extensions=timeout)
+            response = await client.handle_async_request(request)
             try:
                 _check_status(response.status_code, response.headers.get("Retry-After"))
                 phase = "body"
