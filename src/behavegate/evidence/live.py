@@ -16,7 +16,6 @@ import gc
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from collections.abc import Set as AbstractSet
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -33,6 +32,7 @@ from behavegate.evidence.chat import (
     normalize,
 )
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
+from behavegate.evidence.judging_thread import JudgingThread
 from behavegate.evidence.retry import RetryPolicy, retrying
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
 from behavegate.evidence.scripted import answer as scripted_answer
@@ -283,8 +283,8 @@ async def observe_all(
     order; results come back in contract order whatever finishes first.
 
     ``on_done`` (the command judges each attempt as it completes: safety scans, regexes, schemas)
-    runs on one thread of its own, never on the event loop: CPU work there would hold
-    up every response in flight. One thread keeps the calls in completion order.
+    runs on one thread of its own (evidence/judging_thread.py), never on the event loop:
+    CPU work there would hold up every response in flight. The calls run in completion order.
 
     ``schedule`` (sequential scenarios): attempts are taken round the scenarios, a
     worker waits for its attempt's verdict before taking the next, and attempts
@@ -295,8 +295,6 @@ async def observe_all(
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
     opened: Connect = connect or (lambda: http_connection(settings, contract))
-    loop = asyncio.get_running_loop()
-    done_calls: list[asyncio.Future[None]] = []
     judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None
 
     async with AsyncExitStack() as stack:
@@ -307,7 +305,7 @@ async def observe_all(
             secure = (judge.endpoint.connect_url or judge.endpoint.url).startswith("https:")
             client = await stack.enter_async_context(new_client(settings.concurrency, secure))
             ask_judge = http_judge(client, judge)
-        await _work(contract, settings, todo, results, pending, opened, loop, done_calls, on_done, schedule, judge, ask_judge)
+        await _work(contract, settings, todo, results, pending, opened, on_done, schedule, judge, ask_judge)
     return [r for r in results if r is not None]
 
 
@@ -318,8 +316,6 @@ async def _work(
     results: list[tuple[Job, Observation, Timing] | None],
     pending: list[int],
     opened: Connect,
-    loop: asyncio.AbstractEventLoop,
-    done_calls: list[asyncio.Future[None]],
     on_done: OnDone | None,
     schedule: Schedule | None,
     judge: JudgeSettings | None,
@@ -331,7 +327,8 @@ async def _work(
     sending = 0
     tally = Spent(settings.spend)  # the whole run's spend, against settings.spend
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="behavegate-judge") as judging:
+    judging = JudgingThread()
+    try:
 
         async def worker() -> None:
             nonlocal verdict, sending
@@ -352,10 +349,10 @@ async def _work(
                             if observation.judge is not None:  # the attempt's evidence took this long too
                                 spent = int((time.monotonic() - asking) * 1000)
                                 timing = Timing(timing.started_at, _stamp(), timing.duration_ms + spent)
-                        if on_done is not None:
-                            done_calls.append(loop.run_in_executor(judging, on_done, job, observation, timing))
-                            if schedule is not None:
-                                await done_calls[-1]  # its verdict decides what is sent next
+                        if on_done is not None and schedule is not None:
+                            await judging.run(on_done, job, observation, timing)  # its verdict decides what is sent next
+                        elif on_done is not None:
+                            judging.submit(on_done, job, observation, timing)
                     finally:
                         sending -= 1
                         if schedule is not None:  # a verdict (or an error) may free room
@@ -364,7 +361,9 @@ async def _work(
                     results[index] = (job, observation, timing)
 
         await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
-        await asyncio.gather(*done_calls)
+        await judging.finish()
+    finally:
+        judging.stop()
 
 
 def observe(
