@@ -57,10 +57,13 @@ def test_a_failing_call_fails_the_run_and_the_rest_is_not_judged() -> None:
 
 
 def test_an_awaited_call_that_fails_raises_where_it_is_awaited() -> None:
+    def judge() -> None:
+        raise ZeroDivisionError
+
     async def main() -> None:
         judging = JudgingThread()
         try:
-            await judging.run(lambda: 1 / 0)
+            await judging.run(judge)
         finally:
             judging.stop()
 
