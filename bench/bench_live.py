@@ -657,6 +657,88 @@ prof.dump_stats(stats_path)
 print(f"{warm:.6f} {wall:.6f}")
 """
 
+# One behavegate run in a child process, its wall time split by phase: the request
+# loop (evidence.live.observe) is what compares with the bare client's own loop; the
+# rest (start-up, the contract, the report) is fixed per run whatever the agent does.
+PHASES_CHILD = r"""
+import time
+t0 = time.perf_counter()
+import io, json, sys
+from contextlib import redirect_stderr, redirect_stdout, suppress
+from behavegate.cli import main
+from behavegate.commands import live_run
+from behavegate.contract import load
+from behavegate.evidence import live
+imported = time.perf_counter() - t0
+spent = {}
+def timed(module, name, key):
+    inner = getattr(module, name)
+    def call(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            spent[key] = spent.get(key, 0.0) + time.perf_counter() - start
+    setattr(module, name, call)
+timed(load, "load_contract", "contract")
+timed(live, "observe", "requests")
+timed(live_run, "build_report", "report")
+with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()), suppress(SystemExit):
+    main(sys.argv[1:])
+spent["imports"] = imported
+spent["total"] = time.perf_counter() - t0
+print(json.dumps(spent))
+"""
+
+PHASES = (
+    ("imports", "imports (behavegate and its dependencies)"),
+    ("contract", "contract read and checked"),
+    ("requests", "the request loop (evidence.live.observe)"),
+    ("report", "report built (judged once)"),
+    ("rest", "the rest (options, rendering, writing, exit)"),
+)
+
+
+def phases_runs(
+    python: str, argv: list[str], floor_code: str, url: str, workdir: Path, agent: LoopbackAgent, repeat: int
+) -> None:
+    """``repeat`` phase-timed behavegate runs, each followed by a bare client run."""
+    rows: list[dict[str, float]] = []
+    floor_loops: list[float] = []
+    floor_walls: list[float] = []
+    for _ in range(repeat):
+        proc, wall, _cpu = spawn([python, "-c", PHASES_CHILD, *argv], workdir, agent)
+        try:
+            spent = json.loads(proc.stdout.decode().strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            print(f"phases failed (exit {proc.returncode}): {proc.stderr.decode('utf-8', 'replace').strip()[-300:]}")
+            return
+        spent["process"] = wall
+        spent["rest"] = spent["total"] - sum(spent.get(k, 0.0) for k, _ in PHASES if k != "rest")
+        rows.append(spent)
+        floor = run_floor(sys.executable, floor_code, url, CONCURRENCY, workdir, agent)
+        floor_walls.append(floor.wall)
+        floor_loops.append((floor.duration_ms or 0.0) / 1000)
+    med = {key: statistics.median(row.get(key, 0.0) for row in rows) for key in (*(k for k, _ in PHASES), "total", "process")}
+    print()
+    print(f"-- behavegate's wall time by phase, median of {repeat} runs in child processes, alternated with the bare client --")
+    for key, label in PHASES:
+        print(f"  {label:<48}{med[key]:>8.3f} s")
+    print(f"  {'process start and exit (wall - the above)':<48}{med['process'] - med['total']:>8.3f} s")
+    loop, floor_loop = med["requests"], statistics.median(floor_loops)
+    print(f"  {'whole process':<48}{med['process']:>8.3f} s   bare client {statistics.median(floor_walls):.3f} s")
+    if floor_loop:
+        verdict = "OK" if loop / floor_loop <= FLOOR_RATIO else "MISSED"
+        print(
+            f"ratio of the request loops, behavegate/bare asyncio: {loop:.3f} / {floor_loop:.3f} s = {loop / floor_loop:.3f}"
+            f"  {verdict} (target <= {FLOOR_RATIO})"
+        )
+        fixed = med["process"] - loop
+        print(
+            f"  fixed per run (everything but the loop): behavegate {fixed:.3f} s, bare client {statistics.median(floor_walls) - floor_loop:.3f} s"
+        )
+
+
 HTTP_LIBS = ("httpx", "httpcore", "h11", "anyio", "sniffio", "idna", "certifi")
 
 
@@ -815,6 +897,11 @@ def main(argv: list[str] | None = None) -> int:
         "--profile",
         action="store_true",
         help="also cProfile one behavegate.cli.main([...]) call (in a child process, after a warm-up call) against the same agent",
+    )
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="also time behavegate's phases (start-up, contract, request loop, report) in child processes, alternated with the bare client",
     )
     parser.add_argument("--profile-top", type=int, default=25, help="rows per profile table (default 25)")
     parser.add_argument(
@@ -1054,6 +1141,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"  {c:>11}{ideal_c:>10.3f}{w:>10.3f}{ratio:>12}{'-' if dur_s is None else f'{dur_s:.3f}':>12}{max(r.peak for r in runs):>6}{extra}"
                 )
+
+        if args.phases:
+            phases_python = interpreter_of(behavegate)
+            if phases_python:
+                phases_runs(phases_python, cmd_bg(CONCURRENCY)[1:], floor_code, url, tmp, agent, args.repeat)
+            else:
+                print(f"phases skipped: no python next to {behavegate}")
 
         if args.profile:
             prof_python = interpreter_of(behavegate)

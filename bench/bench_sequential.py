@@ -94,11 +94,15 @@ def main() -> int:
     n_sim, k_sim = smallest_fixed(0.95, 0.70, 0.01, 0.10)
     good_mean = sequential.operating(d, 0.95)[1]
     bad_mean = sequential.operating(d, 0.70)[1]
-    print(f"\nfixed design with the same stated error rates (≤1% fails at {d.p_good:.0%}, ≤10% passes at "
-          f"{d.p_drop:.0%}): {n_design} attempts, pass at {k_design}")
+    print(
+        f"\nfixed design with the same stated error rates (≤1% fails at {d.p_good:.0%}, ≤10% passes at "
+        f"{d.p_drop:.0%}): {n_design} attempts, pass at {k_design}"
+    )
     print(f"fixed design with ≤1% fails at 95% and ≤10% passes at 70%: {n_sim} attempts, pass at {k_sim}")
-    print(f"sequential mean attempts: {good_mean:.2f} at 95%, {bad_mean:.2f} at 70% "
-          f"({max(good_mean, bad_mean) / n_design:.0%} of {n_design}, {max(good_mean, bad_mean) / n_sim:.0%} of {n_sim})")
+    print(
+        f"sequential mean attempts: {good_mean:.2f} at 95%, {bad_mean:.2f} at 70% "
+        f"({max(good_mean, bad_mean) / n_design:.0%} of {n_design}, {max(good_mean, bad_mean) / n_sim:.0%} of {n_sim})"
+    )
     print("\ncap   false fail at +10  missed drop at -10  mean attempts at +10 / -10")
     for runs in (20, 30, 40, 60, 100):
         c = sequential.design(t, SequentialSpec(), runs)

@@ -482,3 +482,85 @@ def test_hostile_streams_are_bounded_and_incomplete_with_a_reason_and_the_run_go
         "bad-json": ("incomplete", "agent endpoint stream chunk 2 is not valid JSON"),
     }
     # The trickle and the stream that never ends came back, each cut by its deadline (no clock asserted).
+
+
+# --- a kept-alive streaming agent: the connection carries the next request -------------
+
+
+class KeptAlive:
+    """A loopback agent that streams chunked SSE on kept-alive connections. After
+    ``[DONE]`` it sends the body's last chunk, unless the prompt is "lingers": then it
+    holds the body open until the client closes the connection."""
+
+    def __init__(self) -> None:
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.connections = 0
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        data = b""
+        with connection, contextlib.suppress(OSError):
+            while True:
+                while b"\r\n\r\n" not in data:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                head, _, data = data.partition(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
+                )
+                while len(data) < length:
+                    data += connection.recv(65536)
+                body, data = data[:length], data[length:]
+                prompt = json.loads(body)["messages"][-1]["content"]
+                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+                for part in (delta({"content": "fine"}, "stop"), DONE):
+                    connection.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+                if prompt == "lingers":
+                    while connection.recv(65536):  # until the client closes it
+                        pass
+                    return
+                connection.sendall(b"0\r\n\r\n")
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def kept_alive_contract(*prompts: str) -> str:
+    lines = "".join(f"  - {{id: s{i}, prompt: {p}, expect: {{response: {{contains: [fine]}}}}}}\n" for i, p in enumerate(prompts))
+    return f"version: 2\nagent: {{model: m, stream: true, missing_tool_calls: none, timeout_seconds: 20}}\nscenarios:\n{lines}"
+
+
+def test_a_finished_stream_leaves_its_connection_for_the_next_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    agent = KeptAlive()
+    try:
+        code, report = run(tmp_path, kept_alive_contract(*["ends"] * 6), agent.url, capsys, "--concurrency", "1")
+    finally:
+        agent.close()
+    assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 6
+    assert agent.connections == 1  # was one a request: the stream was closed at [DONE], before its last chunk
+
+
+def test_a_stream_held_open_after_done_is_a_complete_answer_on_a_closed_connection(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = KeptAlive()
+    try:
+        code, report = run(tmp_path, kept_alive_contract("lingers", "lingers", "ends"), agent.url, capsys, "--concurrency", "1")
+    finally:
+        agent.close()
+    assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 3  # never the 20 s deadline
+    assert agent.connections == 3  # a body that did not end is never reused

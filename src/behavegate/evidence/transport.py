@@ -6,8 +6,9 @@ capped at 2 MiB (or less: what is left of the attempt's budget) *while it
 streams*, after decompression done here with a bounded output, so neither a
 large body nor a compression bomb can grow memory. A request body in several
 pieces is streamed in writes of up to 64 KiB, never joined whole (one write a piece
-cost more than the rest of a loopback request). Redirects are never followed;
-proxies and netrc are never read.
+cost more than the rest of a loopback request). An event stream is read up to
+``[DONE]``, and what follows it only for a moment (the body's end, so the connection
+carries the next request). Redirects are never followed; proxies and netrc are never read.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from behavegate.limits import MAX_RESPONSE_BYTES
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 TOO_LARGE_MESSAGE = "agent endpoint response is too large"
 _CHUNK = 64 * 1024
+_DRAIN_SECONDS = 0.02
 T = TypeVar("T")
 
 
@@ -116,7 +118,7 @@ async def post_chat(client: Client, exchange: Exchange, events: bool) -> tuple[A
 
     async def read(response: httpx.Response) -> tuple[Any, int]:
         if events and is_event_stream(response.headers.get("Content-Type", "")):
-            return await _read_events(response, exchange.limit)
+            return await _read_events(response, exchange.limit, exchange.deadline)
         body = await _read_bounded(response, exchange.limit)
         return parse_body(body), len(body)
 
@@ -288,7 +290,7 @@ async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
     return bytes(body)
 
 
-async def _read_events(response: httpx.Response, limit: int) -> tuple[Any, int]:
+async def _read_events(response: httpx.Response, limit: int, deadline: float) -> tuple[Any, int]:
     """An event stream, fed to the assembly as it arrives: it stops at ``[DONE]`` (a
     server that keeps the connection open after it holds nothing up), and nothing
     but the line being read and the assembled deltas is kept."""
@@ -296,7 +298,8 @@ async def _read_events(response: httpx.Response, limit: int) -> tuple[Any, int]:
     decoder = _Decoder(response.headers.get("Content-Encoding", ""))
     assembly = Assembly()
     read = 0
-    async for chunk in response.aiter_raw():
+    chunks = response.aiter_raw()
+    async for chunk in chunks:
         if not chunk:
             continue
         data = decoder.feed(chunk, limit - read + 1)
@@ -304,5 +307,25 @@ async def _read_events(response: httpx.Response, limit: int) -> tuple[Any, int]:
         if read > limit:
             raise ResponseTooLarge(read)
         if assembly.feed(data):
+            await _drain(chunks, deadline)
             break
     return assembly.finish(), read
+
+
+async def _drain(chunks: AsyncIterator[bytes], deadline: float) -> None:
+    """What a server sends after ``[DONE]`` (the body's last chunk, most often at once)
+    is read and dropped, for a moment and a few bytes at most, so the connection can
+    carry the next request: closing it instead cost a new connection per request."""
+    loop = asyncio.get_running_loop()
+    until = min(loop.time() + _DRAIN_SECONDS, deadline - _DRAIN_SECONDS)
+    if until <= loop.time():
+        return
+    dropped = 0
+    try:
+        async with asyncio.timeout_at(until):  # ends before the exchange's deadline: the answer stands
+            async for chunk in chunks:
+                dropped += len(chunk)
+                if dropped > _CHUNK:
+                    return
+    except (TimeoutError, httpx.HTTPError, OSError):
+        return  # not reusable: the connection is closed with the response
