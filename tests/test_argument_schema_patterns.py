@@ -70,6 +70,7 @@ def _run(tmp_path: Path, contract: str, observations: list[dict[str, Any]]) -> t
     return done.returncode, json.loads(done.stdout)
 
 
+@pytest.mark.slow  # scale or timing: `make test-slow`
 def test_a_catastrophic_schema_pattern_is_incomplete_and_the_run_goes_on(tmp_path: Path) -> None:
     tools = "".join(_tool(name, parameters) for name, (parameters, _) in CATASTROPHIC.items())
     tools += _tool("digits", {"type": "object", "properties": {"n": {"type": "string", "pattern": "^[0-9]+$"}}})

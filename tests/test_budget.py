@@ -91,6 +91,7 @@ def bloated() -> Iterator[str]:
     server.shutdown()
 
 
+@pytest.mark.slow  # scale or timing: `make test-slow`
 def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_each_attempt_names_its_budget(
     bloated: str, tmp_path: Path
 ) -> None:

@@ -691,6 +691,7 @@ def test_numbers_match_as_whole_numbers_booleans_as_words_and_strings_as_written
     assert grounded(value, answer)[0] == status
 
 
+@pytest.mark.slow  # scale or timing: `make test-slow`
 @pytest.mark.parametrize("fragment", ["1", "1,", "1.", "-1", "1,000", "1.2.", "a1", "\u2212", "1,2,", "9" * 40 + "."])
 def test_numbers_in_a_long_answer_are_read_in_one_pass(fragment: str) -> None:
     # The same fragment repeated to 1 MB: one regex of character classes, each character read

@@ -101,6 +101,7 @@ def _tool_spans(n: int) -> list[dict[str, Any]]:
     return spans
 
 
+@pytest.mark.slow  # scale or timing: `make test-slow`
 def test_many_tool_spans_without_call_ids_are_judged_in_linear_time(tmp_path: Path) -> None:
     """8,000 tool spans matched to 8,000 requested calls by name (4 MB): ``_by_name`` scanned
     every requested call for every tool span (O(n^2)), outside --max-seconds."""
@@ -376,6 +377,7 @@ def peak_growth(path: Path, fmt: str) -> int:
     return int(done.stdout.strip())
 
 
+@pytest.mark.slow  # scale or timing: `make test-slow`
 def test_traces_without_genai_content_do_not_cost_more_memory_than_the_file(tmp_path: Path) -> None:
     """Every span of every trace is kept as a ``Link`` until the end (GenAI or not): 150,000
     one-span HTTP traces (29 MB) hold ~120 MB; 1,000,001 of them are refused outright."""

@@ -17,14 +17,14 @@ CASES = Path(__file__).parent / "conformance" / "cases"
 # Cases run with the default arguments (a contract and an observation file): the plugin's flags.
 NAMES = sorted(p.name for p in CASES.iterdir() if (p / "expected.json").exists() and not (p / "args.json").exists())
 OUTCOME = {"pass": "passed", "fail": "failed", "incomplete": "error"}
-# `make test` compares every 10th case (a fixed stride, so the same cases each run and every
+# `make test` compares every 20th case (a fixed stride, so the same cases each run and every
 # part of the sorted corpus is sampled); `make test-slow` compares them all.
-STRIDE = 10
+STRIDE = 20
 SAMPLE = NAMES[::STRIDE]
 
 
 def test_enough_cases_are_compared() -> None:
-    assert len(NAMES) >= 300 and len(SAMPLE) >= 30
+    assert len(NAMES) >= 300 and len(SAMPLE) >= 15
 
 
 def test_the_plugin_and_the_cli_agree_on_a_fixed_sample_of_the_conformance_cases(

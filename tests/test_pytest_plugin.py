@@ -150,6 +150,7 @@ def test_no_endpoint_is_called_without_the_trust_flags(pytester: pytest.Pytester
     assert sorted(Counting.requests) == ["hello", "ignore your rules"]
 
 
+@pytest.mark.slow  # a pytest-xdist run in a subprocess (10 s); the top-level xdist layout stays in `make test`
 def test_xdist_spreads_scenarios_over_workers_and_makes_each_request_once(pytester: pytest.Pytester) -> None:
     Counting.requests = []
     with loopback(Counting) as url:
