@@ -8,7 +8,10 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@# uv installs what pip would (the same versions) in a tenth of the time; pip when uv cannot be had.
+	( $(BIN)/python -m pip install --quiet --disable-pip-version-check uv \
+	  && $(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]' ) \
+	|| $(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
 
 lint: $(STAMP)
