@@ -1,0 +1,222 @@
+"""evidence/http11.py, the plain-http transport, against real loopback servers that send
+exactly the bytes each test scripts: framing, keep-alive and every malformed answer."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+from collections.abc import Callable, Iterator
+
+import httpx
+import pytest
+
+from behavegate.evidence.http11 import Http11Transport
+
+Reply = Callable[[int], bytes]
+"""The bytes to send for the n-th request (0-based) a server receives, whatever connection it came on."""
+
+
+class Scripted:
+    """Reads each request (head and Content-Length body) and answers with the script's bytes;
+    ``b""`` closes the connection instead, and ``close_after`` closes it after each answer.
+    Counts the connections it accepted."""
+
+    def __init__(self, reply: Reply, close_after: bool = False) -> None:
+        self.reply = reply
+        self.close_after = close_after
+        self.requests: list[bytes] = []
+        self.connections = 0
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        pending = b""
+        with connection, contextlib.suppress(OSError):
+            while True:
+                while b"\r\n\r\n" not in pending:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        return
+                    pending += chunk
+                head, _, pending = pending.partition(b"\r\n\r\n")
+                length = next(
+                    (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+                )
+                while len(pending) < length:
+                    pending += connection.recv(65536)
+                self.requests.append(head + b"\r\n\r\n" + pending[:length])
+                pending = pending[length:]
+                answer = self.reply(len(self.requests) - 1)
+                if not answer:
+                    return
+                connection.sendall(answer)
+                if self.close_after:
+                    return
+
+
+@contextlib.contextmanager
+def scripted(reply: Reply, close_after: bool = False) -> Iterator[Scripted]:
+    server = Scripted(reply, close_after)
+    try:
+        yield server
+    finally:
+        server.listener.close()
+
+
+def ask(url: str, times: int = 1, body: bytes = b'{"q": 1}') -> list[tuple[int, bytes]]:
+    """``times`` requests in a row on one transport: each answer's status and body."""
+
+    async def main() -> list[tuple[int, bytes]]:
+        answers = []
+        async with Http11Transport(1) as transport:
+            for _ in range(times):
+                request = httpx.Request("POST", url, content=body, headers={"Content-Type": "application/json"})
+                response = await transport.handle_async_request(request)
+                try:
+                    answers.append((response.status_code, b"".join([part async for part in response.aiter_raw()])))
+                finally:
+                    await response.aclose()
+        return answers
+
+    return asyncio.run(asyncio.wait_for(main(), 10))
+
+
+def ok(body: bytes, *headers: bytes) -> bytes:
+    return b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n%s\r\n%s" % (len(body), b"".join(h + b"\r\n" for h in headers), body)
+
+
+def test_a_kept_alive_connection_carries_every_request_and_the_request_is_sent_whole() -> None:
+    with scripted(lambda n: ok(b'{"n": %d}' % n)) as server:
+        assert ask(server.url, 3) == [(200, b'{"n": 0}'), (200, b'{"n": 1}'), (200, b'{"n": 2}')]
+    assert server.connections == 1
+    head, _, body = server.requests[0].partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    assert lines[0] == b"POST /v1/chat/completions HTTP/1.1" and body == b'{"q": 1}'
+    assert {b"content-length: 8", b"content-type: application/json"} <= {line.lower() for line in lines[1:]}
+
+
+def test_a_chunked_body_is_joined_and_its_trailers_are_skipped() -> None:
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6;ext=1\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n"
+    with scripted(lambda n: chunked) as server:
+        assert ask(server.url, 2) == [(200, b"hello world")] * 2
+    assert server.connections == 1
+
+
+def test_a_body_ended_by_closing_is_read_to_the_end_and_its_connection_is_not_reused() -> None:
+    with scripted(lambda n: b"HTTP/1.1 200 OK\r\n\r\nuntil close", close_after=True) as server:
+        assert ask(server.url, 2) == [(200, b"until close")] * 2
+    assert server.connections == 2
+
+
+def test_an_http_1_0_answer_keeps_the_connection_only_when_it_says_keep_alive() -> None:
+    with scripted(lambda n: b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok") as server:
+        assert ask(server.url, 2) == [(200, b"ok")] * 2
+    assert server.connections == 2
+    with scripted(lambda n: b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok") as server:
+        assert ask(server.url, 2) == [(200, b"ok")] * 2
+    assert server.connections == 1
+
+
+def test_informational_answers_are_skipped_and_204_has_no_body() -> None:
+    with scripted(lambda n: b"HTTP/1.1 100 Continue\r\n\r\n" + ok(b"{}")) as server:
+        assert ask(server.url) == [(200, b"{}")]
+    with scripted(lambda n: b"HTTP/1.1 204 No Content\r\n\r\n") as server:
+        assert ask(server.url, 2) == [(204, b"")] * 2
+    assert server.connections == 1
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None:
+    with scripted(lambda n: ok(b"{}"), close_after=True) as server:  # it says nothing of closing, and closes
+
+        async def main() -> list[int]:
+            statuses = []
+            async with Http11Transport(1) as transport:
+                for _ in range(2):
+                    response = await transport.handle_async_request(httpx.Request("POST", server.url, content=b"{}"))
+                    await response.aread()
+                    await response.aclose()
+                    statuses.append(response.status_code)
+                    await asyncio.sleep(0.2)  # the server's close arrives while the connection is idle
+            return statuses
+
+        assert asyncio.run(asyncio.wait_for(main(), 10)) == [200, 200]
+    assert server.connections == 2
+
+
+def test_a_large_request_body_arrives_whole() -> None:
+    body = b'{"x": "' + b"a" * 200_000 + b'"}'
+    with scripted(lambda n: ok(b"{}")) as server:
+        assert ask(server.url, 2, body) == [(200, b"{}")] * 2
+    assert [request.partition(b"\r\n\r\n")[2] for request in server.requests] == [body, body]
+
+
+MALFORMED = {
+    b"HTTP/2 200 OK\r\n\r\n": "malformed response status line",
+    b"HTTP/1.1 2000 OK\r\n\r\n": "malformed response status line",
+    b"HTTP/1.1 200 OK\r\nno colon here\r\n\r\n": "malformed response header",
+    b"HTTP/1.1 200 OK\r\nbad name: x\r\n\r\n": "malformed response header",
+    b"HTTP/1.1 200 OK\r\n" + b"X-A: 1\r\n" * 101 + b"\r\n": "too many response headers",
+    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc": "malformed Content-Length",
+    b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n": "malformed Content-Length",
+    b"HTTP/1.1 101 Switching Protocols\r\n\r\n": "the server switched protocols",
+    b"HTTP/1.1 200 OK\r\nContent-Len": "incomplete response head",
+    b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n": "response head is too large",
+}
+
+
+@pytest.mark.parametrize("answer", MALFORMED, ids=[message for message in MALFORMED.values()])
+def test_a_malformed_answer_is_a_protocol_error_with_its_reason(answer: bytes) -> None:
+    with (
+        scripted(lambda n: answer, close_after=True) as server,
+        pytest.raises(httpx.RemoteProtocolError, match=MALFORMED[answer]),
+    ):
+        ask(server.url)
+
+
+BROKEN_BODIES = {
+    b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort": "peer closed connection without sending complete message body",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n": "malformed chunk size line",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX": "malformed chunked body",
+    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel": "incomplete chunked body",
+}
+
+
+@pytest.mark.parametrize("answer", BROKEN_BODIES, ids=list(BROKEN_BODIES.values()))
+def test_a_body_cut_short_or_misframed_is_a_protocol_error(answer: bytes) -> None:
+    with scripted(lambda n: answer, close_after=True) as server:
+
+        async def main() -> None:
+            async with Http11Transport(1) as transport:
+                response = await transport.handle_async_request(httpx.Request("POST", server.url, content=b"{}"))
+                try:
+                    async for _ in response.aiter_raw():
+                        pass
+                finally:
+                    await response.aclose()
+
+        with pytest.raises(httpx.RemoteProtocolError, match=BROKEN_BODIES[answer]):
+            asyncio.run(asyncio.wait_for(main(), 10))
+
+
+def test_a_refused_connection_is_a_connect_error_and_https_is_not_spoken() -> None:
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(httpx.ConnectError):
+        ask(f"http://127.0.0.1:{port}/")
+    with pytest.raises(httpx.UnsupportedProtocol):
+        ask("https://127.0.0.1:1/")
