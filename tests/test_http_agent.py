@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from test_stream import REPLIES, SCENARIOS, run, verdicts
 
+from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.evidence.http_agent import build_request, encode, read
 from behavegate.http_mapping import FieldPath, format_path, lookup, parse_path
@@ -351,3 +352,20 @@ def test_hostile_custom_answers_are_incomplete_with_a_reason_and_the_run_goes_on
     assert "finish_reason='incomplete'" in messages["undone"]
     assert "calls[0] has no function.name" in messages["nameless"]
     assert "invalid JSON" in messages["garbage"] and "invalid JSON" in messages["streamed"]
+
+
+def test_a_saved_custom_run_replays_with_the_same_reasons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Why a path gave no evidence is recorded with the attempt: the replay's messages are the live run's."""
+    scenarios = "".join(
+        f"  - {{id: {key}, prompt: {key}, expect: {{response: {{contains: [shipped]}}, tools: {{max_calls: 0}}}}}}\n"
+        for key in HOSTILE
+    )
+    text = f"version: 2\nagent:\n{HTTP_BLOCK.replace('Customer asks: ', '')}scenarios:\n{scenarios}"
+    with loopback(HostileCustom, "/chat") as url:
+        code, live = run(tmp_path, text, url, capsys, "--save-observations", "o.json")
+    replayed_code = main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json"])
+    replayed = json.loads(capsys.readouterr().out)
+    assert code == replayed_code == 2
+    messages = [[a["message"] for a in s["assertions"]] for s in live["scenarios"]]
+    assert [[a["message"] for a in s["assertions"]] for s in replayed["scenarios"]] == messages
+    assert any("calls is text, not a list" in m for group in messages for m in group)  # the mapping's reason, not a generic one

@@ -246,3 +246,21 @@ def test_retries_need_a_version_2_contract_and_a_live_run(
     (tmp_path / "c.yml").write_text(BUSY)
     assert main(["test", "c.yml", "--endpoint", "http://127.0.0.1:9/v1", "--retries", "11"]) == 2
     assert "--retries must be between 0 and 10" in capsys.readouterr().err
+
+
+def test_shards_of_a_run_with_retries_merge_with_the_retries_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard report carries an attempt's retries: merge read it as an unknown key and refused the run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(BUSY)
+    Busy.seen = {}
+    with loopback(Busy) as url:
+        for shard in ("1/2", "2/2"):
+            assert main(["test", "c.yml", "--endpoint", url, "--retries", "2", "--shard", shard,
+                         "--report", f"shard-{shard[0]}.json", "--no-artifacts"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["merge", "shard-1.json", "shard-2.json", "--no-artifacts", "--format", "json"]) == 0
+    merged = {s["id"]: s["attempts"][0]["observation"] for s in json.loads(capsys.readouterr().out)["scenarios"]}
+    assert merged["busy"]["retries"] == [{"turn": 1, "reason": "HTTP 429", "waited_ms": 0}] * 2
+    assert "retries" not in merged["calm"]

@@ -280,9 +280,9 @@ class Observation:
             }
         recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
         data.update({key: value.as_dict() for key, value in recorded.items() if value is not None})
-        if self.retries:  # only when a request was sent again: reports without retries keep their shape
-            data["retries"] = [retry.as_dict() for retry in self.retries]
-        return data
+        # Retries and the source's reasons for unusable evidence only when there are some (a replay keeps them).
+        rare = {"retries": [r.as_dict() for r in self.retries], "response_gap": self.response_gap, "tool_gap": self.tool_gap}
+        return data | {key: value for key, value in rare.items() if value}
 
 
 @frozen

@@ -72,6 +72,8 @@ V2_OBSERVATION_KEYS = (
     "conversation",
     "judge",
     "retries",
+    "response_gap",
+    "tool_gap",
 )
 RETRY_KEYS = ("turn", "reason", "waited_ms")
 JUDGE_EVIDENCE_KEYS = ("model", "votes")
@@ -342,6 +344,9 @@ def _v2_fields(
         extras["judge"] = judge_evidence(c, raw["judge"], f"{path}.judge")
     if raw.get("retries") is not None:
         extras["retries"] = retries(c, raw["retries"], f"{path}.retries")
+    for key in ("response_gap", "tool_gap"):  # why the source found that evidence unusable
+        if raw.get(key) is not None:
+            extras[key] = c.take(f.text, raw[key], f"{path}.{key}")
     return extras
 
 

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import msgspec
 
 from behavegate import typed_json
-from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.conversation import Conversation, Retry, ScriptedResult
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
@@ -224,6 +224,8 @@ def _observation(r: _Reader, raw: schema.ObservationV1, where: str, scenario_id:
             fields["conversation"] = _conversation(r, v2.conversation, f"{where}.conversation", tool_calls or ())
         if v2.judge is not msgspec.UNSET:
             fields["judge"] = _judge(r, v2.judge, f"{where}.judge")
+        fields["retries"] = tuple(Retry(retry.turn, retry.reason, retry.waited_ms) for retry in v2.retries)
+        fields["response_gap"], fields["tool_gap"] = v2.response_gap, v2.tool_gap
     return Observation(
         scenario_id=scenario_id,
         response=raw.response,

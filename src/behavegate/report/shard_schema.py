@@ -97,6 +97,12 @@ class Conversation(Exact, frozen=True):
     results: list[Result]
 
 
+class RetryRecord(Exact, frozen=True):
+    turn: Whole
+    reason: str
+    waited_ms: Whole
+
+
 class ObservationV1(Exact, frozen=True):
     id: str
     response: str | None
@@ -119,6 +125,9 @@ class ObservationV2(ObservationV1, frozen=True):
     trace: Trace | None = None
     conversation: Conversation | None = None
     judge: Any = UNSET  # read as an observation file's judge votes are (observation_file.judge_evidence)
+    retries: list[RetryRecord] = []
+    response_gap: str | None = None
+    tool_gap: str | None = None
 
 
 class ScenarioV1(Open, frozen=True):
