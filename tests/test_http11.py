@@ -220,3 +220,36 @@ def test_a_refused_connection_is_a_connect_error_and_https_is_not_spoken() -> No
         ask(f"http://127.0.0.1:{port}/")
     with pytest.raises(httpx.UnsupportedProtocol):
         ask("https://127.0.0.1:1/")
+
+
+def test_a_server_that_closes_after_each_answer_unannounced_is_asked_on_a_new_connection_each_time() -> None:
+    """Asked again at once, its close may not have been seen yet: a request on the stale
+    connection that gets no byte back is sent once more, on a new connection."""
+    with scripted(lambda n: ok(b'{"n": %d}' % n), close_after=True) as server:
+        assert ask(server.url, 20) == [(200, b'{"n": %d}' % n) for n in range(20)]
+    assert server.connections == 20 and len(server.requests) == 20  # each request reached the server once
+
+
+def test_a_body_in_pieces_is_sent_again_whole_on_the_new_connection() -> None:
+    from behavegate.evidence.transport import Exchange, post
+
+    pieces = (b'{"messages": [', b'{"role": "user", "content": "hi"}', b"]}")
+    with scripted(lambda n: ok(b"{}"), close_after=True) as server:
+
+        async def main() -> list[bytes]:
+            async with Http11Transport(1) as transport:
+                deadline = asyncio.get_running_loop().time() + 10
+                return [await post(transport, Exchange(server.url, pieces, {}, deadline)) for _ in range(10)]
+
+        assert asyncio.run(main()) == [b"{}"] * 10
+    assert [request.partition(b"\r\n\r\n")[2] for request in server.requests] == [b"".join(pieces)] * 10
+
+
+def test_a_malformed_answer_on_a_reused_connection_is_not_sent_again() -> None:
+    answers = {0: ok(b"{}"), 1: b"HTTP/1.1 2OO OK\r\n\r\n"}
+    with (
+        scripted(answers.__getitem__) as server,
+        pytest.raises(httpx.RemoteProtocolError, match="malformed response status line"),
+    ):
+        ask(server.url, 2)
+    assert len(server.requests) == 2

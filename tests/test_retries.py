@@ -20,6 +20,7 @@ from helpers import QuietHandler, contract, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError, encode_request
+from behavegate.evidence.http11 import NO_RESPONSE
 from behavegate.evidence.live import LiveSettings, http_sender
 from behavegate.evidence.retry import RetryPolicy, backoff, retrying
 from behavegate.evidence.transport import retry_after_seconds
@@ -30,13 +31,17 @@ OK = {"choices": [{"message": {"role": "assistant", "content": "fine", "tool_cal
 V2 = contract("version: 2\nagent: {model: m}\nscenarios:\n  - {id: s, prompt: hi, expect: {response: {contains: [fine]}}}\n")
 
 
-def answers(*replies: httpx.Response | type[httpx.TransportError]) -> tuple[Callable[[httpx.Request], httpx.Response], list[int]]:
-    """A MockTransport handler giving ``replies`` in order (an exception class is raised)."""
+def answers(
+    *replies: httpx.Response | type[httpx.TransportError] | httpx.TransportError,
+) -> tuple[Callable[[httpx.Request], httpx.Response], list[int]]:
+    """A MockTransport handler giving ``replies`` in order (an exception, or an exception class, is raised)."""
     calls: list[int] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         reply = replies[len(calls)]
         calls.append(1)
+        if isinstance(reply, httpx.TransportError):
+            raise reply
         if isinstance(reply, type):
             raise reply("reset", request=request)
         return httpx.Response(reply.status_code, headers=reply.headers, stream=httpx.ByteStream(reply.content))  # fresh, unread
@@ -96,9 +101,18 @@ def test_gateway_errors_are_retried(status: int) -> None:
 
 
 def test_a_connection_reset_before_any_answer_is_retried() -> None:
-    handler, _ = answers(httpx.RemoteProtocolError, httpx.ReadError, httpx.Response(200, json=OK))
+    closed = httpx.RemoteProtocolError(NO_RESPONSE)  # both transports' words for a close before any answer
+    handler, _ = answers(closed, httpx.ReadError, httpx.Response(200, json=OK))
     result, log, _ = ask(handler, retries=2)
     assert not isinstance(result, EndpointError) and [r.reason for r in log] == ["connection reset"] * 2
+
+
+@pytest.mark.parametrize("words", ["malformed response status line", "response head is too large", "incomplete response head"])
+def test_a_malformed_answer_is_the_agents_and_never_retried(words: str) -> None:
+    handler, calls = answers(httpx.RemoteProtocolError(words), httpx.Response(200, json=OK))
+    result, log, _ = ask(handler, retries=2)
+    assert isinstance(result, EndpointError) and str(result) == "agent endpoint request failed: ConnectionError"
+    assert log == [] and len(calls) == 1
 
 
 @pytest.mark.parametrize("status", [400, 401, 404, 500])

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import select
 from collections.abc import AsyncIterator, Callable
 
 import httpx
@@ -32,8 +33,20 @@ class _Connection:
         self.writer = writer
 
     def expired(self) -> bool:
-        """Closed by the server while idle (or with bytes nobody asked for): never reused."""
-        return self.writer.is_closing() or self.reader.at_eof() or bool(getattr(self.reader, "_buffer", b""))
+        """Closed by the server while idle (or with bytes nobody asked for): never reused.
+        The socket itself is asked, as httpcore does: asyncio's view of it changes only
+        when the loop has run since, and a worker takes its next attempt without yielding,
+        so a close already in the kernel would be found by the next request instead."""
+        if self.writer.is_closing() or self.reader.at_eof() or bool(getattr(self.reader, "_buffer", b"")):
+            return True
+        sock = self.writer.get_extra_info("socket")
+        if sock is None:
+            return False
+        try:
+            readable, _, _ = select.select([sock.fileno()], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(readable)  # idle, anything to read is an end or bytes nobody asked for
 
     def close(self) -> None:
         self.writer.close()
@@ -51,12 +64,30 @@ class Http11Transport(httpx.AsyncBaseTransport):
         if url.scheme != "http":
             raise httpx.UnsupportedProtocol(f"this transport speaks plain http, not {url.scheme}", request=request)
         key = (url.host, url.port or 80)
-        connection = self._take(key) or await _open(key, request)
+        idle = self._take(key)
+        if idle is not None:
+            try:
+                return await self._ask(idle, key, request, reused=True)
+            except _Stale as stale:
+                # The server closed the kept-alive connection before it answered a byte (it
+                # closes after each answer without saying so): sent again once, on a new one.
+                try:
+                    return await self._ask(await _open(key, request), key, request, reused=False)
+                except httpx.StreamConsumed:  # a body that cannot be sent twice
+                    raise stale.error from None
+        return await self._ask(await _open(key, request), key, request, reused=False)
+
+    async def _ask(self, connection: _Connection, key: tuple[str, int], request: httpx.Request, reused: bool) -> httpx.Response:
         try:
             await _send(connection, request)
             status, reason, headers, version = await _read_head(connection.reader, request)
             framing = _framing(status, headers, request)
             reusable = _keeps_alive(version, headers) and framing[0] != "close"
+        except (httpx.WriteError, httpx.ReadError, httpx.RemoteProtocolError) as exc:
+            connection.close()
+            if reused and _unanswered(exc, connection):
+                raise _Stale(exc) from None
+            raise
         except BaseException:
             connection.close()
             raise
@@ -85,6 +116,21 @@ class Http11Transport(httpx.AsyncBaseTransport):
             for connection in idle:
                 connection.close()
         self._idle.clear()
+
+
+class _Stale(Exception):
+    def __init__(self, error: httpx.TransportError) -> None:
+        self.error = error
+
+
+NO_RESPONSE = "Server disconnected without sending a response."
+
+
+def _unanswered(exc: httpx.TransportError, connection: _Connection) -> bool:
+    """Failed before a byte of the answer arrived: the request never reached a live server."""
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return str(exc) == NO_RESPONSE
+    return isinstance(exc, httpx.WriteError) or not getattr(connection.reader, "_buffer", b"")
 
 
 async def _open(key: tuple[str, int], request: httpx.Request) -> _Connection:
@@ -133,7 +179,7 @@ async def _read_head(reader: asyncio.StreamReader, request: httpx.Request) -> tu
         try:
             head = await reader.readuntil(b"\r\n\r\n")
         except asyncio.IncompleteReadError as exc:
-            message = "Server disconnected without sending a response." if not exc.partial else "incomplete response head"
+            message = NO_RESPONSE if not exc.partial else "incomplete response head"
             raise httpx.RemoteProtocolError(message, request=request) from None
         except asyncio.LimitOverrunError:
             raise httpx.RemoteProtocolError("response head is too large", request=request) from None

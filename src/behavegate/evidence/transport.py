@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import zlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
@@ -26,7 +26,7 @@ import httpx
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
-from behavegate.evidence.http11 import Http11Transport
+from behavegate.evidence.http11 import NO_RESPONSE, Http11Transport
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES
@@ -151,8 +151,8 @@ async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Re
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
         message = f"agent endpoint request failed: {_requests_name(exc, phase)}"
-        if phase == "send" and isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
-            # Closed or reset before any answer (a kept-alive connection the server dropped, a restart).
+        if phase == "send" and _reset(exc):
+            # Closed or reset before any answer (a restart); a malformed answer is the agent's, never retried.
             raise Retryable(message, "connection reset") from None
         raise EndpointError(message) from None
     except (OSError, UnicodeError, zlib.error) as exc:
@@ -161,13 +161,20 @@ async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Re
         raise EndpointError(f"agent endpoint response failed: {type(exc).__name__}") from None
 
 
+def _reset(exc: httpx.HTTPError) -> bool:
+    """The connection was reset or closed before a byte of the answer (both transports word it so)."""
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return str(exc) == NO_RESPONSE
+    return isinstance(exc, httpx.ReadError | httpx.WriteError)
+
+
 @functools.lru_cache(maxsize=16)
 def _url(url: str) -> httpx.URL:
     """A run asks one or two URLs thousands of times; parsing one cost a fifth of a request's CPU."""
     return httpx.URL(url)
 
 
-def _content(exchange: Exchange) -> tuple[bytes | AsyncIterator[bytes], dict[bytes, bytes]]:
+def _content(exchange: Exchange) -> tuple[bytes | AsyncIterable[bytes], dict[bytes, bytes]]:
     """One piece goes as it is (the version-1 request, unchanged); several are
     streamed with their exact length, so httpx and h11 never copy the whole body.
     Header values go as UTF-8 bytes: httpx would encode str values as ASCII and fail
@@ -176,7 +183,18 @@ def _content(exchange: Exchange) -> tuple[bytes | AsyncIterator[bytes], dict[byt
     if len(exchange.body) == 1:
         return exchange.body[0], headers
     size = sum(len(piece) for piece in exchange.body)
-    return _stream(exchange.body), {**headers, b"Content-Length": str(size).encode("ascii")}
+    return _Pieces(exchange.body), {**headers, b"Content-Length": str(size).encode("ascii")}
+
+
+class _Pieces:
+    """The pieces as a body that can be sent again (a stale kept-alive connection, evidence/http11.py):
+    httpx refuses to iterate a generator twice, not an iterable."""
+
+    def __init__(self, pieces: tuple[bytes, ...]) -> None:
+        self.pieces = pieces
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return _stream(self.pieces)
 
 
 async def _stream(pieces: tuple[bytes, ...]) -> AsyncIterator[bytes]:
