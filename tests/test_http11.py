@@ -175,6 +175,8 @@ MALFORMED = {
     b"HTTP/1.1 101 Switching Protocols\r\n\r\n": "the server switched protocols",
     b"HTTP/1.1 200 OK\r\nContent-Len": "incomplete response head",
     b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n": "response head is too large",
+    b"HTTP/1.1 200 OK\r\n" + (b"X-Many: " + b"a" * 1000 + b"\r\n") * 70 + b"\r\n": "response head is too large",
+    b"HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n": "malformed response header",
 }
 
 
@@ -253,3 +255,29 @@ def test_a_malformed_answer_on_a_reused_connection_is_not_sent_again() -> None:
     ):
         ask(server.url, 2)
     assert len(server.requests) == 2
+
+
+LENIENT = {
+    "bare LF line ends": b"HTTP/1.1 200 OK\nContent-Type: application/json\nContent-Length: 2\n\n{}",
+    "bare LF and CRLF mixed": b"HTTP/1.1 200 OK\r\nContent-Length: 2\n\r\n{}",
+    "an empty line before the status line": b"\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}",
+    "a folded header value": b"HTTP/1.1 200 OK\r\nX-Folded: a\r\n b\r\nContent-Length: 2\r\n\r\n{}",
+}
+
+
+@pytest.mark.parametrize("answer", LENIENT.values(), ids=list(LENIENT))
+def test_heads_that_h11_reads_for_https_are_read_the_same_here(answer: bytes) -> None:
+    with scripted(lambda n: answer) as server:
+        assert ask(server.url, 2) == [(200, b"{}")] * 2
+    assert server.connections == 1
+
+
+def test_a_folded_value_is_joined_by_a_space() -> None:
+    async def main(url: str) -> str | None:
+        async with Http11Transport(1) as transport:
+            response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
+            await response.aclose()
+            return response.headers.get("X-Folded")
+
+    with scripted(lambda n: LENIENT["a folded header value"]) as server:
+        assert asyncio.run(main(server.url)) == "a b"

@@ -176,26 +176,18 @@ async def _send(connection: _Connection, request: httpx.Request) -> None:
 async def _read_head(reader: asyncio.StreamReader, request: httpx.Request) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
     """The final response's status, reason, headers and version (1xx answers skipped)."""
     while True:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError as exc:
-            message = NO_RESPONSE if not exc.partial else "incomplete response head"
-            raise httpx.RemoteProtocolError(message, request=request) from None
-        except asyncio.LimitOverrunError:
-            raise httpx.RemoteProtocolError("response head is too large", request=request) from None
-        except OSError as exc:
-            raise httpx.ReadError(str(exc) or type(exc).__name__, request=request) from None
-        status_line, *header_lines = head[:-4].split(b"\r\n")
+        status_line, *header_lines = await _head_lines(reader, request)
         version, _, rest = status_line.partition(b" ")
         code, _, reason = rest.partition(b" ")
         if version not in (b"HTTP/1.1", b"HTTP/1.0") or len(code) != 3 or not code.isdigit():
             raise httpx.RemoteProtocolError("malformed response status line", request=request)
-        if len(header_lines) > MAX_HEADERS:
-            raise httpx.RemoteProtocolError("too many response headers", request=request)
         headers: list[tuple[bytes, bytes]] = []
         for line in header_lines:
+            if line[:1] in (b" ", b"\t") and headers:  # obs-fold: the value goes on, joined by a space (RFC 9112 §5.2)
+                headers[-1] = (headers[-1][0], headers[-1][1] + b" " + line.strip(b" \t"))
+                continue
             name, colon, value = line.partition(b":")
-            if not colon or not _TOKEN.fullmatch(name):
+            if not colon or not _TOKEN.fullmatch(name) or b"\r" in value:
                 raise httpx.RemoteProtocolError("malformed response header", request=request)
             headers.append((name, value.strip(b" \t")))
         status = int(code)
@@ -203,6 +195,33 @@ async def _read_head(reader: asyncio.StreamReader, request: httpx.Request) -> tu
             if status == 101:
                 raise httpx.RemoteProtocolError("the server switched protocols", request=request)
             return status, reason, headers, version
+
+
+async def _head_lines(reader: asyncio.StreamReader, request: httpx.Request) -> list[bytes]:
+    """The head's lines, each ended by CRLF or a bare LF (RFC 9112 §2.2 lets a client take
+    either, as h11 does for https), empty lines before the status line skipped."""
+    lines: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:
+            message = NO_RESPONSE if not (exc.partial or lines or size) else "incomplete response head"
+            raise httpx.RemoteProtocolError(message, request=request) from None
+        except asyncio.LimitOverrunError:
+            raise httpx.RemoteProtocolError("response head is too large", request=request) from None
+        except OSError as exc:
+            raise httpx.ReadError(str(exc) or type(exc).__name__, request=request) from None
+        size += len(line)
+        if size > MAX_HEAD:
+            raise httpx.RemoteProtocolError("response head is too large", request=request)
+        line = line[:-2] if line.endswith(b"\r\n") else line[:-1]
+        if line:
+            if len(lines) > MAX_HEADERS:
+                raise httpx.RemoteProtocolError("too many response headers", request=request)
+            lines.append(line)
+        elif lines:
+            return lines
 
 
 def _values(headers: list[tuple[bytes, bytes]], name: bytes) -> list[bytes]:
