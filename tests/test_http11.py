@@ -277,7 +277,8 @@ def test_a_folded_value_is_joined_by_a_space() -> None:
         async with Http11Transport(1) as transport:
             response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
             await response.aclose()
-            return response.headers.get("X-Folded")
+            folded: str | None = response.headers.get("X-Folded")
+            return folded
 
     with scripted(lambda n: LENIENT["a folded header value"]) as server:
         assert asyncio.run(main(server.url)) == "a b"
