@@ -11,14 +11,18 @@ U+2028/2029. We parse what we print under *both* rules.
 from __future__ import annotations
 
 import ast
+import io
 import json
+import os
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLE
+from helpers import EXAMPLE, QuietHandler, loopback, send_json
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -278,3 +282,40 @@ def test_text_is_shown_not_hidden() -> None:
         c\rd""")
     )
     assert shown == "| ::error::x\na ##\\[error]b\nc\\rd"
+
+
+class _Gone(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_stderr_nobody_reads_is_dropped_and_stdout_still_gets_everything() -> None:
+    out = io.StringIO()
+    console = Console(stdout=out, stderr=_Gone())
+    console.err("progress 1")
+    console.status_line("progress 2")
+    console.out("the report")
+    assert out.getvalue() == "the report\n"
+
+
+class _Answers(QuietHandler):
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        send_json(self, {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]})
+
+
+@pytest.mark.parametrize("stderr", ["a pipe nobody reads", "closed"])
+def test_a_live_run_with_its_stderr_gone_keeps_its_report_and_exit_status(tmp_path: Path, stderr: str) -> None:
+    """Progress and diagnostics failed the run (exit 1, no report) when stderr could not be written."""
+    (tmp_path / "c.yml").write_text(
+        "version: 1\nagent: {model: m}\nscenarios:\n  - {id: s, prompt: hi, expect: {response: {contains: [hi]}}}\n"
+    )
+    read, write = os.pipe()
+    os.close(read)
+    command = [sys.executable, "-m", "behavegate", "test", "c.yml", "--no-artifacts", "--format", "json", "--output", "r.json"]
+    close_2 = (lambda: os.close(2)) if stderr == "closed" else None  # descriptor 2 not open at all: sys.stderr is None
+    with loopback(_Answers) as url:
+        done = subprocess.run([*command, "--endpoint", url], cwd=tmp_path, stderr=write, timeout=60, preexec_fn=close_2)
+    os.close(write)
+    assert done.returncode == 0
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "pass"

@@ -55,7 +55,7 @@ class Console:
         self, stdout: TextIO | None = None, stderr: TextIO | None = None, environ: Mapping[str, str] | None = None
     ) -> None:
         self._stdout = stdout if stdout is not None else sys.stdout
-        self._stderr = stderr if stderr is not None else sys.stderr
+        self._stderr = stderr if stderr is not None else (sys.stderr or _nowhere())  # None: descriptor 2 was closed
         self._actions = in_actions(environ)
 
     @property
@@ -161,16 +161,33 @@ class Console:
             body = f"::stop-commands::{token}\n{body}::{token}::\n"
         self._write(stream, body)
 
-    @staticmethod
-    def _write(stream: TextIO, text: str, *, flush: bool = True) -> None:
+    def _write(self, stream: TextIO, text: str, *, flush: bool = True) -> None:
         try:
-            stream.write(text)
-        except UnicodeEncodeError:
-            # A console that cannot encode a character (a lone surrogate, or a
-            # non-UTF-8 locale) still gets every line, with escapes.
-            stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
-        if flush:
-            stream.flush()
+            try:
+                stream.write(text)
+            except UnicodeEncodeError:
+                # A console that cannot encode a character (a lone surrogate, or a
+                # non-UTF-8 locale) still gets every line, with escapes.
+                stream.write(text.encode("ascii", "backslashreplace").decode("ascii"))
+            if flush:
+                stream.flush()
+        except (OSError, ValueError):
+            if stream is not self._stderr:
+                raise
+            # A stderr nobody reads (a closed pipe or descriptor): the run, its report and its
+            # exit status go on without the diagnostics, never failed by them.
+            self._stderr = _nowhere(stream)
+
+
+def _nowhere(gone: TextIO | None = None) -> TextIO:
+    """A stream that takes text and keeps none. The process's own stderr is pointed there
+    too, so the interpreter's last flush of what the pipe refused succeeds at exit."""
+    if gone is not None and gone is sys.__stderr__:
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            os.close(devnull)
+    return open(os.devnull, "w", encoding="utf-8")  # lives as long as the console
 
 
 class ParserExit(Exception):
