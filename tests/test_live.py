@@ -371,3 +371,25 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
     # Two times of this run compared: on the event loop, the slow answer would be read only once
     # the fast one's judge was done, after more than the judge's spin; off it, after SLOW_S.
     assert timings["slow"] < spun[0], (timings, spun)
+
+
+def _gzipped(body: bytes) -> Callable[[httpx.Request], httpx.Response]:
+    return lambda request: httpx.Response(200, headers={"Content-Encoding": "gzip"}, stream=httpx.ByteStream(body))
+
+
+def test_gzip_is_read_as_urllib3_reads_it_for_skylos() -> None:
+    """Every member in turn (a second member is part of the body), bytes after a whole member dropped."""
+    answer = b'{"ok": 1}'
+    assert post_mock(_gzipped(gzip.compress(answer))) == answer
+    assert post_mock(_gzipped(gzip.compress(b'{"ok": ') + gzip.compress(b"1}"))) == answer
+    assert post_mock(_gzipped(gzip.compress(answer) + gzip.compress(b"garbage"))) == answer + b"garbage"  # invalid JSON then
+    assert post_mock(_gzipped(gzip.compress(answer) + b"not gzip")) == answer
+
+
+def test_a_corrupt_gzip_body_is_a_decoding_error() -> None:
+    corrupt = bytearray(gzip.compress(b'{"ok": 1}'))
+    corrupt[-6] ^= 0xFF  # the CRC
+    with pytest.raises(EndpointError, match=r"^agent endpoint request failed: ContentDecodingError$"):
+        post_mock(_gzipped(bytes(corrupt)))
+    with pytest.raises(EndpointError, match="ContentDecodingError"):
+        post_mock(_gzipped(b"\x1f\x8b not gzip at all"))

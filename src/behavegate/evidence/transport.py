@@ -258,30 +258,47 @@ def _requests_name(exc: httpx.HTTPError, phase: str) -> str:
 
 
 class _Decoder:
-    """gzip/deflate decoding with bounded output; other encodings pass through."""
+    """gzip/deflate decoding with bounded output; other encodings pass through. gzip is
+    read as urllib3 reads it for skylos: every member in turn, and bytes after a whole
+    member that are not one dropped; a corrupt stream is httpx's DecodingError."""
 
     def __init__(self, encoding: str) -> None:
         encoding = encoding.strip().lower()
+        self.gzip = encoding == "gzip"
         self.inflater: Any = None
-        if encoding == "gzip":
+        self.members = 0  # gzip members decoded to their end
+        if self.gzip:
             self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
         elif encoding == "deflate":
             self.inflater = zlib.decompressobj()
             self.first = True
 
     def feed(self, chunk: bytes, room: int) -> bytes:
+        """What ``chunk`` decodes to; past ``room`` bytes, more than ``room`` (too large)."""
         if self.inflater is None:
-            return chunk
+            return b"" if self.members else chunk
         if getattr(self, "first", False):
             self.first = False
             # Some servers send raw deflate without the zlib header.
             if chunk and (chunk[0] & 0x0F) != 8:
                 self.inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-        out = self.inflater.decompress(chunk, room)
-        if self.inflater.unconsumed_tail:
-            # more output than room: the body is too large
-            return bytes(out) + b"\0"
-        return bytes(out)
+        out = b""
+        while True:
+            try:
+                out += self.inflater.decompress(chunk, room - len(out))
+            except zlib.error:
+                if self.members:  # bytes after a whole member that are not another: dropped
+                    self.inflater = None
+                    return out
+                raise httpx.DecodingError("the response body is not valid " + ("gzip" if self.gzip else "deflate")) from None
+            if self.inflater.unconsumed_tail:
+                return out + b"\0"  # more output than room: the body is too large
+            if not (self.gzip and self.inflater.eof and self.inflater.unused_data):
+                return out
+            if len(out) >= room:
+                return out + b"\0"
+            chunk, self.members = self.inflater.unused_data, self.members + 1
+            self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
 
 
 def _check_length(response: httpx.Response, limit: int) -> None:
