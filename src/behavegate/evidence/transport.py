@@ -285,7 +285,8 @@ class _Decoder:
         out = b""
         while True:
             try:
-                out += self.inflater.decompress(chunk, room - len(out))
+                piece: bytes = self.inflater.decompress(chunk, room - len(out))
+                out += piece
             except zlib.error:
                 if self.members:  # bytes after a whole member that are not another: dropped
                     self.inflater = None
