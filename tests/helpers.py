@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -158,3 +160,53 @@ def spy_on_timeouts(monkeypatch: Any, regex_module: Any) -> list[float]:
 
     monkeypatch.setattr(regex_module, "search", spy)
     return timeouts
+
+
+class RawServer:
+    """A loopback server on raw sockets for tests that need exact bytes on kept-alive
+    connections: it reads each request (head and Content-Length body) and hands it to
+    :meth:`answer`, which writes to the socket and returns False to close the connection.
+    Counts the connections it accepted and keeps every request it read."""
+
+    def __init__(self) -> None:
+        self.requests: list[bytes] = []
+        self.connections = 0
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(16)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def answer(self, connection: socket.socket, body: bytes) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        pending = b""
+        with connection, contextlib.suppress(OSError):
+            while True:
+                while b"\r\n\r\n" not in pending:
+                    chunk = connection.recv(65536)
+                    if not chunk:
+                        return
+                    pending += chunk
+                head, _, pending = pending.partition(b"\r\n\r\n")
+                lengths = (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
+                length = next(lengths, 0)
+                while len(pending) < length:
+                    pending += connection.recv(65536)
+                body, pending = pending[:length], pending[length:]
+                self.requests.append(head + b"\r\n\r\n" + body)
+                if not self.answer(connection, body):
+                    return

@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-import threading
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
+from helpers import RawServer
 
 from behavegate.evidence.http11 import Http11Transport
 
@@ -18,54 +18,21 @@ Reply = Callable[[int], bytes]
 """The bytes to send for the n-th request (0-based) a server receives, whatever connection it came on."""
 
 
-class Scripted:
-    """Reads each request (head and Content-Length body) and answers with the script's bytes;
-    ``b""`` closes the connection instead, and ``close_after`` closes it after each answer.
-    Counts the connections it accepted."""
+class Scripted(RawServer):
+    """Answers the n-th request (0-based, whatever its connection) with the script's bytes;
+    ``b""`` closes the connection instead, and ``close_after`` closes it after each answer."""
 
     def __init__(self, reply: Reply, close_after: bool = False) -> None:
         self.reply = reply
         self.close_after = close_after
-        self.requests: list[bytes] = []
-        self.connections = 0
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(8)
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
-        threading.Thread(target=self._accept, daemon=True).start()
+        super().__init__()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
-
-    def _serve(self, connection: socket.socket) -> None:
-        pending = b""
-        with connection, contextlib.suppress(OSError):
-            while True:
-                while b"\r\n\r\n" not in pending:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        return
-                    pending += chunk
-                head, _, pending = pending.partition(b"\r\n\r\n")
-                length = next(
-                    (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
-                )
-                while len(pending) < length:
-                    pending += connection.recv(65536)
-                self.requests.append(head + b"\r\n\r\n" + pending[:length])
-                pending = pending[length:]
-                answer = self.reply(len(self.requests) - 1)
-                if not answer:
-                    return
-                connection.sendall(answer)
-                if self.close_after:
-                    return
+    def answer(self, connection: socket.socket, body: bytes) -> bool:
+        answer = self.reply(len(self.requests) - 1)
+        if not answer:
+            return False
+        connection.sendall(answer)
+        return not self.close_after
 
 
 @contextlib.contextmanager
@@ -74,7 +41,7 @@ def scripted(reply: Reply, close_after: bool = False) -> Iterator[Scripted]:
     try:
         yield server
     finally:
-        server.listener.close()
+        server.close()
 
 
 def ask(url: str, times: int = 1, body: bytes = b'{"q": 1}') -> list[tuple[int, bytes]]:

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import httpx
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from helpers import QuietHandler, RawServer, contract, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
@@ -487,56 +487,22 @@ def test_hostile_streams_are_bounded_and_incomplete_with_a_reason_and_the_run_go
 # --- a kept-alive streaming agent: the connection carries the next request -------------
 
 
-class KeptAlive:
+class KeptAlive(RawServer):
     """A loopback agent that streams chunked SSE on kept-alive connections. After
     ``[DONE]`` it sends the body's last chunk, unless the prompt is "lingers": then it
     holds the body open until the client closes the connection."""
 
-    def __init__(self) -> None:
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        self.connections = 0
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
-
-    def _serve(self, connection: socket.socket) -> None:
-        data = b""
-        with connection, contextlib.suppress(OSError):
-            while True:
-                while b"\r\n\r\n" not in data:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        return
-                    data += chunk
-                head, _, data = data.partition(b"\r\n\r\n")
-                length = next(
-                    int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")
-                )
-                while len(data) < length:
-                    data += connection.recv(65536)
-                body, data = data[:length], data[length:]
-                prompt = json.loads(body)["messages"][-1]["content"]
-                connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
-                for part in (delta({"content": "fine"}, "stop"), DONE):
-                    connection.sendall(b"%x\r\n%s\r\n" % (len(part), part))
-                if prompt == "lingers":
-                    while connection.recv(65536):  # until the client closes it
-                        pass
-                    return
-                connection.sendall(b"0\r\n\r\n")
-
-    def close(self) -> None:
-        self.listener.close()
+    def answer(self, connection: socket.socket, body: bytes) -> bool:
+        prompt = json.loads(body)["messages"][-1]["content"]
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for part in (delta({"content": "fine"}, "stop"), DONE):
+            connection.sendall(b"%x\r\n%s\r\n" % (len(part), part))
+        if prompt == "lingers":
+            while connection.recv(65536):  # until the client closes it
+                pass
+            return False
+        connection.sendall(b"0\r\n\r\n")
+        return True
 
 
 def kept_alive_contract(*prompts: str) -> str:
