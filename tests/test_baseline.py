@@ -18,7 +18,9 @@ from hypothesis import strategies as st
 from behavegate.cli import main
 from behavegate.errors import BaselineError, ExitCode
 from behavegate.judge.significance import drop_p_value, least_drop_p_value, rise_p_value, tarone_threshold
+from behavegate.contract.starter import STARTER_CONTRACT_V2
 from behavegate.render import json as json_renderer
+from behavegate.render.regressions import source_line
 from behavegate.report.baseline import compare
 from behavegate.report.baseline_file import parse_baseline
 from behavegate.report.comparison import Comparison, normalized
@@ -108,6 +110,51 @@ def test_a_real_drop_gates() -> None:
     assert drop.p_value == pytest.approx(45 / 12870)  # C(10,8) / C(16,8): every pass in the baseline
     assert "greets response.icontains[0]" in [f.subject for f in run.baseline.regressions]
     assert run.gate_status == "fail" and ExitCode.of(run.gate_status) == 1
+
+
+RUNS_3 = CONTRACT.replace("defaults: {runs: 8, min_pass_rate: 0.5}", "defaults: {runs: 3, min_pass_rate: 1}")
+
+
+def at_three(greets: int, looks_up: int = 3, *, incomplete: int = 0) -> dict[str, Any]:
+    """Three attempts each: ``greets`` say hello (``incomplete`` time out), ``looks_up`` look the order up."""
+    scenarios = [attempt("greets", ok=i < greets) for i in range(3 - incomplete)]
+    scenarios += [attempt("greets", error="timeout") for _ in range(incomplete)]
+    scenarios += [attempt("looks-up", calls=("lookup_order",) if i < looks_up else ("issue_refund",)) for i in range(3)]
+    scenarios.append(attempt("policy"))
+    return {"version": 2, "scenarios": scenarios}
+
+
+def test_a_total_break_at_three_runs_is_a_regression_whatever_the_p_value() -> None:
+    run = gated(at_three(3), at_three(0, 0), contract=RUNS_3)  # two breaks: the threshold is 0.025
+    assert run.baseline is not None
+    drop = run.baseline.regressions[0]
+    assert (drop.kind, drop.subject) == ("pass_rate_drop", "greets")
+    assert drop.p_value == pytest.approx(0.05) and run.baseline.threshold == pytest.approx(0.025)
+    assert "passed every attempt in the baseline, fails every attempt now" in drop.message
+    assert run.gate_status == "fail" and ExitCode.of(run.gate_status) == 1
+
+
+def test_a_total_break_hidden_by_incomplete_attempts_is_unresolved() -> None:
+    run = gated(at_three(3), at_three(0, incomplete=1), contract=RUNS_3)
+    assert kinds(run.baseline)["unresolved"][0] == "unresolved greets"
+    assert run.gate_status == "incomplete"
+
+
+def test_runs_too_few_for_a_partial_drop_are_named_in_every_view() -> None:
+    run = gated(at_three(3), at_three(1), contract=RUNS_3)
+    assert run.baseline is not None and run.gate_status == "pass"  # 3/3 -> 1/3: within sampling error
+    assert [scenario for scenario, _, _ in run.baseline.total_break_only] == ["greets", "looks-up"]
+    assert run.baseline.partial_drop_runs == 5
+    line = source_line(run.baseline)
+    assert "2 repeated scenarios (greets, looks-up; 3 vs 3 attempts) can show no significant drop" in line
+    assert "runs: 5 or more on both sides" in line
+    assert json.loads(json_renderer.render(run))["behavegate"]["baseline"]["partial_drop_runs"] == 5
+    eight = gated(evidence(greets=8), evidence(greets=7))
+    assert eight.baseline is not None and eight.baseline.total_break_only == ()
+
+
+def test_init_says_what_three_runs_can_show_against_a_baseline() -> None:
+    assert "runs: 5 or more" in STARTER_CONTRACT_V2
 
 
 def test_a_drop_that_still_meets_min_pass_rate_is_a_regression_too() -> None:

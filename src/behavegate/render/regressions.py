@@ -60,6 +60,23 @@ def source_line(comparison: Comparison) -> str:
     return (
         f"Baseline {one_line(source.path, 300)} (status {source.status}{when}; {comparison.contract_note}): "
         f"{plural(comparison.compared, 'scenario')} compared, {comparison.still_failing} failing in both; {tests}"
+        f"{blind_note(comparison)}"
+    )
+
+
+def blind_note(comparison: Comparison) -> str:
+    """What the chosen runs cannot see: repeated scenarios that gate only on a total break."""
+    blind = comparison.total_break_only
+    if not blind:
+        return ""
+    sizes = sorted({f"{before} vs {now}" for _, before, now in blind})
+    named = ", ".join(one_line(scenario, 80) for scenario, _, _ in blind[:3]) + (
+        f" and {len(blind) - 3} more" if len(blind) > 3 else ""
+    )
+    return (
+        f"; {plural(len(blind), 'repeated scenario')} ({named}; {', '.join(sizes[:3])} attempts) can show no "
+        f"significant drop short of a total break (every attempt passed, every attempt fails): "
+        f"runs: {comparison.partial_drop_runs} or more on both sides lets a partial drop gate"
     )
 
 

@@ -12,6 +12,10 @@ repeated scenarios also the scenario's pass rate. The rules (docs/baselines.md):
   one-sided Fisher exact test on the two attempt samples, family-wise level
   ``alpha`` over the run (judge.significance), for the scenario and for each of
   its assertions. A drop within sampling error is reported, never gated.
+* **A total break is a regression at any number of runs**: every judged attempt
+  passed in the baseline and every attempt fails now (3/3 then 0/3), whatever the
+  p-value. Runs too few for any smaller drop to reach significance are named in
+  the comparison (``total_break_only``), so every view can say so.
 * **Missing evidence never hides a regression.** Incomplete attempts are
   completed both ways: a regression if the drop is significant even had they all
   passed, unresolved (the gate is incomplete) if it is significant only had they
@@ -97,6 +101,20 @@ class _Test:
     def least(self) -> float:
         return least_drop_p_value(self.before.passed, self.before.judged, self.after.passed, self.after.runs)
 
+    def broken(self) -> str | None:
+        """``"total"``: every judged attempt passed in the baseline and every attempt fails
+        now; ``"if_incomplete_failed"``: so, had the incomplete attempts failed."""
+        b, a = self.before, self.after
+        if not b.judged or b.failed or a.passed or not a.failed:
+            return None
+        return "if_incomplete_failed" if a.incomplete else "total"
+
+    def partial_drop_reaches(self, threshold: float) -> bool:
+        """Could a drop short of a total break (every attempt passed before, one passes
+        now) be significant with these sample sizes?"""
+        before, now = self.before.judged, self.after.runs
+        return before > 0 and now > 1 and drop_p_value(before, before, 1, now) <= threshold
+
 
 class _Findings:
     def __init__(self) -> None:
@@ -164,6 +182,7 @@ def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Compari
     threshold, counted = tarone_threshold([test.least() for test in distinct.values()], alpha)
     for test in tests:
         _judge(test, threshold, found, gating=not (absorbed and test.scenario))
+    blind = tuple(test for test in tests if test.assertion is None and test.scenario and not test.partial_drop_reaches(threshold))
     order = {scenario.id: index for index, scenario in enumerate((*now.scenarios, *baseline.run.scenarios))}
 
     def ordered(findings: list[Finding]) -> tuple[Finding, ...]:
@@ -176,6 +195,8 @@ def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Compari
         alpha=alpha,
         threshold=threshold,
         tests=counted,
+        total_break_only=tuple((test.scenario, test.before.judged, test.after.runs) for test in blind),
+        partial_drop_runs=_runs_for_a_partial_drop(threshold),
         regressions=ordered(found.regressions),
         unresolved=ordered(found.unresolved),
         improvements=ordered(found.improvements),
@@ -238,10 +259,20 @@ def _judge(test: _Test, threshold: float, found: _Findings, *, gating: bool) -> 
     b, a = test.before, test.after
     change = f"{'' if test.assertion is None else 'passed '}{b.text()} in the baseline, {a.text()} now"
     scenario_level = test.assertion is None
-    if best <= threshold:
+    broken = test.broken()
+    if best <= threshold or broken == "total":
         kind = "pass_rate_drop" if scenario_level else "newly_failing"
-        message = f"{change}, a significant drop (one-sided Fisher exact p={best:.2g} <= {threshold:.2g})"
+        if best <= threshold:
+            message = f"{change}, a significant drop (one-sided Fisher exact p={best:.2g} <= {threshold:.2g})"
+        else:  # too few runs for the test, and still what anyone calls a regression
+            message = f"{change}: passed every attempt in the baseline, fails every attempt now, a regression at any p-value (p={best:.2g})"
         found.regressions.append(Finding(kind, test.scenario, test.assertion, message, b, a, best, gating))
+    elif broken == "if_incomplete_failed" and worst > threshold:
+        message = (
+            f"{change}: passed every attempt in the baseline, and no attempt passes now; a total break if the "
+            f"{a.incomplete} incomplete attempt(s) failed: a regression cannot be ruled out"
+        )
+        found.unresolved.append(Finding("unresolved", test.scenario, test.assertion, message, b, a, worst, gating))
     elif worst <= threshold:
         message = (
             f"{change}, a significant drop if the {a.incomplete} incomplete attempt(s) failed (p={worst:.2g}), "
@@ -257,6 +288,16 @@ def _judge(test: _Test, threshold: float, found: _Findings, *, gating: bool) -> 
         elif scenario_level and a.judged and a.passed * b.judged < b.passed * a.judged:
             message = f"pass rate {change} (p={worst:.2g} > {threshold:.2g}): not a regression"
             found.changes.append(Finding("within_noise", test.scenario, None, message, b, a, worst))
+
+
+def _runs_for_a_partial_drop(threshold: float) -> int:
+    """The fewest attempts on each side at which every attempt passing before and one
+    passing now is a significant drop at ``threshold`` (what ``runs`` must reach for
+    the gate to see more than a total break)."""
+    runs = 2
+    while runs < 1000 and drop_p_value(runs, runs, 1, runs) > threshold:
+        runs += 1
+    return runs
 
 
 def _absorb(found: _Findings) -> None:

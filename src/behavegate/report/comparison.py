@@ -196,6 +196,10 @@ class Comparison:
     changes: tuple[Finding, ...]
     compared: int  # scenarios in both runs
     still_failing: int  # scenarios failing now that failed in the baseline too
+    # Repeated scenarios whose runs are too few for any drop short of a total break to be
+    # significant: (scenario, baseline attempts judged, attempts now).
+    total_break_only: tuple[tuple[str, int, int], ...] = ()
+    partial_drop_runs: int = 0  # attempts a side at which a partial drop can be significant
 
     @property
     def status(self) -> Status:
@@ -236,6 +240,11 @@ class Comparison:
             "tests": self.tests,
             "compared_scenarios": self.compared,
             "still_failing_scenarios": self.still_failing,
+            "total_break_only": [
+                {"scenario": scenario, "baseline_attempts": before, "attempts": now}
+                for scenario, before, now in self.total_break_only[:BASELINE_MAX_LISTED]
+            ],
+            "partial_drop_runs": self.partial_drop_runs,
             **_listed("regressions", self.regressions),
             **_listed("unresolved", self.unresolved),
             **_listed("improvements", self.improvements),
