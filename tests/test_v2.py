@@ -264,6 +264,22 @@ def test_usage_is_incomplete_when_the_endpoint_reports_none(
     assert code == 2 and report["scenarios"][0]["assertions"][0]["message"] == "the endpoint reported no token usage"
 
 
+def test_input_and_output_tokens_without_a_total_are_the_tokens_the_check_judges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    contract = textwrap.dedent("""\
+        version: 2
+        agent: {model: m}
+        scenarios:
+          - {id: s, prompt: p, expect: {usage: {max_total_tokens: 800}}}
+        """)
+    write(tmp_path, contract, {"version": 2, "scenarios": [{**obs("s", "ok"), "input_tokens": 600, "output_tokens": 300}]})
+    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
+    verdict = report["scenarios"][0]["assertions"][0]
+    assert code == 1 and (verdict["status"], verdict["observed"]) == ("fail", 900)
+
+
 def test_golden_queries_filter_by_category_and_gate_on_accuracy(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from behavegate.conversation import Conversation, ScriptedResult, final_answer
+from behavegate.cost import attempt_tokens
 from behavegate.evidence import wire
 from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
 from behavegate.evidence.budgets import SpendLimit, Spent, exceeded, plus_split, spend_limits
@@ -177,10 +178,11 @@ async def _converse(
             return Observation(scenario_id=scenario.id, error=str(error))
         observation = turn.observation
         received += turn.received
-        if observation.total_tokens is None:
+        reported = attempt_tokens(observation)  # total, else input + output (cost.py: one meaning)
+        if reported is None:
             usage_complete = False
         else:
-            tokens += observation.total_tokens
+            tokens += reported
         split = plus_split(split, observation)
         calls = observation.tool_calls or ()
         if not (scripted and calls and turns < scenario.max_turns):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from behavegate.cost import attempt_tokens
 from behavegate.judge.evidence import Evidence, checked, incomplete, observation_gap
 from behavegate.model import Verdict
 
@@ -27,7 +28,7 @@ def judge_latency(assertion: str, limit: float, ev: Evidence) -> Verdict:
 
 
 def judge_usage(assertion: str, limit: int, ev: Evidence) -> Verdict:
-    tokens = ev.observation.total_tokens if ev.observation else None
+    tokens = attempt_tokens(ev.observation)  # total, else input + output: the one meaning of tokens
     traced = ev.observation is not None and ev.observation.trace_id is not None
     missing = "a model step of the trace recorded no token usage" if traced else "the endpoint reported no token usage"
     return _measure(assertion, "usage_max_total_tokens", limit, tokens, missing, "total tokens", ev)

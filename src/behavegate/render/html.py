@@ -24,6 +24,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from behavegate.cost import attempt_tokens
 from behavegate.limits import HTML_AGENT_TEXT_BUDGET, HTML_TEXT_CHARS, HTML_TOOL_CALLS, HTML_VALUE_CHARS, LOOPS_SHOWN
 from behavegate.model import Observation, ScenarioResult, Status
 from behavegate.render import regressions
@@ -149,8 +150,9 @@ def _agent(observation: Observation | None, budget: Budget, limit: int = HTML_TE
         facts.append(f"refusal {str(observation.refusal).lower()}")
     if observation.latency_ms is not None:
         facts.append(f"{observation.latency_ms:.0f} ms")
-    if observation.total_tokens is not None:
-        facts.append(f"{observation.total_tokens} tokens")
+    tokens = attempt_tokens(observation)
+    if tokens is not None:
+        facts.append(f"{tokens} tokens")
     if observation.steps is not None:
         facts.append(f"{observation.steps} steps")
     calls = _calls(observation, budget)

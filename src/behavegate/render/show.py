@@ -121,6 +121,9 @@ def _observation(obs: Mapping[str, Any] | None, max_chars: int) -> list[str]:
     sources = obs.get("sources")
     lines.append("sources: not observed" if sources is None else f"sources: {_json(sources, max_chars)}")
     measured = [f"{key} {obs[key]}" for key in ("latency_ms", "total_tokens", "steps") if obs.get(key) is not None]
+    spent, got = obs.get("input_tokens"), obs.get("output_tokens")
+    if obs.get("total_tokens") is None and isinstance(spent, int) and isinstance(got, int):  # cost.attempt_tokens's rule
+        measured.insert(len(measured) - (obs.get("steps") is not None), f"total_tokens {spent + got} (input + output)")
     if measured:
         lines.append("measured: " + ", ".join(measured))
     return lines
