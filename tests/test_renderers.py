@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
 from conftest import Golden
-from helpers import edit_result, example_report
+from helpers import edit_result, example_report, report
 
 from behavegate.render import json as json_renderer
+from behavegate.render import annotations as annotations_renderer
+from behavegate.render import junit as junit_renderer
+from behavegate.render import summary as summary_renderer
 from behavegate.render import table as table_renderer
 
 
@@ -26,6 +30,40 @@ def test_table_shows_failed_assertions_with_contract_lines() -> None:
     text = table_renderer.render(example_report("regressed"))
     assert "FAIL tools.forbidden[0] [contract.yml:" in text
     assert "forbidden tool 'issue_refund' was called" in text
+
+
+ARGUMENT_MISMATCH = """\
+version: 1
+agent:
+  tools:
+    - {name: issue_refund, description: Pay money back, parameters: {type: object}}
+scenarios:
+  - id: refunds-order
+    prompt: Refund order A-1.
+    expect:
+      tools:
+        required: [{name: issue_refund, arguments: {order_id: A-1}}]
+"""
+
+
+@pytest.mark.parametrize("view", ["table", "summary", "annotations", "junit"])
+def test_an_argument_mismatch_shows_the_arguments_sent_beside_the_expected_ones(view: str) -> None:
+    sent = {"name": "issue_refund", "arguments": {"order_id": "B-2"}}
+    observation = {"id": "refunds-order", "response": "Done.", "finish_reason": "stop", "response_complete": True,
+                   "tool_calls_complete": True, "tool_calls": [sent]}  # fmt: skip
+    run = report(ARGUMENT_MISMATCH, {"version": 1, "scenarios": [observation]})
+    renderers = {
+        "table": table_renderer,
+        "summary": summary_renderer,
+        "annotations": annotations_renderer,
+        "junit": junit_renderer,
+    }
+    text = renderers[view].render(run)
+    assert "issue_refund' was called with non-matching arguments" in text
+    expected = '{"arguments": {"order_id": "A-1"}, "name": "issue_refund"}'
+    assert (expected if view != "junit" else html.escape(expected)) in text
+    said = 'sent issue_refund {"order_id": "B-2"}'
+    assert (said if view != "junit" else html.escape(said)) in text
 
 
 def test_table_keeps_control_characters_inert() -> None:

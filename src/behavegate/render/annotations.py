@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from behavegate.limits import ANNOTATION_MAX_MESSAGE, ANNOTATIONS_PER_LEVEL, LOOPS_SHOWN
+from behavegate.render.table import failure_note
 from behavegate.report.comparison import REGRESSIONS
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
@@ -119,8 +120,10 @@ def ranked(report: Report) -> Ranked:
             if verdict.status == "pass" or (result.scenario.id, verdict.assertion) in merged:
                 continue
             where = report.location(result.scenario, verdict.assertion)
+            note = failure_note(report, result, verdict)
             message = one_line(
-                f"{verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}",
+                f"{verdict.message} — expected {_short(verdict.expected)}, observed {_short(verdict.observed)}"
+                + (f"; {note}" if note else ""),
                 ANNOTATION_MAX_MESSAGE,
             )
             level = "error" if verdict.status == "fail" and counts else "warning"

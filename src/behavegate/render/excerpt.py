@@ -8,6 +8,7 @@ observation, so the verdict's ``observed`` values stay skylos's byte for byte.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,8 @@ from behavegate.text import one_line
 
 EXCERPT_CHARS = 120
 MAX_NAMES = 12
+MAX_SENT = 3  # calls whose arguments are shown beside a required call's expected ones
+ARGUMENT_CHARS = 200
 RESPONSE_KINDS = frozenset(
     {
         "response_contains",
@@ -48,6 +51,26 @@ def called(calls: Any) -> str:
     return one_line(", ".join(names[:MAX_NAMES]), 1000) + more
 
 
+def sent_arguments(kind: str, expected: Any, calls: Any) -> str:
+    """``; sent lookup_order {"order_id": "B-2"}``: the arguments of the calls a required
+    call with expected arguments was compared with, so a mismatch shows both sides."""
+    if kind != "tool_required" or not isinstance(expected, Mapping) or expected.get("arguments") is None:
+        return ""
+    name = expected.get("name")
+    same = [call for call in calls if isinstance(call, Mapping) and call.get("name") == name] if isinstance(calls, list) else []
+    if not same:
+        return ""
+    shown = [f"{one_line(str(name), 64)} {_arguments(call.get('arguments'))}" for call in same[:MAX_SENT]]
+    more = f" (+{len(same) - MAX_SENT} more)" if len(same) > MAX_SENT else ""
+    return "; sent " + ", ".join(shown) + more
+
+
+def _arguments(value: Any) -> str:
+    if value is None:
+        return "(arguments not observed)"
+    return one_line(json.dumps(value, ensure_ascii=False, sort_keys=True), ARGUMENT_CHARS)
+
+
 def evidence_note(kind: str, expected: Any, observed: Any, observation: Mapping[str, Any] | None) -> str | None:
     """``response: "…"`` or ``called: a, b`` for a failed assertion of ``kind``,
     from an observation in the report's shape; None when nothing more is known."""
@@ -64,7 +87,7 @@ def evidence_note(kind: str, expected: Any, observed: Any, observation: Mapping[
             around = observed["match_at"]
         return f"response: {excerpt(text, around)} ({len(text)} characters)"
     if kind.startswith("tool") and observation.get("tool_calls") is not None:
-        return f"called: {called(observation['tool_calls'])}"
+        return f"called: {called(observation['tool_calls'])}{sent_arguments(kind, expected, observation['tool_calls'])}"
     if kind == "source_required" and isinstance(observation.get("sources"), list):
         sources = observation["sources"]
         return f"cited: {one_line(', '.join(map(str, sources)), 300) if sources else 'no source'}"

@@ -25,7 +25,7 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[
 from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT, LOOPS_SHOWN
 from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
-from behavegate.render.table import pass_rate, sequential_note
+from behavegate.render.table import failure_note, pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
@@ -43,12 +43,14 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 20] + f" … ({len(text) - limit + 20} more)"
 
 
-def _assertion_line(report: Report, result: ScenarioResult, verdict: Verdict) -> str:
+def _assertion_line(report: Report, result: ScenarioResult, verdict: Verdict, *, noted: bool = True) -> str:
+    """``noted``: with what the representative attempt called or said (render.excerpt), for its own verdicts."""
     line = report.location(result.scenario, verdict.assertion).line
     where = f" (line {line})" if line else ""
+    note = failure_note(report, result, verdict) if noted else None
     return (
         f"{verdict.assertion}{where}: {visible(verdict.message)} — "
-        f"expected {_value(verdict.expected)}, observed {_value(verdict.observed)}"
+        f"expected {_value(verdict.expected)}, observed {_value(verdict.observed)}" + (f"; {visible(note)}" if note else "")
     )
 
 
@@ -70,7 +72,9 @@ def _detail(report: Report, result: ScenarioResult) -> str:
         lines.append(note)
     for attempt in result.attempts:
         lines.append(f"attempt {attempt.index + 1}: {attempt.status}")
-        lines.extend(f"  [{v.status}] {_assertion_line(report, result, v)}" for v in attempt.verdicts if v.status != "pass")
+        lines.extend(
+            f"  [{v.status}] {_assertion_line(report, result, v, noted=False)}" for v in attempt.verdicts if v.status != "pass"
+        )
     return "\n".join(lines)
 
 
