@@ -9,8 +9,8 @@ import pytest
 from conftest import Golden
 from helpers import edit_result, example_report, report
 
-from behavegate.render import json as json_renderer
 from behavegate.render import annotations as annotations_renderer
+from behavegate.render import json as json_renderer
 from behavegate.render import junit as junit_renderer
 from behavegate.render import summary as summary_renderer
 from behavegate.render import table as table_renderer
