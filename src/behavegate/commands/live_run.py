@@ -10,6 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from behavegate import __version__
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock, scenario_timings
@@ -170,6 +172,25 @@ def gather(
         artifacts=options.artifacts,
         skipped=skipped,
         timings=scenario_timings(contract, spans),
+        notes=tuple(note for note in (unreachable_note(settings, [o for _, o, _ in results]),) if note),
+    )
+
+
+CONNECTION_FAILED = "agent endpoint request failed: ConnectionError"  # skylos's words, kept in every check
+
+
+def unreachable_note(settings: live.LiveSettings, observations: list[Observation]) -> str | None:
+    """Said once for the run: the attempts that never reached the agent, where it was
+    dialled and what to look at; each check keeps skylos's words."""
+    failed = sum(1 for observation in observations if observation.error == CONNECTION_FAILED)
+    if not failed or settings.endpoint is None:
+        return None
+    url = httpx.URL(settings.endpoint.url)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    return (
+        f"could not reach the agent at {host}:{port} in {failed} of {len(observations)} attempts (connection refused, "
+        f"or closed before an answer: '{CONNECTION_FAILED}' in their checks): is the agent running and listening there?"
     )
 
 

@@ -88,6 +88,9 @@ def render(report: Report) -> str:
     if judged := judge_note(report):  # judged checks are named as such on the run, whatever they decided
         note = command("notice", one_line(judged, ANNOTATION_MAX_MESSAGE), title="behavegate judged checks")
         out = f"{out}\n{note}" if out else note
+    for note in report.notes:  # said once on the run, not on every check it explains
+        notice = command("notice", one_line(note, ANNOTATION_MAX_MESSAGE), file=report.contract_path, title="behavegate note")
+        out = f"{out}\n{notice}" if out else notice
     if loops := _loop_notices(report):  # a loop is a note, never a verdict: shown whatever the checks decided
         out = f"{out}\n{loops}" if out else loops
     return out

@@ -293,6 +293,7 @@ def view(report: Report) -> dict[str, Any]:
         "latency": report.latency(),
         "usage": None if report.derived.usage is None else report.derived.usage.line(),
         "evidence_note": None if report.evidence_note is None else clip(report.evidence_note, 2000),
+        "notes": [clip(note, 2000) for note in report.notes],
         "judge_note": None if (judged := judge_note(report)) is None else clip(judged, 2000),
         "gate_line": regressions.gate_line(report),
         "baseline": None

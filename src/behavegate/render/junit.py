@@ -145,6 +145,7 @@ def suites(report: Report) -> list[TestSuite]:
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
             **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
             **({"behavegate.judged": judge_note(report)} if judge_note(report) else {}),
+            **{f"behavegate.note.{index + 1}": visible(note) for index, note in enumerate(report.notes)},
             **_usage_properties(report),
             **oxy,
         },

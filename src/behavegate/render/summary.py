@@ -128,6 +128,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
         retried=[attempt.line() for attempt in retried[:RETRIES_SHOWN]],
         retried_cut=max(0, len(retried) - RETRIES_SHOWN),
         evidence_note=report.evidence_note,
+        notes=report.notes,
         judge_note=judge_note(report),
     )
 

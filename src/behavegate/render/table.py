@@ -173,6 +173,7 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append(f"Gate {gate.gate}: {gate.status}: {one_line(gate.message)}")
     for issue in report.issues:
         out.append(f"Run issue {issue.code}: {one_line(issue.message)}")
+    out.extend(f"Note: {one_line(note, 1000)}" for note in report.notes)
     if report.evidence_note:
         out.append(one_line(report.evidence_note, 1000))
     if judged := judge_note(report):

@@ -28,6 +28,7 @@ def build_report(
     artifacts: bool = False,
     skipped: tuple[Scenario, ...] | None = None,
     timings: tuple[Timing, ...] | None = None,
+    notes: tuple[str, ...] = (),
 ) -> Report:
     """The typed report. With ``secrets`` (the run's bearer tokens: the agent's, the
     judge's) every observation and verdict it holds is redacted: the verdicts were
@@ -49,6 +50,7 @@ def build_report(
         artifacts=artifacts,
         skipped=skipped,
         timings=timings,
+        notes=notes,
     )
     # The size limit (skylos's, on its own keys) is checked now, not in some later view;
     # the text measured is the one the JSON views write.

@@ -79,6 +79,9 @@ class Report:
     baseline: Comparison | None = None
     fail_on: FailOn = FailOn.INCOMPLETE
     shard: ShardBlock | None = None  # set on a shard's report (--shard K/N): not the run's verdict
+    # What the run says once instead of in every check it explains (an agent that could not be
+    # reached, a setting that decides how evidence is read): every view shows them.
+    notes: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.derived.of is not self.evaluation:  # a view would show another evaluation's facts
@@ -406,6 +409,8 @@ def _rest(report: Report, digest: str) -> dict[str, Any]:
     gate_block(extra, report.baseline, report.fail_on, report.gate_status)
     if report.shard is not None:
         extra["shard"] = report.shard.as_dict()
+    if report.notes:
+        extra["notes"] = list(report.notes)
     if report.issues:
         # The evidence could not be sealed: no digest vouches for it.
         rest["issues"] = [{"code": issue.code, "message": issue.message} for issue in report.issues]

@@ -1,0 +1,45 @@
+"""What a run says once instead of in every check: an agent that could not be reached."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+
+from behavegate.cli import main
+
+CONTRACT = """\
+version: 2
+agent: {model: m}
+scenarios:
+  - {id: a, prompt: hi, expect: {response: {contains: [x]}}}
+  - {id: b, prompt: hi, expect: {response: {contains: [x]}}}
+"""
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_agent_that_is_not_running_is_named_once_with_host_and_port_in_every_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(CONTRACT)
+    port = closed_port()
+    views = ["--report", "r.json", "--junit", "j.xml", "--summary", "s.md", "--html", "r.html", "--annotations"]
+    code = main(["test", "contract.yml", "--endpoint", f"http://127.0.0.1:{port}/v1/chat/completions", "--no-artifacts", *views])
+    out = capsys.readouterr().out
+    said = f"could not reach the agent at 127.0.0.1:{port} in 2 of 2 attempts"
+    assert code == 2 and out.count(said) == 2  # the table's note and the annotation: once each
+    assert "is the agent running and listening there?" in out
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [said in note for note in report["behavegate"]["notes"]] == [True]
+    checks = [a["message"] for s in report["scenarios"] for a in s["assertions"]]
+    assert checks == ["scenario observation failed: agent endpoint request failed: ConnectionError"] * 2  # skylos's words
+    for view in ("j.xml", "s.md", "r.html"):
+        assert (tmp_path / view).read_text().count(said) == 1, view
