@@ -7,6 +7,7 @@ import socket
 from pathlib import Path
 
 import pytest
+from helpers import QuietHandler, loopback
 
 from behavegate.cli import main
 
@@ -43,3 +44,44 @@ def test_an_agent_that_is_not_running_is_named_once_with_host_and_port_in_every_
     assert checks == ["scenario observation failed: agent endpoint request failed: ConnectionError"] * 2  # skylos's words
     for view in ("j.xml", "s.md", "r.html"):
         assert (tmp_path / view).read_text().count(said) == 1, view
+
+
+class StreamNoCalls(QuietHandler):
+    """An OpenAI-style stream that answers with text and no tool-call delta (as most do)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        chunks = [{"choices": [{"delta": {"role": "assistant", "content": "Done."}, "finish_reason": None}]},
+                  {"choices": [{"delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
+        body = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+
+STREAMED = """\
+version: 2
+agent: {model: m, stream: true%s}
+scenarios:
+  - {id: a, prompt: hi, expect: {tools: {forbidden: [issue_refund]}}}
+  - {id: b, prompt: hi, expect: {tools: {forbidden: [issue_refund]}}}
+"""
+
+
+def test_a_stream_without_tool_call_deltas_is_calls_not_known_said_once_with_the_setting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(STREAMED % "")
+    with loopback(StreamNoCalls) as url:
+        code = main(["test", "contract.yml", "--endpoint", url, "--no-artifacts", "--report", "r.json"])
+        out = capsys.readouterr().out
+        assert code == 2 and out.count("2 of 2 answers left out message.tool_calls, or streamed with no tool-call delta") == 1
+        assert out.count("cannot tell 'no tool called'") == 1  # the reason once, not per check
+        checks = [a["message"] for s in json.loads((tmp_path / "r.json").read_text())["scenarios"] for a in s["assertions"]]
+        assert all("calls not known" in message for message in checks)
+        (tmp_path / "contract.yml").write_text(STREAMED % ", missing_tool_calls: none")
+        assert main(["test", "contract.yml", "--endpoint", url, "--no-artifacts"]) == 0
+        assert "left out message.tool_calls" not in capsys.readouterr().out

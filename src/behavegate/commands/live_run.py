@@ -172,7 +172,30 @@ def gather(
         artifacts=options.artifacts,
         skipped=skipped,
         timings=scenario_timings(contract, spans),
-        notes=tuple(note for note in (unreachable_note(settings, [o for _, o, _ in results]),) if note),
+        notes=run_notes(contract, settings, [observation for _, observation, _ in results]),
+    )
+
+
+def run_notes(contract: Contract, settings: live.LiveSettings, observations: list[Observation]) -> tuple[str, ...]:
+    notes = (unreachable_note(settings, observations), absent_calls_note(contract, observations))
+    return tuple(note for note in notes if note)
+
+
+def absent_calls_note(contract: Contract, observations: list[Observation]) -> str | None:
+    """Said once for the run: answers that left their tool calls out are "calls not known",
+    why that is the default, and the setting that changes it."""
+    if contract.version < 2 or contract.agent.missing_tool_calls != "unobserved":
+        return None
+    absent = sum(1 for o in observations if o.error is None and o.tool_calls_absent and o.tool_calls is None)
+    if not absent:
+        return None
+    stream = ", or streamed with no tool-call delta" if contract.agent.stream else ""
+    return (
+        f"{absent} of {len(observations)} answers left out message.tool_calls{stream}: their tool checks are "
+        "incomplete (calls not known), since such an answer cannot tell 'no tool called' from 'tools the agent ran "
+        "itself and did not report' (both end with finish_reason stop). If the agent leaves the key out only when it "
+        "calls no tool, state agent.missing_tool_calls: none; if it runs its own tools, report them "
+        "(agent.http response paths for executed calls, or traces)"
     )
 
 

@@ -92,10 +92,7 @@ def _tools_fix(observation: Observation) -> str | None:
     if observation.finish_reason not in {"stop", "tool_calls"}:
         return None
     if observation.tool_calls_absent:
-        return (
-            "the response left out message.tool_calls; if the endpoint omits it when no tool was called "
-            "(most OpenAI-style servers do), state agent.missing_tool_calls: none"
-        )
+        return "the response left out message.tool_calls: calls not known (the run's note says when to state agent.missing_tool_calls: none)"
     return "message.tool_calls was not a list of calls with valid tool names"
 
 
