@@ -287,6 +287,7 @@ def test_unbound_traces_are_listed_not_dropped(tmp_path: Path, capsys: pytest.Ca
         agent_trace(),
         agent_trace("f" * 32, scenario="ghost"),
         agent_trace("e" * 32, scenario=None),
+        extra=("--trace-bind", "attribute"),
     )
     unbound = report["provenance"]["unbound_traces"]
     assert unbound["count"] == 2
@@ -295,8 +296,36 @@ def test_unbound_traces_are_listed_not_dropped(tmp_path: Path, capsys: pytest.Ca
         "it has no behavegate.scenario.id attribute",
     ]
     assert code == 0
-    main(["test", "contract.yml", "--traces", "traces.jsonl", "--no-artifacts"])
-    assert "2 bound to no scenario (first: trace ffffffffffffffffffffffffffffffff" in capsys.readouterr().out
+    main(["test", "contract.yml", "--traces", "traces.jsonl", "--no-artifacts", "--trace-bind", "attribute"])
+    out = capsys.readouterr().out
+    assert "2 bound to no scenario (first: trace ffffffffffffffffffffffffffffffff" in out
+    assert "bind them with --trace-bind attribute (--trace-attribute NAME), conversation or prompt" in out
+
+
+def test_by_default_a_trace_binds_by_the_first_rule_it_holds_and_an_unbound_one_says_what_it_held(
+    tmp_path: Path,
+) -> None:
+    code, report = judge(
+        tmp_path,
+        'response: {contains: ["Refunded"]}',
+        agent_trace(),  # the attribute
+        agent_trace("e" * 32, scenario=None),  # no attribute: its first user message is the scenario's prompt
+        agent_trace("d" * 32, scenario=None, conversation="c-9", prompt="Hello there"),  # nothing binds it
+    )
+    assert code == 0 and report["provenance"]["binding"] == {"by": "auto", "attribute": "behavegate.scenario.id"}
+    assert report["provenance"]["traces"]["bound"] == 2
+    assert [u["reason"] for u in report["provenance"]["unbound_traces"]["shown"]] == [
+        "it has no behavegate.scenario.id attribute, gen_ai.conversation.id c-9 (no scenario id), "
+        "first user message Hello there (no scenario's prompt)"
+    ]
+
+
+def test_by_default_a_prompt_two_scenarios_share_leaves_the_trace_unbound_never_a_guess(tmp_path: Path) -> None:
+    contract = CONTRACT + '      response: {contains: ["x"]}\n' + "  - id: twin\n    prompt: Refund order 7\n    expect: {refusal: false}\n"
+    code, report = judge(tmp_path, "", agent_trace(scenario=None), contract=contract)
+    assert report["provenance"]["traces"]["bound"] == 0
+    assert "it names no one scenario" in report["provenance"]["unbound_traces"]["shown"][0]["reason"]
+    assert code == 2
 
 
 @pytest.mark.parametrize(

@@ -149,9 +149,10 @@ def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) ->
     command.add_argument("--trace-format", choices=["otlp-json", "otlp-jsonl", "proto3-json", "console", "assay"], default=None,
                          help="the trace files' format (default: told from each file)")  # fmt: skip
     if binding:
-        command.add_argument("--trace-bind", choices=["attribute", "conversation", "prompt"], default="attribute",
+        command.add_argument("--trace-bind", choices=["auto", "attribute", "conversation", "prompt"], default="auto",
                              help="how a trace names its scenario: an attribute (see --trace-attribute), gen_ai.conversation.id, "
-                             "or its first user message equal to the scenario prompt (default: attribute)")  # fmt: skip
+                             "or its first user message equal to the scenario prompt; auto (default): the first of "
+                             "these the trace holds")  # fmt: skip
     command.add_argument("--trace-attribute", default="behavegate.scenario.id", metavar="NAME",
                          help="the span or resource attribute holding the scenario id (default: behavegate.scenario.id)")  # fmt: skip
 

@@ -66,7 +66,7 @@ def trace_observations(
         ],
         "skipped_files": [{"path": path, "reason": why} for path, why in traces.skipped],
         "source_digest": source_digest,
-        "binding": {"by": binding.mode, **({"attribute": binding.attribute} if binding.mode == "attribute" else {})},
+        "binding": {"by": binding.mode, **({"attribute": binding.attribute} if binding.mode in ("auto", "attribute") else {})},
         "traces": {
             "genai": len(traces.traces),
             "ignored_without_genai": traces.ignored,

@@ -160,7 +160,8 @@ class Report:
             first = unbound["shown"][0]
             text += (
                 f"; {unbound['count']} bound to no scenario (first: trace {first['trace_id']} in {first['file']}: "
-                f"{first['reason']})"
+                f"{first['reason']}); bind them with --trace-bind attribute (--trace-attribute NAME), conversation or "
+                "prompt (docs/traces.md)"
             )
         return text
 

@@ -4,7 +4,11 @@ attempt (an :class:`Observation`) each bound trace gives.
 * ``attribute``: the trace names the scenario id in a span or resource
   attribute (``behavegate.scenario.id`` unless another is named);
 * ``conversation``: its ``gen_ai.conversation.id`` is the scenario id;
-* ``prompt``: its first user message is exactly the scenario's prompt.
+* ``prompt``: its first user message is exactly the scenario's prompt;
+* ``auto`` (the default): the first of these three that the trace holds: the
+  attribute, a conversation id that is a scenario id, else its first user message.
+  A trace that two scenarios could claim under the rule it falls to is listed as
+  unbound, never a guess (an explicit rule makes that an error).
 
 A trace that names two scenarios, or whose prompt is two scenarios' prompt, is
 an error: it would be judged as something it may not be. A trace that binds to
@@ -22,18 +26,21 @@ from behavegate.evidence.traces.normalize import NO_ANSWER_CONTENT, NO_ANSWER_RE
 from behavegate.evidence.traces.record import Trace
 from behavegate.frozen import frozen
 from behavegate.model import Observation, Scenario, ToolCall
+from behavegate.text import one_line
 
-BIND_MODES = ("attribute", "conversation", "prompt")
+BIND_MODES = ("auto", "attribute", "conversation", "prompt")
 DEFAULT_ATTRIBUTE = "behavegate.scenario.id"
 NO_ANSWER = "the trace records no final answer (no agent or workflow output and no model output text; is content capture off?)"
 
 
 @frozen
 class Binding:
-    mode: str = "attribute"
+    mode: str = "auto"
     attribute: str = DEFAULT_ATTRIBUTE
 
     def describe(self) -> str:
+        if self.mode == "auto":
+            return f"attribute {self.attribute}, else gen_ai.conversation.id, else first user message = scenario prompt"
         if self.mode == "attribute":
             return f"attribute {self.attribute}"
         return "gen_ai.conversation.id" if self.mode == "conversation" else "first user message = scenario prompt"
@@ -80,21 +87,26 @@ def bind(
     problems: list[Problem] = []
     elsewhere = 0
     for trace in traces:
-        if binding.mode == "prompt":
-            message = trace.first_user_message
+        mode = binding.mode if binding.mode != "auto" else _auto_mode(trace, known | foreign, prompts, foreign_prompts)
+        message = trace.first_user_message
+        if mode == "prompt":
             names = tuple(prompts.get(message, ())) if message is not None else ()
             what = "its first user message is the prompt of"
             missing = (
                 "no first user message was recorded" if message is None else "its first user message is no scenario's prompt"
             )
         else:
-            names = trace.scenario_values if binding.mode == "attribute" else trace.conversation_ids
-            key = binding.attribute if binding.mode == "attribute" else "gen_ai.conversation.id"
+            names = trace.scenario_values if mode == "attribute" else trace.conversation_ids
+            key = binding.attribute if mode == "attribute" else "gen_ai.conversation.id"
             what = f"it has several {key} values:"
             missing = f"it has no {key} attribute"
-        if len(names) > 1:
+        if binding.mode == "auto":
+            missing = _nothing_binds(trace, binding.attribute)
+        if len(names) > 1 and binding.mode == "auto" and mode == "prompt":  # a prompt two scenarios share: listed, never a guess
+            unbound.append(Unbound(trace.trace_id, trace.file, f"{what} {', '.join(map(repr, names))}: it names no one scenario"))
+        elif len(names) > 1:
             problems.append(Problem(f"trace {trace.trace_id} cannot be bound: {what} {', '.join(map(repr, names))}", trace.file))
-        elif not names and binding.mode == "prompt" and message in foreign_prompts:
+        elif not names and mode == "prompt" and message in foreign_prompts:
             elsewhere += 1
         elif not names:
             unbound.append(Unbound(trace.trace_id, trace.file, missing))
@@ -111,6 +123,34 @@ def bind(
     if problems:
         raise TraceError(problems)
     return Bound({key: tuple(value) for key, value in attempts.items()}, tuple(unbound), elsewhere)
+
+
+def _auto_mode(trace: Trace, ids: set[str], prompts: Mapping[str, list[str]], foreign_prompts: set[str]) -> str:
+    """The first rule that applies to the trace: the scenario attribute, then a conversation
+    id that is a scenario id, then the first user message when it is a scenario's prompt."""
+    if trace.scenario_values:
+        return "attribute"
+    if any(value in ids for value in trace.conversation_ids):
+        return "conversation"
+    return "prompt"
+
+
+def _nothing_binds(trace: Trace, attribute: str) -> str:
+    """Why no rule bound the trace, with what it did hold (so the user can pick a rule)."""
+    seen = [f"no {attribute} attribute"]
+    ids = trace.conversation_ids
+    seen.append(f"gen_ai.conversation.id {_listed(ids)} (no scenario id)" if ids else "no gen_ai.conversation.id")
+    message = trace.first_user_message
+    seen.append("no first user message" if message is None else f"first user message {_quoted(message)} (no scenario's prompt)")
+    return "it has " + ", ".join(seen)
+
+
+def _listed(values: Sequence[str]) -> str:
+    return ", ".join(_quoted(value, 60) for value in values[:3]) + (f" and {len(values) - 3} more" if len(values) > 3 else "")
+
+
+def _quoted(text: str, limit: int = 120) -> str:
+    return one_line(text if len(text) <= limit else text[:limit] + "…", 4 * limit)
 
 
 def observation(trace: Trace, scenario_id: str) -> Observation:
