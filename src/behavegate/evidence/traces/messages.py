@@ -7,7 +7,8 @@
 * GenAI ≤1.27: ``gen_ai.content.prompt`` / ``.completion`` events in OpenAI format;
 * OpenInference: flattened ``llm.input_messages.N.message.*``, ``input.value``;
 * OpenLLMetry: flattened ``gen_ai.prompt.N.*`` / ``gen_ai.completion.N.*``,
-  ``traceloop.entity.input`` / ``.output``;
+  ``traceloop.entity.input`` / ``.output``; LiteLLM's callback: ``gen_ai.completion.N.function_call.*``
+  per requested call beside ``gen_ai.output.messages`` whose parts leave the calls out;
 * Assay's rows: ``gen_ai.prompt`` / ``gen_ai.completion`` as plain text,
   ``gen_ai.tool.args`` / ``.result``.
 
@@ -365,8 +366,18 @@ def _traceloop(items: list[dict[str, Any]], output: bool) -> _Messages:
             "tool_calls": [
                 {"id": call.get("id"), "function": {"name": call.get("name"), "arguments": call.get("arguments")}}
                 for call in group(item, "tool_calls")
-            ],
+            ]
+            + _function_call(item),
         }
         for item in items
     ]
     return read_messages(messages, output=output)
+
+
+def _function_call(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """``N.function_call.name`` / ``.arguments``: the legacy OpenAI form, which LiteLLM's
+    OpenTelemetry callback writes for each requested tool call (N counts the calls)."""
+    name = item.get("function_call.name")
+    if name is None:
+        return []
+    return [{"id": item.get("function_call.id"), "function": {"name": name, "arguments": item.get("function_call.arguments")}}]

@@ -49,6 +49,10 @@ ANSWER_ELSEWHERE = (
     "{kind} span {span} has a parent span ({parent}) that is not in the files, and no agent or workflow span "
     "here recorded the run's answer: it would be on the spans not seen (an export cut short, or another process)"
 )
+CALLS_NOT_READ = (
+    "calls not known: model step {span} ended asking for tools (finish_reason tool_calls), but the calls it asked "
+    "for are in no attribute behavegate reads and no tool span shows what ran"
+)
 NO_TOOL_EVIDENCE = (
     "the trace has no tool spans and its model steps' outputs were not recorded (content capture off?), "
     "so which tools were called cannot be told"
@@ -102,7 +106,7 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
         file=trace.file,
         order=trace.order,
         calls=calls,
-        calls_gap=_calls_gap(tools, readings, calls),
+        calls_gap=_calls_gap(models, tools, readings, calls),
         steps=steps,
         agents=_agents(trace, kinds),
         final_answer=answer if answer is None or len(answer) <= TRACE_MAX_TEXT else answer[:TRACE_MAX_TEXT],
@@ -255,12 +259,35 @@ def _group_overlapping(calls: list[tuple[TraceCall, Span | None]]) -> tuple[Trac
     return tuple(result)
 
 
-def _calls_gap(tools: Sequence[Span], readings: Sequence[ModelReading], calls: Sequence[TraceCall]) -> str | None:
+def _unread_request(models: Sequence[Span], readings: Sequence[ModelReading], tools: Sequence[Span]) -> str | None:
+    """The first model step that ended asking for tools (finish reason ``tool_calls``) whose
+    calls could not be read, with no tool span after it to show what ran; None if none."""
+    for index, (span, reading) in enumerate(zip(models, readings, strict=True)):
+        if not reading.captured or "tool_calls" not in reading.finish_reasons or reading.requested:
+            continue  # content capture off is said as such (NO_TOOL_EVIDENCE)
+        after = span.end_ns if span.end_ns is not None else span.start_ns
+        following = models[index + 1].start_ns if index + 1 < len(models) else None
+        ran = any(
+            (after is None or tool.start_ns is None or tool.start_ns >= after)
+            and (following is None or tool.start_ns is None or tool.start_ns <= following)
+            for tool in tools
+        )
+        if not ran:
+            return span.span_id
+    return None
+
+
+def _calls_gap(
+    models: Sequence[Span], tools: Sequence[Span], readings: Sequence[ModelReading], calls: Sequence[TraceCall]
+) -> str | None:
     if len(calls) > TRACE_MAX_CALLS:
         return f"the trace has {len(calls)} tool calls, more than the {TRACE_MAX_CALLS} behavegate judges"
     odd = next((i for i, call in enumerate(calls) if not TOOL_NAME.fullmatch(call.name)), None)
     if odd is not None:  # as the live adapter: a name no contract can list is no evidence of which tool ran
         return f"tool call {odd} has a name behavegate cannot judge ({calls[odd].name!r}): tool names are 1-64 letters, digits, '_' or '-'"
+    unread = _unread_request(models, readings, tools)
+    if unread is not None:  # unknown is never zero: a step that asked for tools we cannot read
+        return CALLS_NOT_READ.format(span=unread)
     if tools:
         return None
     if readings and all(r.captured for r in readings):
