@@ -369,3 +369,70 @@ def test_a_saved_custom_run_replays_with_the_same_reasons(tmp_path: Path, capsys
     messages = [[a["message"] for a in s["assertions"]] for s in live["scenarios"]]
     assert [[a["message"] for a in s["assertions"]] for s in replayed["scenarios"]] == messages
     assert any("calls is text, not a list" in m for group in messages for m in group)  # the mapping's reason, not a generic one
+
+
+# --- an agent that runs its own tools (response.executed_calls) -------------------------------
+
+RAN_ITSELF = """version: 2
+agent:
+  http:
+    request: {input: "{{prompt}}"}
+    response:
+      content: output
+      executed_calls: {path: steps, name: tool, arguments: args, result: result, error: error}
+      complete: true
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object, properties: {order_id: {type: string}}}}
+    - {name: issue_refund, description: d, parameters: {type: object}}
+scenarios:
+  - id: refund
+    prompt: Refund order A-1.
+    expect:
+      response: {contains: [shipped], uses_tool_result: [{tool: lookup_order, field: status}]}
+      tools:
+        required: [{name: lookup_order, arguments: {order_id: A-1}}]
+        forbidden: [issue_refund]
+        no_errors: true
+"""
+
+
+class RanItself(QuietHandler):
+    """A framework agent's service: it ran the tools and reports each step with its result."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        steps = [
+            {"tool": "lookup_order", "args": {"order_id": "A-1"}, "result": {"status": "shipped"}, "error": None},
+            {"tool": "issue_refund", "args": {"order_id": "A-1"}, "result": None, "error": "refunds need a human"},
+        ]
+        send_json(self, {"output": "Order A-1 has shipped; I could not refund it.", "steps": steps})
+
+
+def test_an_agent_that_runs_its_own_tools_is_judged_on_its_executed_calls_results_and_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(RAN_ITSELF)
+    with loopback(RanItself, "/run") as url:
+        code = main(["test", "contract.yml", "--endpoint", url, "--no-artifacts", "--report", "r.json"])
+    capsys.readouterr()
+    report = json.loads((tmp_path / "r.json").read_text())
+    found = {a["assertion"]: a["status"] for a in report["scenarios"][0]["assertions"]}
+    assert found == {
+        "response.contains[0]": "pass",
+        "response.uses_tool_result[0]": "pass",
+        "tools.required[0]": "pass",
+        "tools.forbidden[0]": "fail",
+        "tools.no_errors": "fail",
+    }
+    assert code == 1
+
+
+def test_executed_calls_that_cannot_be_read_are_calls_not_known_never_none() -> None:
+    text = RAN_ITSELF
+    absent = observed({"output": "Done.", "other": []}, text)
+    assert absent.tool_calls is None and "steps" in (absent.tool_gap or "")
+    unnamed = observed({"output": "Done.", "steps": [{"args": {}}]}, text)
+    assert unnamed.tool_calls is None
+    none = observed({"output": "Done.", "steps": []}, text)
+    assert none.tool_calls == () and none.finish_reason == "stop" and none.tool_errors == ()

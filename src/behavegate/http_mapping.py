@@ -46,6 +46,19 @@ class CallsPaths:
 
 
 @frozen
+class ExecutedPaths:
+    """``response.executed_calls``: the calls an agent ran itself, each with its result and
+    its error (null or absent: it succeeded), judged as a trace's executed calls are."""
+
+    path: FieldPath
+    name: FieldPath
+    arguments: FieldPath | None = None
+    id: FieldPath | None = None
+    result: FieldPath | None = None
+    error: FieldPath | None = None
+
+
+@frozen
 class HttpMapping:
     """``agent.http``. ``complete`` is a path to a boolean or a finish reason, or True:
     the contract's statement that every answer the agent sends is whole."""
@@ -53,6 +66,7 @@ class HttpMapping:
     request: Mapping[str, Any]  # the JSON body, with placeholders where the scenario goes
     content: FieldPath | None = None
     tool_calls: CallsPaths | None = None
+    executed_calls: ExecutedPaths | None = None
     refusal: FieldPath | None = None
     sources: FieldPath | None = None
     complete: FieldPath | bool | None = None

@@ -28,7 +28,7 @@ from behavegate.contract.v2 import (
     V2_KEYS,
     WIRE_APIS,
 )
-from behavegate.contract.v2_http import CALLS_KEYS, HTTP_KEYS
+from behavegate.contract.v2_http import CALLS_KEYS, EXECUTED_KEYS, HTTP_KEYS
 from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
@@ -100,11 +100,13 @@ def _http() -> dict[str, Any]:
     """``agent.http``: a JSON request template and the paths of the answer's evidence."""
     path = {"type": "string", "minLength": 1, "description": "answer, data.reply, items[0].text, $"}
     calls = _block({key: path for key in CALLS_KEYS}, CALLS_KEYS, required=["path", "name"])
+    executed = _block({key: path for key in EXECUTED_KEYS}, EXECUTED_KEYS, required=["path", "name"])
     response = _block(
-        {"content": path, "tool_calls": {**calls, "type": "object"}, "refusal": path, "sources": path,
+        {"content": path, "tool_calls": {**calls, "type": "object"}, "executed_calls": {**executed, "type": "object"},
+         "refusal": path, "sources": path,
          "complete": {"oneOf": [path, {"const": True}]},
          "usage": {**_block({key: path for key in USAGE_KEYS}, USAGE_KEYS), "type": "object"}},
-        HTTP_RESPONSE_KEYS, anyOf=[{"required": ["content"]}, {"required": ["tool_calls"]}],
+        HTTP_RESPONSE_KEYS, anyOf=[{"required": ["content"]}, {"required": ["tool_calls"]}, {"required": ["executed_calls"]}],
     )  # fmt: skip
     request = {"type": "object", "description": "the body; placeholders: " + ", ".join(f"{{{{{p}}}}}" for p in PLACEHOLDERS)}
     return {**_block({"request": request, "response": {**response, "type": "object"}}, HTTP_KEYS), "type": "object",

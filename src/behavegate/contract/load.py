@@ -330,7 +330,9 @@ class _Reader(ExpectFields):
         if expect is not None and not requests_any(expect):
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
         scripted_ok = "tool_results" not in raw or {"tool_rules", "tool_results"} & set(extras)
-        if self.v2 and self.grounding and scripted_ok:  # else the rules' own problems are reported
+        ran_itself = agent is not None and agent.http is not None and agent.http.executed_calls is not None
+        # else the rules' own problems are reported; an agent that runs its own tools reports the results itself
+        if self.v2 and self.grounding and scripted_ok and not ran_itself:
             from behavegate.contract.v2_conversation import grounding_problems
 
             for index, problem, item_line in grounding_problems(self.grounding, extras):

@@ -14,14 +14,16 @@ from behavegate.http_mapping import (
     PLACEHOLDERS,
     USAGE_KEYS,
     CallsPaths,
+    ExecutedPaths,
     FieldPath,
     HttpMapping,
     parse_path,
 )
 
 HTTP_KEYS = ("request", "response")
-RESPONSE_KEYS = ("content", "tool_calls", "refusal", "sources", "complete", "usage")
+RESPONSE_KEYS = ("content", "tool_calls", "executed_calls", "refusal", "sources", "complete", "usage")
 CALLS_KEYS = ("path", "name", "arguments", "id")
+EXECUTED_KEYS = (*CALLS_KEYS, "result", "error")
 LineOf = Callable[[Any, Any], "int | None"]
 _WHERE = "agent.http"
 _LISTED = ", ".join(f"{{{{{name}}}}}" for name in PLACEHOLDERS)
@@ -137,14 +139,16 @@ def _response(c: f.Collector, block: dict[str, Any], line_of: LineOf) -> dict[st
         return c.take(check, container[key], f"{at}.{key}", line_of(container, key)) if key in container else None
 
     found: dict[str, Any] = {key: take(key) for key in ("content", "refusal", "sources")}
-    calls = take("tool_calls", f.mapping)
-    if calls is not None:
-        calls_where = f"{where}.tool_calls"
-        _unknown(c, calls, CALLS_KEYS, calls_where, line_of)
+    for name, keys, kind in (("tool_calls", CALLS_KEYS, CallsPaths), ("executed_calls", EXECUTED_KEYS, ExecutedPaths)):
+        calls = take(name, f.mapping)
+        if calls is None:
+            continue
+        calls_where = f"{where}.{name}"
+        _unknown(c, calls, keys, calls_where, line_of)
         for key in (key for key in ("path", "name") if key not in calls):
-            c.add(f"{calls_where}.{key} is required", f"{calls_where}.{key}", line_of(block, "tool_calls"))
-        paths = {key: take(key, container=calls, at=calls_where) for key in CALLS_KEYS}
-        found["tool_calls"] = CallsPaths(**paths) if paths["path"] and paths["name"] else None
+            c.add(f"{calls_where}.{key} is required", f"{calls_where}.{key}", line_of(block, name))
+        paths = {key: take(key, container=calls, at=calls_where) for key in keys}
+        found[name] = kind(**paths) if paths["path"] and paths["name"] else None
     if block.get("complete") is True:
         found["complete"] = True  # the contract's statement: every answer the agent sends is whole
     elif block.get("complete") is False:
@@ -156,6 +160,7 @@ def _response(c: f.Collector, block: dict[str, Any], line_of: LineOf) -> dict[st
     if usage is not None:
         _unknown(c, usage, USAGE_KEYS, f"{where}.usage", line_of)
         found["usage"] = {key: path for key in USAGE_KEYS if (path := take(key, container=usage, at=f"{where}.usage"))}
-    if "content" not in block and "tool_calls" not in block:
-        c.add(f"{where} must map content or tool_calls: else nothing the agent did is observed", where, line_of(block, "content"))
+    if not any(key in block for key in ("content", "tool_calls", "executed_calls")):
+        text = f"{where} must map content, tool_calls or executed_calls: else nothing the agent did is observed"
+        c.add(text, where, line_of(block, "content"))
     return found

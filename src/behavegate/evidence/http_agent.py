@@ -18,10 +18,31 @@ import json
 import secrets
 from typing import Any
 
+from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import first_messages, normalize, offered_tools
-from behavegate.frozen import replace
+from behavegate.evidence.traces.messages import arguments_of
+from behavegate.frozen import frozen, replace
 from behavegate.http_mapping import PLACEHOLDER, FieldPath, HttpMapping, kind_of, lookup
-from behavegate.model import AgentTarget, Observation, Scenario
+from behavegate.model import JSON, AgentTarget, Observation, Scenario, ToolCall
+
+
+class Unknown:
+    """An executed call's outcome when the mapping has no error path: not observed."""
+
+
+UNKNOWN = Unknown()
+
+
+@frozen
+class Executed:
+    """A call the agent ran itself, as its answer reports it."""
+
+    name: str
+    arguments: Any
+    call_id: str
+    result: JSON
+    error: str | Unknown | None
+
 
 # Where the conversation goes in the encoded body: the history is kept as encoded messages
 # (evidence/live.py) and spliced in here, never decoded to be encoded again.
@@ -94,6 +115,7 @@ def read(raw: Any, agent: AgentTarget, scenario_id: str, turn: int) -> tuple[Obs
         found, value, _ = lookup(raw, path) if path is not None else (False, None, "")
         if found:
             message[key] = value
+    executed_gap, executed = _executed_calls(raw, mapping, turn)
     finish, complete_gap = _finish_reason(raw, mapping.complete, bool(calls))
     chat: dict[str, Any] = {"choices": [{"index": 0, "message": message, "finish_reason": finish}]}
     usage = {key: value for key, path in mapping.usage.items() if (value := _found(raw, path)) is not None}
@@ -106,6 +128,8 @@ def read(raw: Any, agent: AgentTarget, scenario_id: str, turn: int) -> tuple[Obs
         tool_gap = tool_gap or f"tool-call completion evidence was not observed: {complete_gap}"
     if response_gap or tool_gap:
         observation = replace(observation, response_gap=response_gap, tool_gap=tool_gap)
+    if mapping.executed_calls is not None:
+        observation = _with_executed(observation, executed, executed_gap, mapping)
     assistant = {"role": "assistant", "content": message.get("content")}
     if calls:
         assistant["tool_calls"] = calls
@@ -137,7 +161,7 @@ def _tool_calls(
     they were not observed. ``missing: none`` (the contract's statement): no list, no call."""
     paths = mapping.tool_calls
     if paths is None:
-        if missing == "none":
+        if missing == "none" or mapping.executed_calls is not None:  # it runs its tools: it asks for none
             message["tool_calls"] = None
             return None, []
         return f"tool calls were not observed: {_RESPONSE} maps no tool_calls", []
@@ -169,6 +193,77 @@ def _tool_calls(
         calls.append({"id": call_id, "type": "function", "function": function})
     message["tool_calls"] = calls
     return None, calls
+
+
+def _executed_calls(raw: Any, mapping: HttpMapping, turn: int) -> tuple[str | None, list[Executed]]:
+    """The calls the agent ran itself, with result and error; else why they were not observed.
+    Unknown is never zero: a missing list is "not observed", never "no call"."""
+    paths = mapping.executed_calls
+    if paths is None:
+        return None, []
+    where = f"{_RESPONSE}.executed_calls"
+    found, value, why = lookup(raw, paths.path)
+    if not found:
+        return f"tool calls were not observed: {why} ({where}.path)", []
+    if value is None:
+        return None, []
+    if not isinstance(value, list):
+        return f"tool calls were not observed: {paths.path.text} is {kind_of(value)}, not a list", []
+    calls: list[Executed] = []
+    for index, item in enumerate(value):
+        at = f"{paths.path.text}[{index}]"
+        found, name, why = lookup(item, paths.name, at)
+        if not found or not isinstance(name, str) or not name.strip():
+            why = why or f"{at}: {paths.name.text} is {kind_of(name)}, not a name"
+            return f"tool calls were not observed: {why} ({where}.name)", []
+        arguments = None
+        if paths.arguments is not None:
+            found, value_found, _ = lookup(item, paths.arguments, at)
+            arguments = arguments_of(value_found) if found else None
+        call_id = _found(item, paths.id) if paths.id is not None else None
+        result = _found(item, paths.result) if paths.result is not None else None
+        error: str | Unknown | None = UNKNOWN
+        if paths.error is not None:
+            found, failed, _ = lookup(item, paths.error, at)
+            error = None if not found or failed in (None, False, "") else _error_text(failed)
+        calls.append(
+            Executed(name.strip(), arguments, call_id if isinstance(call_id, str) else f"run_{turn}_{index}", result, error)
+        )
+    return None, calls
+
+
+def _error_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _with_executed(observation: Observation, executed: list[Executed], gap: str | None, mapping: HttpMapping) -> Observation:
+    """The turn's evidence with the calls the agent ran itself after the ones it asks
+    behavegate to answer: executed calls, their errors (when mapped) and results."""
+    assert mapping.executed_calls is not None
+    if gap is not None:
+        return replace(observation, tool_calls=None, tool_errors=None, tool_gap=observation.tool_gap or gap)
+    asked = observation.tool_calls
+    if asked is None and mapping.tool_calls is not None:
+        return observation  # the requested calls are not known: neither is the whole
+    calls = (*(asked or ()), *(ToolCall(c.name, c.arguments, c.call_id, executed=True) for c in executed))
+    errors: tuple[str | None, ...] | None = None
+    if all(c.error is not UNKNOWN for c in executed) and not asked:
+        errors = tuple(c.error if isinstance(c.error, str) else None for c in executed)
+    offset = len(asked or ())
+    results = tuple(
+        ScriptedResult(
+            offset + i, c.name, None if isinstance(c.error, str) else c.result, c.error if isinstance(c.error, str) else None
+        )
+        for i, c in enumerate(executed)
+    )
+    return replace(
+        observation,
+        tool_calls=calls,
+        tool_calls_complete=observation.tool_calls_complete if mapping.tool_calls is not None else True,
+        tool_errors=errors,
+        steps=None,  # the agent's own model steps are not in its answer
+        conversation=Conversation(1, 1, results) if results else None,
+    )
 
 
 def _finish_reason(raw: Any, complete: FieldPath | bool | None, called: bool) -> tuple[str | None, str | None]:

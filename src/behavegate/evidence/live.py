@@ -185,7 +185,9 @@ async def _converse(
             tokens += reported
         split = plus_split(split, observation)
         calls = observation.tool_calls or ()
-        if not (scripted and calls and turns < scenario.max_turns):
+        # Only calls the agent asks behavegate to answer continue the conversation (an agent.http
+        # answer may also report calls it ran itself: those need no result).
+        if not (scripted and calls and turn.call_ids and turns < scenario.max_turns):
             break
         history.extend(turn.assistant)
         for index, call_id in enumerate(turn.call_ids):
@@ -200,13 +202,18 @@ async def _converse(
     observation = replace(
         observation, total_tokens=tokens if usage_complete else None, input_tokens=split[0], output_tokens=split[1]
     )
-    if scripted or scenario.expect.max_model_turns is not None:
+    # Results of calls the agent ran itself (agent.http executed_calls), indexed in the whole attempt.
+    ran = observation.conversation.results if observation.conversation is not None else ()
+    ran = tuple(replace(result, call=result.call + len(earlier)) for result in ran)
+    if scripted or scenario.expect.max_model_turns is not None or ran:
         # Still calling tools when max_turns ran out: the agent may be looping.
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
-        looping = scripted and bool(observation.tool_calls) and turns >= scenario.max_turns and not final
-        observation = replace(observation, conversation=Conversation(turns, scenario.max_turns, tuple(returned), looping))
+        looping = scripted and bool(turn.call_ids) and turns >= scenario.max_turns and not final
+        went = Conversation(turns, scenario.max_turns, (*returned, *ran), looping)
+        observation = replace(observation, conversation=went)
+    steps = None if any(call.executed for call in observation.tool_calls or ()) else turns  # its own steps are unseen
     if not earlier:
-        return replace(observation, steps=turns)
+        return replace(observation, steps=steps)
     # A last turn that leaves its tool calls unobserved keeps the earlier turns' calls
     # (the scripted results point at them); its tool evidence stays incomplete.
     all_calls = (*earlier, *(observation.tool_calls or ()))
@@ -214,7 +221,7 @@ async def _converse(
     return replace(
         observation,
         tool_calls=all_calls,
-        steps=turns + len(earlier),
+        steps=None if steps is None else turns + len(earlier),
         tool_errors=tuple(r.error for r in returned) if answered_all else None,
     )
 

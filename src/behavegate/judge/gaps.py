@@ -83,7 +83,8 @@ def _response_fix(reason: str) -> str | None:
     if reason == "tool_calls":
         return (
             "the agent asked for tool results and gave no final answer; script them with the scenario's "
-            "tool_results and allow the requests with max_turns"
+            "tool_results and allow the requests with max_turns (calls an agent.http agent ran itself: map them as "
+            "response.executed_calls)"
         )
     return TOKEN_CAP if reason == "length" else None
 
