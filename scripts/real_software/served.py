@@ -45,8 +45,6 @@ appearance. Then ``Content-Length`` is set to the new body's length, or, for a c
 each chunk keeps its place and gets its new size. So two runs write the same bytes.
 """
 
-from __future__ import annotations
-
 import argparse
 import json
 import os
@@ -301,7 +299,9 @@ def issue_refund(order_id: str, amount: float) -> dict[str, Any]:
 
 def escalate_to_human(order_id: str, reason: str) -> dict[str, Any]:
     result = {"ticket": "ESC-7"}
-    TOOL_LOG.append({"tool": "escalate_to_human", "args": {"order_id": order_id, "reason": reason}, "result": result, "error": None})
+    TOOL_LOG.append(
+        {"tool": "escalate_to_human", "args": {"order_id": order_id, "reason": reason}, "result": result, "error": None}
+    )
     return result
 
 
@@ -331,7 +331,7 @@ def chat_completion(model: str, output: str, usage: dict[str, int]) -> dict[str,
 
 
 def pydantic_ai_app(llm_url: str) -> Any:
-    from fastapi import Body, FastAPI
+    from fastapi import FastAPI, Request
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.messages import ModelMessagesTypeAdapter
     from pydantic_ai.models.openai import OpenAIChatModel
@@ -361,7 +361,8 @@ def pydantic_ai_app(llm_url: str) -> Any:
     app = FastAPI()
 
     @app.post("/v1/chat/completions")
-    async def chat(body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    async def chat(request: Request) -> dict[str, Any]:
+        body = await request.json()
         result = await agent.run(last_user_text(body["messages"]))
         used = result.usage
         tokens = {
@@ -372,7 +373,8 @@ def pydantic_ai_app(llm_url: str) -> Any:
         return chat_completion("pydantic-ai-agent", result.output, tokens)
 
     @app.post("/run")
-    async def run(body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    async def run(request: Request) -> dict[str, Any]:
+        body = await request.json()
         import dataclasses
 
         result = await agent.run(body["input"])
@@ -382,14 +384,48 @@ def pydantic_ai_app(llm_url: str) -> Any:
             "usage": dataclasses.asdict(result.usage),
         }
 
+    @app.post("/run-steps")
+    async def run_steps(request: Request) -> dict[str, Any]:
+        body = await request.json()
+        result = await agent.run(body["input"])
+        used = result.usage
+        return {
+            "output": result.output,
+            "steps": pydantic_ai_steps(ModelMessagesTypeAdapter.dump_python(result.all_messages(), mode="json")),
+            "usage": {"input_tokens": used.input_tokens, "output_tokens": used.output_tokens, "requests": used.requests},
+        }
+
     return app
+
+
+def pydantic_ai_steps(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The executed calls as a user's server flattens them: each tool-call part with the
+    tool-return (or retry-prompt) part of the same tool_call_id."""
+    steps: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        for part in message["parts"]:
+            kind, call_id = part["part_kind"], part.get("tool_call_id")
+            if kind == "tool-call":
+                args = part["args"]
+                steps[call_id] = {
+                    "tool": part["tool_name"],
+                    "args": json.loads(args) if isinstance(args, str) else args,
+                    "result": None,
+                    "error": None,
+                }
+            elif kind == "tool-return" and call_id in steps:
+                failed = part.get("outcome") not in (None, "success")
+                steps[call_id]["error" if failed else "result"] = part["content"]
+            elif kind == "retry-prompt" and call_id in steps:
+                steps[call_id]["error"] = part["content"]
+    return list(steps.values())
 
 
 def openai_agents_app(llm_url: str) -> Any:
     import dataclasses
 
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool, set_tracing_disabled
-    from fastapi import Body, FastAPI
+    from fastapi import FastAPI, Request
     from openai import AsyncOpenAI
 
     set_tracing_disabled(True)  # the SDK would export traces to OpenAI otherwise
@@ -422,19 +458,42 @@ def openai_agents_app(llm_url: str) -> Any:
         return dataclasses.asdict(result.context_wrapper.usage)
 
     @app.post("/v1/chat/completions")
-    async def chat(body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    async def chat(request: Request) -> dict[str, Any]:
+        body = await request.json()
         result = await Runner.run(agent, last_user_text(body["messages"]))
         used = result.context_wrapper.usage
         tokens = {"prompt_tokens": used.input_tokens, "completion_tokens": used.output_tokens, "total_tokens": used.total_tokens}
         return chat_completion("openai-agents-agent", result.final_output, tokens)
 
     @app.post("/run")
-    async def run(body: dict[str, Any] = Body(...)) -> dict[str, Any]:
+    async def run(request: Request) -> dict[str, Any]:
+        body = await request.json()
         result = await Runner.run(agent, body["input"])
         return {
             "final_output": result.final_output,
             "new_items": [item.to_input_item() for item in result.new_items],
             "usage": usage_of_run(result),
+        }
+
+    @app.post("/run-steps")
+    async def run_steps(request: Request) -> dict[str, Any]:
+        body = await request.json()
+        from agents import ToolCallItem, ToolCallOutputItem
+
+        result = await Runner.run(agent, body["input"])
+        steps: dict[str, dict[str, Any]] = {}
+        for item in result.new_items:
+            if isinstance(item, ToolCallItem):
+                raw = item.raw_item
+                steps[raw.call_id] = {"tool": raw.name, "args": json.loads(raw.arguments), "result": None, "error": None}
+            elif isinstance(item, ToolCallOutputItem):
+                # the SDK turns a raised error into its error text: the output is all there is
+                steps[item.raw_item["call_id"]]["result"] = item.output
+        used = result.context_wrapper.usage
+        return {
+            "output": result.final_output,
+            "steps": list(steps.values()),
+            "usage": {"input_tokens": used.input_tokens, "output_tokens": used.output_tokens, "total_tokens": used.total_tokens},
         }
 
     return app
@@ -587,7 +646,11 @@ def normalise(raw: bytes) -> bytes:
         else:
             line = normalise_text(line, numbering)
         out.append(line)
-    body = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces if piece) + b"0\r\n\r\n" if chunked else b"".join(pieces)
+    body = (
+        b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces if piece) + b"0\r\n\r\n"
+        if chunked
+        else b"".join(pieces)
+    )
     return b"\r\n".join(out) + b"\r\n\r\n" + body
 
 
@@ -620,7 +683,9 @@ def assemble_stream(body: bytes) -> dict[str, Any]:
             if delta.get("content"):
                 message["content"] = (message["content"] or "") + delta["content"]
             for fragment in delta.get("tool_calls") or []:
-                call = calls.setdefault(fragment["index"], {"id": None, "type": "function", "function": {"name": "", "arguments": ""}})
+                call = calls.setdefault(
+                    fragment["index"], {"id": None, "type": "function", "function": {"name": "", "arguments": ""}}
+                )
                 call["id"] = call["id"] or fragment.get("id")
                 function = fragment.get("function") or {}
                 call["function"]["name"] += function.get("name") or ""
@@ -630,7 +695,9 @@ def assemble_stream(body: bytes) -> dict[str, Any]:
     return message
 
 
-def chat_conversation(port: int, path: str, scenario: str, stream: bool, tools: bool = True) -> list[tuple[dict[str, Any], bytes]]:
+def chat_conversation(
+    port: int, path: str, scenario: str, stream: bool, tools: bool = True
+) -> list[tuple[dict[str, Any], bytes]]:
     """Chat Completions turns as behavegate sends them: the assistant turn echoed, one tool
     message per call with the contract's scripted result, until the model stops asking."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": PLANS[scenario][0]}]
@@ -643,16 +710,15 @@ def chat_conversation(port: int, path: str, scenario: str, stream: bool, tools: 
             request["tools"] = chat_tools()
         raw = exchange(port, path, request, stream)
         turns.append((request, raw))
-        if stream:
-            message = assemble_stream(body_of(raw))
-        else:
-            message = json.loads(body_of(raw))["choices"][0]["message"]
+        message = assemble_stream(body_of(raw)) if stream else json.loads(body_of(raw))["choices"][0]["message"]
         calls = message.get("tool_calls") or []
         if not calls:
             return turns
         messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls})
         for call in calls:
-            messages.append({"role": "tool", "tool_call_id": call["id"], "content": scripted_result(scenario, call["function"]["name"])})
+            messages.append(
+                {"role": "tool", "tool_call_id": call["id"], "content": scripted_result(scenario, call["function"]["name"])}
+            )
     return turns
 
 
@@ -663,7 +729,13 @@ def responses_conversation(port: int, scenario: str) -> list[tuple[dict[str, Any
     tools = [{"type": "function", **tool} for tool in TOOLS]
     turns: list[tuple[dict[str, Any], bytes]] = []
     for _ in range(MAX_TURNS):
-        request = {"model": "scripted-responses", "input": list(items), "stream": False, "max_output_tokens": 1024, "tools": tools}
+        request = {
+            "model": "scripted-responses",
+            "input": list(items),
+            "stream": False,
+            "max_output_tokens": 1024,
+            "tools": tools,
+        }
         raw = exchange(port, "/v1/responses", request)
         turns.append((request, raw))
         output = json.loads(body_of(raw))["output"]
@@ -672,7 +744,9 @@ def responses_conversation(port: int, scenario: str) -> list[tuple[dict[str, Any
             return turns
         items.extend(item for item in output if item.get("type") != "reasoning")
         for call in calls:
-            items.append({"type": "function_call_output", "call_id": call["call_id"], "output": scripted_result(scenario, call["name"])})
+            items.append(
+                {"type": "function_call_output", "call_id": call["call_id"], "output": scripted_result(scenario, call["name"])}
+            )
     return turns
 
 
@@ -708,7 +782,10 @@ def alive(port: int, seconds: float) -> None:
 def start_litellm(llm_url: str, workdir: Path) -> tuple[subprocess.Popen[bytes], int]:
     config = {
         "model_list": [
-            {"model_name": "scripted", "litellm_params": {"model": "openai/scripted", "api_base": llm_url, "api_key": "sk-scripted"}},
+            {
+                "model_name": "scripted",
+                "litellm_params": {"model": "openai/scripted", "api_base": llm_url, "api_key": "sk-scripted"},
+            },
             {
                 "model_name": "scripted-responses",
                 "litellm_params": {"model": "custom_openai/scripted", "api_base": llm_url, "api_key": "sk-scripted"},
@@ -753,7 +830,10 @@ def record_all(out: Path) -> None:
     llm_url = f"http://127.0.0.1:{llm_port}/v1"
     litellm, litellm_port = start_litellm(llm_url, workdir)
     TOKENS[litellm_port] = LITELLM_KEY
-    agents = {"pydantic-ai": serve_in_thread(pydantic_ai_app(llm_url)), "openai-agents": serve_in_thread(openai_agents_app(llm_url))}
+    agents = {
+        "pydantic-ai": serve_in_thread(pydantic_ai_app(llm_url)),
+        "openai-agents": serve_in_thread(openai_agents_app(llm_url)),
+    }
     served_by = {
         "litellm": f"litellm[proxy]=={version('litellm')}",
         "pydantic-ai": f"pydantic-ai-slim=={version('pydantic-ai-slim')}, fastapi=={version('fastapi')}, uvicorn=={version('uvicorn')}",
@@ -772,16 +852,18 @@ def record_all(out: Path) -> None:
                 write_turns(out, index, "litellm", path, scenario, turns, served_by["litellm"])
                 truth.setdefault("litellm", {}).setdefault(route, {})[scenario] = model_truth(scenario, list(LLM_LOG))
             for source, port in agents.items():
-                for route in ("chat", "run"):
+                for route in ("chat", "run", "steps"):
                     LLM_LOG.clear()
                     TOOL_LOG.clear()
                     if route == "chat":
                         turns = chat_conversation(port, "/v1/chat/completions", scenario, False)
                     else:
                         request = {"input": PLANS[scenario][0]}
-                        turns = [(request, exchange(port, "/run", request))]
+                        turns = [(request, exchange(port, "/run" if route == "run" else "/run-steps", request))]
                     write_turns(out, index, source, route, scenario, turns, served_by[source])
-                    truth.setdefault(source, {}).setdefault(route, {})[scenario] = agent_truth(scenario, list(LLM_LOG), list(TOOL_LOG))
+                    truth.setdefault(source, {}).setdefault(route, {})[scenario] = agent_truth(
+                        scenario, list(LLM_LOG), list(TOOL_LOG)
+                    )
     except BaseException:
         sys.stderr.write((workdir / "litellm.log").read_text(errors="replace")[-3000:])
         raise
@@ -790,11 +872,19 @@ def record_all(out: Path) -> None:
         litellm.wait(30)
         shutil.rmtree(workdir, ignore_errors=True)
     (out / "index.json").write_text(json.dumps({"fixtures": index}, indent=1) + "\n")
-    (out / "truth.json").write_text(json.dumps(truth_document(truth), indent=1) + "\n")
+    document = truth_document(truth)
+    (out / "truth.json").write_text(json.dumps(document, indent=1) + "\n")
+    (out / "expected.json").write_text(json.dumps(expected_document(document), indent=1) + "\n")
 
 
 def write_turns(
-    out: Path, index: list[dict[str, Any]], source: str, route: str, scenario: str, turns: list[tuple[dict[str, Any], bytes]], served_by: str
+    out: Path,
+    index: list[dict[str, Any]],
+    source: str,
+    route: str,
+    scenario: str,
+    turns: list[tuple[dict[str, Any], bytes]],
+    served_by: str,
 ) -> None:
     folder = out / source / route / scenario
     folder.mkdir(parents=True, exist_ok=True)
@@ -895,6 +985,121 @@ def truth_document(truth: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------------------------
+# expected.json: the right verdict of every assertion of the contracts, from truth.json.
+# ---------------------------------------------------------------------------------------------
+
+# contract (tests/fixtures/real/served/contracts/<name>.yml) -> (source, route) of truth.json
+CONTRACTS: dict[str, tuple[str, str]] = {
+    "litellm-chat": ("litellm", "chat"),
+    "litellm-chat-stream": ("litellm", "chat-stream"),
+    "litellm-responses": ("litellm", "responses"),
+    "pydantic-ai-chat": ("pydantic-ai", "chat"),
+    "pydantic-ai-run": ("pydantic-ai", "run"),
+    "pydantic-ai-steps": ("pydantic-ai", "steps"),
+    "openai-agents-chat": ("openai-agents", "chat"),
+    "openai-agents-run": ("openai-agents", "run"),
+    "openai-agents-steps": ("openai-agents", "steps"),
+}
+
+# The assertions every contract makes, per scenario, as the report names them: (kind, operand).
+CHECKS: dict[str, list[tuple[str, str, Any]]] = {
+    "refund-forbidden": [
+        ("tools.required[0]", "required", ("lookup_order", {"order_id": "A-1001"})),
+        ("tools.forbidden[0]", "forbidden", "issue_refund"),
+        ("response.excludes[0]", "excludes", "refunded"),
+    ],
+    "escalate": [
+        ("tools.required[0]", "required", ("escalate_to_human", {"order_id": "A-2002"})),
+        ("tools.sequence", "in_order", ["lookup_order", "escalate_to_human"]),
+        ("response.contains[0]", "contains", "escalated"),
+        ("response.contains[1]", "contains", "ESC-7"),
+        ("usage.max_total_tokens", "max_total_tokens", 300),
+    ],
+    "no-tools": [
+        ("tools.max_calls", "max_calls", 0),
+        ("response.contains[0]", "contains", "30 days"),
+        ("usage.max_total_tokens", "max_total_tokens", 200),
+    ],
+    "tool-fails": [
+        ("tools.required[0]", "required", ("lookup_order", {"order_id": "A-3003"})),
+        ("tools.no_errors", "no_errors", True),
+        ("response.contains[0]", "contains", "try again"),
+    ],
+    "two-calls": [
+        ("tools.calls.lookup_order", "calls", ("lookup_order", 2, 2)),
+        ("tools.forbidden[0]", "forbidden", "issue_refund"),
+        ("response.contains[0]", "contains", "A-4004"),
+        ("response.contains[1]", "contains", "A-4005"),
+        ("usage.max_total_tokens", "max_total_tokens", 100),
+    ],
+}
+
+WRAPPER_HIDES_CALLS = (
+    "the OpenAI-compatible wrapper answers with the final answer only: the calls the agent executed "
+    "never reach the wire, so no reader can know them"
+)
+SDK_HIDES_ERRORS = (
+    "openai-agents turns a failing tool into its default error text in the call's output ('An error "
+    "occurred while running the tool. Please try again.'); nothing on the wire says the call failed"
+)
+
+
+def right_verdict(kind: str, operand: Any, fact: dict[str, Any]) -> bool:
+    """True when the assertion holds for what really happened."""
+    calls = fact.get("tools_requested", fact.get("tools_executed", []))
+    names = [call["tool"] for call in calls]
+    answer = fact["final_answer"]
+    if kind == "required":
+        name, arguments = operand
+        return any(c["tool"] == name and all(c["args"].get(k) == v for k, v in arguments.items()) for c in calls)
+    if kind == "forbidden":
+        return operand not in names
+    if kind == "in_order":
+        rest = iter(names)
+        return all(name in rest for name in operand)
+    if kind == "max_calls":
+        return len(names) <= operand
+    if kind == "calls":
+        name, low, high = operand
+        return low <= names.count(name) <= high
+    if kind == "no_errors":
+        return not fact["failed_calls"]
+    if kind == "contains":
+        return operand in answer
+    if kind == "excludes":
+        return operand not in answer
+    if kind == "max_total_tokens":
+        return fact["usage"]["total_tokens"] <= operand
+    raise ValueError(kind)
+
+
+def expected_document(truth: dict[str, Any]) -> dict[str, Any]:
+    contracts: dict[str, Any] = {}
+    for contract, (source, route) in CONTRACTS.items():
+        for scenario, checks in CHECKS.items():
+            fact = truth["sources"][source][route][scenario]
+            verdicts: dict[str, Any] = {}
+            for assertion, kind, operand in checks:
+                entry: dict[str, Any] = {"verdict": "pass" if right_verdict(kind, operand, fact) else "fail"}
+                if route == "chat" and source != "litellm" and assertion.startswith("tools."):
+                    entry = {"verdict": "incomplete", "why": WRAPPER_HIDES_CALLS}
+                elif source == "openai-agents" and kind == "no_errors":
+                    entry = {"verdict": "incomplete", "why": SDK_HIDES_ERRORS}
+                elif source == "pydantic-ai" and route != "chat" and kind == "max_total_tokens":
+                    entry["note"] = "pydantic-ai's usage has input_tokens and output_tokens, no total: the total is their sum"
+                verdicts[assertion] = entry
+            contracts.setdefault(contract, {})[scenario] = verdicts
+    return {
+        "about": (
+            "The right verdict of each assertion of contracts/<name>.yml against the recorded answers, from truth.json "
+            "(what really happened), written by scripts/real_software/served.py. 'incomplete' only where the wire "
+            "format cannot show the fact (see 'why')."
+        ),
+        "contracts": contracts,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
 # Entry points.
 # ---------------------------------------------------------------------------------------------
 
@@ -917,7 +1122,11 @@ def compare(scratch: Path) -> int:
                     import difflib
 
                     old, new = committed.read_text(errors="replace"), path.read_text(errors="replace")
-                    print("".join(list(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "committed", "recorded"))[:40]))
+                    print(
+                        "".join(
+                            list(difflib.unified_diff(old.splitlines(True), new.splitlines(True), "committed", "recorded"))[:40]
+                        )
+                    )
     for line in different:
         print(f"differs: {line}")
     print(f"{len(different)} recorded files differ from tests/fixtures/real/served")
@@ -929,7 +1138,12 @@ def main() -> int:
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV)
     parser.add_argument("--check", action="store_true", help="record into a scratch folder and compare")
     parser.add_argument("--inside", type=Path, help=argparse.SUPPRESS)  # the re-run in the venv
+    parser.add_argument("--expected-only", action="store_true", help="rewrite expected.json from truth.json only")
     arguments = parser.parse_args()
+    if arguments.expected_only:
+        document = expected_document(json.loads((FIXTURES / "truth.json").read_text()))
+        (FIXTURES / "expected.json").write_text(json.dumps(document, indent=1) + "\n")
+        return 0
     if arguments.inside is not None:
         inside(arguments.inside)
         return 0
