@@ -939,7 +939,12 @@ def model_truth(scenario: str, log: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def agent_truth(scenario: str, log: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
-    """An agent that runs its own tools: what the tools logged when they ran."""
+    """An agent that runs its own tools: what the tools logged when they ran. Both frameworks run
+    the calls of one step concurrently, so those are listed in the order the model asked for them."""
+    asked = [
+        (name, json.dumps(arguments)) for step in PLANS[scenario][1] if not isinstance(step, str) for name, arguments in step
+    ]
+    tools = sorted(tools, key=lambda call: asked.index((call["tool"], json.dumps(call["args"]))))
     return {
         "model_requests": len(log),
         "tools_executed": tools,
