@@ -7,25 +7,34 @@ on 127.0.0.1 ephemeral ports, and writes ``tests/fixtures/real/served/``. ``--ch
 a scratch folder and compares it with the committed fixtures byte for byte (exit 1 on a difference).
 Nothing leaves the machine: no database, no telemetry, no network but loopback.
 
-What runs
+What runs (versions: the pins of requirements-served.txt, also named in index.json per fixture)
 ---------
-* **The scripted LLM**: an OpenAI-compatible Chat Completions server (starlette on uvicorn),
-  plain JSON and SSE. Its answers follow ``PLANS`` below: the first user message names the
-  scenario, the number of assistant messages in the request is the step. Every answer
-  reports ``usage`` (prompt, completion and total tokens).
-* **litellm** (``litellm[proxy]``, its own CLI ``litellm --config``) in front of the scripted LLM,
-  model ``openai/scripted`` for Chat Completions, ``custom_openai/scripted`` for the Responses
-  API (LiteLLM bridges that route to the upstream's Chat Completions). Here the MODEL asks for
-  tools: the recorder plays behavegate's multi-turn conversation, sending back the scripted tool
-  results of the contracts (``TOOL_RESULTS``), as behavegate would.
-* **pydantic-ai** and **openai-agents**: one agent each, over the scripted LLM, running the
+* **The scripted LLM**: an OpenAI-compatible Chat Completions server (starlette 1.10.0 on uvicorn
+  0.55.0), plain JSON and SSE. Its answers follow ``PLANS`` below: the first user message names
+  the scenario, the number of assistant messages in the request is the step. Every answer reports
+  ``usage`` (prompt, completion and total tokens: ``usage_of``).
+* **litellm** (``litellm[proxy]==1.108.7``, its own CLI ``litellm --config``, a fresh master key a
+  run, no database) in front of the scripted LLM: model ``scripted`` (``openai/scripted``) for
+  Chat Completions, ``scripted-responses`` (``custom_openai/scripted``, which LiteLLM bridges to
+  the upstream's Chat Completions) for its Responses API route. Here the MODEL asks for tools: the
+  recorder plays behavegate's multi-turn conversation and sends back the scripted tool results of
+  the contracts (``TOOL_RESULTS``), as behavegate does.
+* **pydantic-ai** (``pydantic-ai-slim[openai]==2.68.0``) and **openai-agents**
+  (``openai-agents==0.24.0``, tracing off): one agent each, over the scripted LLM, running the
   in-process fake tools ``lookup_order``, ``issue_refund``, ``escalate_to_human`` (which log their
-  calls), served by FastAPI on two routes each: ``/v1/chat/completions`` (an OpenAI-compatible
-  wrapper answering with the final answer only, as such wrappers do) and ``POST /run
-  {"input": ...}`` answering with what the framework's own result objects give
-  (pydantic-ai: ``result.output``, ``result.all_messages()`` through ``ModelMessagesTypeAdapter``,
-  ``result.usage``; openai-agents: ``result.final_output``, ``item.to_input_item()`` of
-  ``result.new_items``, ``result.context_wrapper.usage``).
+  calls; ``lookup_order('A-3003')`` raises), served by FastAPI 0.165.0 on three routes each:
+
+  - ``chat``: ``POST /v1/chat/completions``, an OpenAI-compatible wrapper answering with the
+    final answer only (no ``tool_calls`` key), as such wrappers do;
+  - ``run``: ``POST /run {"input": ...}`` answering with the framework's own result objects
+    (pydantic-ai: ``{"output", "messages": ModelMessagesTypeAdapter.dump_python(
+    result.all_messages()), "usage": asdict(result.usage)}``; openai-agents: ``{"final_output",
+    "new_items": [item.to_input_item()], "usage": asdict(result.context_wrapper.usage)}``);
+  - ``steps``: ``POST /run-steps {"input": ...}`` answering ``{"output", "steps": [{"tool",
+    "args", "result", "error"}], "usage"}``, the executed calls flattened from those objects as a
+    user's server would (pydantic-ai: tool-call parts with their tool-return part, whose
+    ``outcome`` says a failure; openai-agents: ToolCallItem with its ToolCallOutputItem, the SDK
+    giving a failure only as its error text).
 
 The fixtures
 ------------
@@ -34,7 +43,12 @@ body the recorder sent (a sample: behavegate's own requests differ in details), 
 ``turn-<n>.response.http``: the raw HTTP/1.1 response (status line, headers, body, chunked
 framing) exactly as the real server wrote it, read off the socket, then normalised.
 ``index.json`` lists them with the package and version that served each. ``truth.json`` (written
-from the plans and the tools' own logs, never from the fixtures) says what really happened.
+from the plans, the scripted LLM's log and the tools' own logs, never from the fixtures) says
+what really happened, and which facts an ``agent.http`` mapping cannot reach today.
+``expected.json`` is the right verdict of every assertion of ``contracts/*.yml`` (hand-written,
+one per source and route), derived from truth.json by ``expected_document``
+(``--expected-only`` rewrites it alone). tests/test_real_served.py replays the fixtures and
+compares; scripts/real_software/score_served.py prints the score.
 
 Normalisation, one pass after recording (``normalise``): the ``date`` header becomes
 ``Thu, 01 Jan 2026 00:00:00 GMT``; header values that are durations or per-request ids become
@@ -871,7 +885,8 @@ def record_all(out: Path) -> None:
         litellm.terminate()
         litellm.wait(30)
         shutil.rmtree(workdir, ignore_errors=True)
-    (out / "index.json").write_text(json.dumps({"fixtures": index}, indent=1) + "\n")
+    about = "Recorded by scripts/real_software/served.py (its docstring says what each fixture is); regenerate with it."
+    (out / "index.json").write_text(json.dumps({"about": about, "fixtures": index}, indent=1) + "\n")
     document = truth_document(truth)
     (out / "truth.json").write_text(json.dumps(document, indent=1) + "\n")
     (out / "expected.json").write_text(json.dumps(expected_document(document), indent=1) + "\n")
