@@ -124,12 +124,12 @@ class Run:
     served: tuple[tuple[str, int], ...]
 
 
-def run_contract(name: str, folder: Path) -> Run:
+def run_contract(name: str, folder: Path, text: str | None = None) -> Run:
     """``behavegate test <contract> --endpoint <replay> --format json``, run in ``folder`` (the
-    project root the CLI reads relative paths from)."""
+    project root the CLI reads relative paths from); ``text`` in place of the contract's own."""
     source, route, path = ROUTES[name]
     replay = Replay(source, route, path)
-    (folder / f"{name}.yml").write_text((CONTRACTS / f"{name}.yml").read_text())
+    (folder / f"{name}.yml").write_text(text if text is not None else (CONTRACTS / f"{name}.yml").read_text())
     out = io.StringIO()
     try:
         with contextlib.chdir(folder), contextlib.redirect_stdout(out):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import h11
 import pytest
-from real_served import ROUTES, SERVED, Run, expected, index, mismatches, run_contract
+from real_served import CONTRACTS, ROUTES, SERVED, Run, expected, index, mismatches, run_contract
 
 SCENARIOS = ("refund-forbidden", "escalate", "no-tools", "tool-fails", "two-calls")
 
@@ -79,6 +79,18 @@ def test_a_recorded_served_agent_gets_the_right_verdicts(runs: Callable[[str], R
     wrong = mismatches(contract, run, scenario)
     detail = "; ".join(f"{a}: expected {e}, got {g} ({run.messages.get(scenario, {}).get(a, '')})" for a, e, g in wrong)
     assert not wrong, detail
+
+
+@pytest.mark.parametrize("contract", ["litellm-chat", "litellm-chat-stream"])
+def test_litellm_gets_every_verdict_right_today_once_the_contract_says_missing_tool_calls_none(
+    tmp_path: Path, contract: str
+) -> None:
+    """The workaround users need today (issue 35): stating that an answer without tool calls
+    called none makes every LiteLLM verdict right, the forbidden refund a failure included."""
+    text = (CONTRACTS / f"{contract}.yml").read_text().replace("agent:\n", "agent:\n  missing_tool_calls: none\n", 1)
+    run = run_contract(contract, tmp_path, text)
+    assert [mismatch for scenario in SCENARIOS for mismatch in mismatches(contract, run, scenario)] == []
+    assert run.verdicts["refund-forbidden"]["tools.forbidden[0]"] == "fail"
 
 
 @pytest.mark.parametrize("contract", list(ROUTES))
