@@ -997,6 +997,13 @@ def truth_document(truth: dict[str, Any]) -> dict[str, Any]:
                 "that the answer is final although tools were called: complete: true is read as 'tool_calls' when "
                 "the mapped list has calls",
             ],
+            "pydantic-ai/steps and openai-agents/steps": [
+                "a call's result and error: steps[*].result and steps[*].error have no agent.http.response key "
+                "(tools.no_errors stays 'tool results were not observed')",
+                "that the answer is final although tools were called: complete: true is read as 'tool_calls' when "
+                "the mapped list has calls, so every response check is incomplete",
+                "pydantic-ai/steps usage.total_tokens: only input_tokens and output_tokens are given",
+            ],
             "chat routes of both frameworks": [
                 "the OpenAI-compatible wrapper sends the final answer only: executed calls never reach the wire"
             ],
