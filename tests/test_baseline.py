@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from behavegate.cli import main
+from behavegate.contract.starter import STARTER_CONTRACT_V2
 from behavegate.errors import BaselineError, ExitCode
 from behavegate.judge.significance import drop_p_value, least_drop_p_value, rise_p_value, tarone_threshold
-from behavegate.contract.starter import STARTER_CONTRACT_V2
 from behavegate.render import json as json_renderer
 from behavegate.render.regressions import source_line
 from behavegate.report.baseline import compare

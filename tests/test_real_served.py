@@ -17,42 +17,9 @@ from real_served import CONTRACTS, ROUTES, SERVED, Run, expected, index, mismatc
 
 SCENARIOS = ("refund-forbidden", "escalate", "no-tools", "tool-fails", "two-calls")
 
-# Why each contract's verdicts are wrong on today's code (its scenarios in KNOWN_WRONG).
-WHY: dict[str, str] = {
-    "litellm-chat": (
-        "issue 35: LiteLLM's final message (finish_reason stop) has no tool_calls key, so every tool check "
-        "of the conversation is incomplete, even a forbidden call seen in an earlier turn"
-    ),
-    "litellm-chat-stream": (
-        "issue 35: an OpenAI stream's final turn sends no tool_calls delta; read as calls not observed "
-        "(today only agent.missing_tool_calls: none helps)"
-    ),
-    "pydantic-ai-run": (
-        "issue 35: agent.http cannot map pydantic-ai's executed calls (tool-call parts in messages[*].parts) "
-        "nor count usage given as input_tokens + output_tokens without total_tokens"
-    ),
-    "pydantic-ai-steps": (
-        "issue 35: agent.http complete: true with executed calls mapped is read as finish_reason tool_calls "
-        "(answer incomplete); a call's error cannot be mapped; input + output tokens are not counted as a total"
-    ),
-    "openai-agents-run": (
-        "issue 35: agent.http tool_calls.path takes every new_items item as a call; the function_call_output "
-        "and message items have no name, so no call is observed"
-    ),
-    "openai-agents-steps": (
-        "issue 35: agent.http complete: true with executed calls mapped is read as finish_reason tool_calls (answer incomplete)"
-    ),
-}
-
-KNOWN_WRONG: frozenset[tuple[str, str]] = frozenset(
-    [(contract, scenario) for contract in ("litellm-chat", "litellm-chat-stream") for scenario in SCENARIOS]
-    + [
-        (contract, scenario)
-        for contract in ("pydantic-ai-run", "pydantic-ai-steps", "openai-agents-run")
-        for scenario in SCENARIOS
-    ]
-    + [("openai-agents-steps", scenario) for scenario in ("refund-forbidden", "escalate", "tool-fails", "two-calls")]
-)
+# Why each contract's verdicts are wrong on today's code (its scenarios in KNOWN_WRONG): none now.
+WHY: dict[str, str] = {}
+KNOWN_WRONG: frozenset[tuple[str, str]] = frozenset()
 
 
 def _case(contract: str, scenario: str) -> object:
@@ -85,11 +52,11 @@ def test_a_recorded_served_agent_gets_the_right_verdicts(runs: Callable[[str], R
 def test_litellm_gets_every_verdict_right_today_once_the_contract_says_missing_tool_calls_none(
     tmp_path: Path, contract: str
 ) -> None:
-    """The workaround users need today (issue 35): stating that an answer without tool calls
-    called none makes every LiteLLM verdict right, the forbidden refund a failure included."""
+    """Stating that an answer without tool calls called none (LiteLLM's final turn has no
+    tool_calls key) decides every tool check; without it, only what the earlier turns settle."""
     text = (CONTRACTS / f"{contract}.yml").read_text().replace("agent:\n", "agent:\n  missing_tool_calls: none\n", 1)
     run = run_contract(contract, tmp_path, text)
-    assert [mismatch for scenario in SCENARIOS for mismatch in mismatches(contract, run, scenario)] == []
+    assert [mismatch for scenario in SCENARIOS for mismatch in mismatches(contract, run, scenario, stated=True)] == []
     assert run.verdicts["refund-forbidden"]["tools.forbidden[0]"] == "fail"
 
 

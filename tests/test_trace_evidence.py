@@ -321,7 +321,11 @@ def test_by_default_a_trace_binds_by_the_first_rule_it_holds_and_an_unbound_one_
 
 
 def test_by_default_a_prompt_two_scenarios_share_leaves_the_trace_unbound_never_a_guess(tmp_path: Path) -> None:
-    contract = CONTRACT + '      response: {contains: ["x"]}\n' + "  - id: twin\n    prompt: Refund order 7\n    expect: {refusal: false}\n"
+    contract = (
+        CONTRACT
+        + '      response: {contains: ["x"]}\n'
+        + "  - id: twin\n    prompt: Refund order 7\n    expect: {refusal: false}\n"
+    )
     code, report = judge(tmp_path, "", agent_trace(scenario=None), contract=contract)
     assert report["provenance"]["traces"]["bound"] == 0
     assert "it names no one scenario" in report["provenance"]["unbound_traces"]["shown"][0]["reason"]

@@ -36,13 +36,25 @@ class FieldPath:
 
 
 @frozen
-class CallsPaths:
-    """``response.tool_calls``: the list, and within each item its name, arguments and id."""
+class ListPath:
+    """Where a list of calls sits: a path, in which ``[*]`` takes every item of a list on the
+    way (``messages[*].parts``: every message's parts, one list). ``pieces`` are the paths
+    between the expansions; the last one's value is a list whose items are the calls."""
 
-    path: FieldPath
+    text: str
+    pieces: tuple[FieldPath, ...]
+
+
+@frozen
+class CallsPaths:
+    """``response.tool_calls``: the list, and within each item its name, arguments and id;
+    ``where``: only the items whose value at each path equals the one given."""
+
+    path: ListPath
     name: FieldPath
     arguments: FieldPath | None = None
     id: FieldPath | None = None
+    where: tuple[tuple[FieldPath, Any], ...] = ()
 
 
 @frozen
@@ -50,12 +62,13 @@ class ExecutedPaths:
     """``response.executed_calls``: the calls an agent ran itself, each with its result and
     its error (null or absent: it succeeded), judged as a trace's executed calls are."""
 
-    path: FieldPath
+    path: ListPath
     name: FieldPath
     arguments: FieldPath | None = None
     id: FieldPath | None = None
     result: FieldPath | None = None
     error: FieldPath | None = None
+    where: tuple[tuple[FieldPath, Any], ...] = ()
 
 
 @frozen
@@ -105,6 +118,61 @@ def parse_path(text: str) -> FieldPath:
     if len(segments) > MAX_PATH_SEGMENTS:
         raise ValueError(f"a path has at most {MAX_PATH_SEGMENTS} parts")
     return FieldPath(text, tuple(segments))
+
+
+def parse_list_path(text: str) -> ListPath:
+    """A list path (``steps``, ``messages[*].parts``), or ValueError saying what is wrong."""
+    pieces = text.strip().split("[*]")
+    if len(pieces) > 1 and not pieces[-1].strip():
+        pieces.pop()  # a trailing [*] says what the path means anyway: the list's items
+    if len(pieces) > MAX_PATH_SEGMENTS:
+        raise ValueError(f"a path has at most {MAX_PATH_SEGMENTS} parts")
+    parsed = []
+    for index, piece in enumerate(pieces):
+        piece = piece.strip()
+        if index and piece.startswith("."):
+            piece = piece[1:]
+        if not piece:
+            if index == 0:
+                raise ValueError("[*] follows a key or an index, e.g. messages[*].parts")
+            piece = "$"
+        parsed.append(parse_path(piece))
+    return ListPath(text, tuple(parsed))
+
+
+def select_items(raw: Any, path: ListPath, where: tuple[tuple[FieldPath, Any], ...] = ()) -> tuple[str, list[Any] | None, str]:
+    """(``found``, ``absent`` or ``unreadable``; the items; why not): the list at ``path`` (every
+    list ``[*]`` reaches, joined), keeping the items ``where`` selects; None when the list is null
+    (no item). A path the answer does not have is absent; a list that is not one is unreadable:
+    neither is ever an empty list."""
+    values = [raw]
+    for position, piece in enumerate(path.pieces):
+        reached = []
+        for value in values:
+            found, here, why = lookup(value, piece)
+            if not found:
+                return "absent", None, why.replace("the answer has no", f"an item of {path.text} has no") if position else why
+            reached.append(here)
+        if position == len(path.pieces) - 1:
+            values = reached
+            break
+        values = []
+        for here in reached:
+            if not isinstance(here, list):
+                return "unreadable", None, f"{piece.text} is {kind_of(here)}, not a list to take [*] of"
+            values.extend(here)
+    if len(path.pieces) == 1 and values[0] is None:
+        return "found", None, ""
+    items: list[Any] = []
+    for value in values:
+        if value is None:
+            continue
+        if not isinstance(value, list):
+            return "unreadable", None, f"{path.text} is {kind_of(value)}, not a list"
+        items.extend(value)
+    if where:
+        items = [item for item in items if all(lookup(item, key)[:2] == (True, wanted) for key, wanted in where)]
+    return "found", items, ""
 
 
 def kind_of(value: Any) -> str:

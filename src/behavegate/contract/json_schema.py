@@ -99,8 +99,11 @@ def _block(properties: dict[str, Any], keys: tuple[str, ...], **extra: Any) -> d
 def _http() -> dict[str, Any]:
     """``agent.http``: a JSON request template and the paths of the answer's evidence."""
     path = {"type": "string", "minLength": 1, "description": "answer, data.reply, items[0].text, $"}
-    calls = _block({key: path for key in CALLS_KEYS}, CALLS_KEYS, required=["path", "name"])
-    executed = _block({key: path for key in EXECUTED_KEYS}, EXECUTED_KEYS, required=["path", "name"])
+    where = {"type": "object", "minProperties": 1, "description": "only the items whose value at each path equals this",
+             "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}  # fmt: skip
+    keyed = {key: where if key == "where" else path for key in EXECUTED_KEYS}
+    calls = _block(keyed, CALLS_KEYS, required=["path", "name"])
+    executed = _block(keyed, EXECUTED_KEYS, required=["path", "name"])
     response = _block(
         {"content": path, "tool_calls": {**calls, "type": "object"}, "executed_calls": {**executed, "type": "object"},
          "refusal": path, "sources": path,

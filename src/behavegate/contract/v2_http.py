@@ -17,12 +17,14 @@ from behavegate.http_mapping import (
     ExecutedPaths,
     FieldPath,
     HttpMapping,
+    ListPath,
+    parse_list_path,
     parse_path,
 )
 
 HTTP_KEYS = ("request", "response")
 RESPONSE_KEYS = ("content", "tool_calls", "executed_calls", "refusal", "sources", "complete", "usage")
-CALLS_KEYS = ("path", "name", "arguments", "id")
+CALLS_KEYS = ("path", "name", "arguments", "id", "where")
 EXECUTED_KEYS = (*CALLS_KEYS, "result", "error")
 LineOf = Callable[[Any, Any], "int | None"]
 _WHERE = "agent.http"
@@ -131,6 +133,27 @@ def _path(value: Any, where: str, line: int | None = None) -> FieldPath:
         raise f.Bad(f"{where} is not a path ({problem}), e.g. answer, data.reply, items[0].text", where, line) from None
 
 
+def _list_path(value: Any, where: str, line: int | None = None) -> ListPath:
+    text = f.text(value, where, line)
+    try:
+        return parse_list_path(text)
+    except ValueError as problem:
+        raise f.Bad(f"{where} is not a path ({problem}), e.g. steps, data.calls, messages[*].parts", where, line) from None
+
+
+def _where(value: Any, where: str, line: int | None = None) -> tuple[tuple[FieldPath, Any], ...]:
+    """``where: {type: function_call}``: the items whose value at each path equals the one given."""
+    block = f.mapping(value, where, line)
+    if not block:
+        raise f.Bad(f"{where} names at least one path and its value", where, line)
+    selected = []
+    for key, wanted in block.items():
+        if wanted is not None and not isinstance(wanted, str | int | float | bool):
+            raise f.Bad(f"{where}.{key} must be text, a number, a boolean or null", f"{where}.{key}", line)
+        selected.append((_path(key, f"{where}.{key}", line), wanted))
+    return tuple(selected)
+
+
 def _response(c: f.Collector, block: dict[str, Any], line_of: LineOf) -> dict[str, Any] | None:
     where = f"{_WHERE}.response"
     _unknown(c, block, RESPONSE_KEYS, where, line_of)
@@ -147,7 +170,9 @@ def _response(c: f.Collector, block: dict[str, Any], line_of: LineOf) -> dict[st
         _unknown(c, calls, keys, calls_where, line_of)
         for key in (key for key in ("path", "name") if key not in calls):
             c.add(f"{calls_where}.{key} is required", f"{calls_where}.{key}", line_of(block, name))
-        paths = {key: take(key, container=calls, at=calls_where) for key in keys}
+        paths = {key: take(key, container=calls, at=calls_where) for key in keys if key not in ("path", "where")}
+        paths["path"] = take("path", _list_path, calls, calls_where)
+        paths["where"] = take("where", _where, calls, calls_where) or ()
         found[name] = kind(**paths) if paths["path"] and paths["name"] else None
     if block.get("complete") is True:
         found["complete"] = True  # the contract's statement: every answer the agent sends is whole

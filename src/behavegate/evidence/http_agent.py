@@ -22,7 +22,7 @@ from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import first_messages, normalize, offered_tools
 from behavegate.evidence.traces.messages import arguments_of
 from behavegate.frozen import frozen, replace
-from behavegate.http_mapping import PLACEHOLDER, FieldPath, HttpMapping, kind_of, lookup
+from behavegate.http_mapping import PLACEHOLDER, FieldPath, HttpMapping, kind_of, lookup, select_items
 from behavegate.model import JSON, AgentTarget, Observation, Scenario, ToolCall
 
 
@@ -165,8 +165,10 @@ def _tool_calls(
             message["tool_calls"] = None
             return None, []
         return f"tool calls were not observed: {_RESPONSE} maps no tool_calls", []
-    found, value, why = lookup(raw, paths.path)
-    if not found:
+    state, value, why = select_items(raw, paths.path, paths.where)
+    if state == "unreadable":
+        return f"tool calls were not observed: {why}", []
+    if state == "absent":
         if missing == "none":
             return None, []
         fix = "; if the agent leaves it out when it calls no tool, state agent.missing_tool_calls: none"
@@ -174,8 +176,6 @@ def _tool_calls(
     if value is None:
         message["tool_calls"] = None
         return None, []
-    if not isinstance(value, list):
-        return f"tool calls were not observed: {paths.path.text} is {kind_of(value)}, not a list", []
     calls: list[dict[str, Any]] = []
     for index, item in enumerate(value):
         where = f"{paths.path.text}[{index}]"
@@ -202,13 +202,11 @@ def _executed_calls(raw: Any, mapping: HttpMapping, turn: int) -> tuple[str | No
     if paths is None:
         return None, []
     where = f"{_RESPONSE}.executed_calls"
-    found, value, why = lookup(raw, paths.path)
-    if not found:
+    state, value, why = select_items(raw, paths.path, paths.where)
+    if state != "found":
         return f"tool calls were not observed: {why} ({where}.path)", []
     if value is None:
         return None, []
-    if not isinstance(value, list):
-        return f"tool calls were not observed: {paths.path.text} is {kind_of(value)}, not a list", []
     calls: list[Executed] = []
     for index, item in enumerate(value):
         at = f"{paths.path.text}[{index}]"

@@ -14,58 +14,33 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from collections.abc import Set as AbstractSet
-from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from behavegate.conversation import Conversation, ScriptedResult, final_answer
-from behavegate.cost import attempt_tokens
-from behavegate.evidence import wire
 from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
-from behavegate.evidence.budgets import SpendLimit, Spent, exceeded, plus_split, spend_limits
+from behavegate.evidence.budgets import Spent, spend_limits
 from behavegate.evidence.chat import (
     EndpointError,
     build_request,
-    encode_message,
     encode_request,
     normalize,
 )
+from behavegate.evidence.conversation_loop import conversation, turn_deadline
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.judging_thread import JudgingThread
-from behavegate.evidence.retry import RetryPolicy, retrying
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
-from behavegate.evidence.scripted import answer as scripted_answer
-from behavegate.evidence.scripted import scripts_results, unmatched_reason
-from behavegate.evidence.transport import Client, Exchange, ResponseTooLarge, endpoint_target, new_client, post_chat
-from behavegate.evidence.trust import Credentials, Endpoint
+from behavegate.evidence.settings import Connect as Connect  # re-exported: the in-process agent's
+from behavegate.evidence.settings import LiveSettings as LiveSettings  # re-exported: commands build it
+from behavegate.evidence.settings import Send as Send
+from behavegate.evidence.transport import Client, Exchange, endpoint_target, new_client, post_chat
 from behavegate.frozen import frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
-from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, Timing, ToolCall
+from behavegate.model import Contract, Observation, Retry, Scenario, Timing
 
 OnDone = Callable[["Job", Observation, Timing], None]
-Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
-"""One request of a conversation, whatever answers it: the JSON request body (in pieces),
-the deadline (``time.monotonic``) and the most response bytes to accept → the parsed
-response and its size in bytes. Raises EndpointError (ResponseTooLarge past the limit):
-the attempt is then incomplete with that reason."""
-Connect = Callable[[], AbstractAsyncContextManager[Send]]
-"""Opens one worker's connection (see :func:`http_connection`)."""
-
-
-@frozen
-class LiveSettings:
-    endpoint: Endpoint | None  # None: an in-process agent answers (evidence/in_process.py)
-    credentials: Credentials | None
-    max_tokens: int
-    max_seconds: float
-    concurrency: int
-    started: float  # time.monotonic() at the start of the run (the budget's origin)
-    budget: AttemptBudget = AttemptBudget()
-    judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
-    retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
-    spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's
 
 
 def _stamp() -> str:
@@ -129,101 +104,13 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
     if contract.version < 2:
         payload = build_request(agent, scenario, settings.max_tokens)
         try:
-            raw, _ = await send(encode_request(payload), _deadline(agent.timeout_seconds, settings), MAX_RESPONSE_BYTES)
+            raw, _ = await send(encode_request(payload), turn_deadline(agent.timeout_seconds, settings), MAX_RESPONSE_BYTES)
             return normalize(raw, scenario.id, agent.missing_tool_calls)
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
     retried: list[Retry] = []
-    observation = await _converse(send, contract, scenario, settings, retried)
+    observation = await conversation(send, contract, scenario, settings, retried)
     return replace(observation, retries=tuple(retried)) if retried else observation
-
-
-async def _converse(
-    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry]
-) -> Observation:
-    """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
-    agent = contract.agent
-    payload, conversation = wire.first_request(agent, scenario, settings.max_tokens)
-    # The conversation is kept encoded, once: the assistant turns it re-sends are
-    # what grows, and nothing else holds a copy of them.
-    history = [encode_message(message) for message in conversation]
-    budget = settings.budget
-    earlier: list[ToolCall] = []
-    returned: list[ScriptedResult] = []
-    turns = sent = received = tokens = 0
-    usage_complete = True
-    split: tuple[int | None, int | None] = (0, 0)  # input and output tokens, summed like total_tokens
-    scripted = scripts_results(scenario)
-    while True:
-        turns += 1
-        # Budgets are checked before each request: the one that would exceed the
-        # bytes budget is never sent, and reported tokens past it stop the next.
-        if tokens > budget.tokens:
-            return exceeded(scenario, "tokens", tokens, budget.tokens, turns)
-        pieces = wire.encode(agent, payload, history)
-        size = sum(len(piece) for piece in pieces)
-        if sent + size > budget.request_bytes:
-            return exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
-        sent += size
-        room = budget.response_bytes - received
-        deadline = _deadline(agent.timeout_seconds, settings)
-        try:
-            ask = retrying(send, settings.retry, turns, retried)
-            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent, turns)
-        except ResponseTooLarge as error:
-            if room >= MAX_RESPONSE_BYTES:
-                return Observation(scenario_id=scenario.id, error=str(error))
-            return exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
-        except EndpointError as error:
-            return Observation(scenario_id=scenario.id, error=str(error))
-        observation = turn.observation
-        received += turn.received
-        reported = attempt_tokens(observation)  # total, else input + output (cost.py: one meaning)
-        if reported is None:
-            usage_complete = False
-        else:
-            tokens += reported
-        split = plus_split(split, observation)
-        calls = observation.tool_calls or ()
-        # Only calls the agent asks behavegate to answer continue the conversation (an agent.http
-        # answer may also report calls it ran itself: those need no result).
-        if not (scripted and calls and turn.call_ids and turns < scenario.max_turns):
-            break
-        history.extend(turn.assistant)
-        for index, call_id in enumerate(turn.call_ids):
-            answered = scripted_answer(scenario, calls[index], len(earlier) + index)
-            if answered is None:  # a rule list with no rule (and no default) for this call
-                return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
-            answer_id = call_id or f"call_{turns}_{index}"
-            history.append(encode_message(wire.tool_message(agent, answer_id, answered.content)))
-            returned.append(answered.record)
-        earlier.extend(calls)
-    # Usage is the sum over every request; one turn without it leaves it unobserved.
-    observation = replace(
-        observation, total_tokens=tokens if usage_complete else None, input_tokens=split[0], output_tokens=split[1]
-    )
-    # Results of calls the agent ran itself (agent.http executed_calls), indexed in the whole attempt.
-    ran = observation.conversation.results if observation.conversation is not None else ()
-    ran = tuple(replace(result, call=result.call + len(earlier)) for result in ran)
-    if scripted or scenario.expect.max_model_turns is not None or ran:
-        # Still calling tools when max_turns ran out: the agent may be looping.
-        final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
-        looping = scripted and bool(turn.call_ids) and turns >= scenario.max_turns and not final
-        went = Conversation(turns, scenario.max_turns, (*returned, *ran), looping)
-        observation = replace(observation, conversation=went)
-    steps = None if any(call.executed for call in observation.tool_calls or ()) else turns  # its own steps are unseen
-    if not earlier:
-        return replace(observation, steps=steps)
-    # A last turn that leaves its tool calls unobserved keeps the earlier turns' calls
-    # (the scripted results point at them); its tool evidence stays incomplete.
-    all_calls = (*earlier, *(observation.tool_calls or ()))
-    answered_all = observation.tool_calls == ()
-    return replace(
-        observation,
-        tool_calls=all_calls,
-        steps=None if steps is None else turns + len(earlier),
-        tool_errors=tuple(r.error for r in returned) if answered_all else None,
-    )
 
 
 def out_of_time(settings: LiveSettings, now: float) -> bool:
@@ -237,30 +124,6 @@ def budget_reason(settings: LiveSettings, in_flight: str | None) -> str:
         f"{what}: the run's time budget (--max-seconds {settings.max_seconds:g}) ran out; "
         "raise --max-seconds, or --concurrency to run more attempts at once"
     )
-
-
-def _deadline(timeout_seconds: float, settings: LiveSettings) -> float:
-    now = time.monotonic()
-    return now + max(min(timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
-
-
-@frozen
-class Turn:
-    observation: Observation
-    received: int  # response bytes read
-    assistant: tuple[bytes, ...]  # the assistant message (Responses API: output items) to send back, encoded
-    call_ids: tuple[str | None, ...]  # the id of each tool call, in order
-
-
-async def _turn(
-    send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, agent: AgentTarget, turn: int
-) -> Turn:
-    """One request of a conversation. The raw response (bytes, text, parsed
-    JSON) lives only in here: what outlives the turn is the observation and the
-    encoded assistant message."""
-    raw, received = await send(pieces, deadline, limit)
-    observation, assistant, ids = wire.read_turn(agent, raw, scenario_id, turn)
-    return Turn(observation, received, assistant, ids)
 
 
 @frozen

@@ -42,7 +42,7 @@ from behavegate.judge.tool_checks import (
     judge_sequence,
     judge_tool_set,
 )
-from behavegate.model import Expectation, Verdict
+from behavegate.model import CallCount, Expectation, TrajectorySpec, Verdict
 
 __all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence", "requested_assertions"]
 
@@ -55,6 +55,27 @@ class AssertionType:
     kind: str  # the report's kind, e.g. "tool_required"
     requested: Requested  # (assertion id, spec) for each assertion the contract asks for
     judge: Judge
+    # Which verdict the tool calls that could be read settle when the rest are not known (more
+    # calls cannot undo a forbidden call seen, or a required call matched): judge/evidence.py's ``seen``.
+    seen_decides: Callable[[Any], str | None] = lambda spec: None
+
+
+def _fail(spec: Any) -> str:
+    return "fail"
+
+
+def _pass(spec: Any) -> str:
+    return "pass"
+
+
+def _counted(spec: CallCount) -> str:
+    """More calls can only raise a count: past ``max`` is final; reaching ``min`` is, with no ``max``."""
+    return "fail" if spec.max is not None else "pass"
+
+
+def _ordered(spec: TrajectorySpec) -> str | None:
+    """An ordered subsequence (or a superset) of the calls read stays one whatever else ran."""
+    return "pass" if spec.mode in ("in_order", "superset") else None
 
 
 # --- the registry, in report order ------------------------------------------------------
@@ -62,23 +83,23 @@ class AssertionType:
 REGISTRY: tuple[AssertionType, ...] = (
     AssertionType("response.contains", "response_contains", REQUESTS["response.contains"], judge_contains),
     AssertionType("response.excludes", "response_excludes", REQUESTS["response.excludes"], judge_excludes),
-    AssertionType("tools.required", "tool_required", REQUESTS["tools.required"], judge_required),
-    AssertionType("tools.allowed", "tools_allowed", REQUESTS["tools.allowed"], judge_allowed),
-    AssertionType("tools.forbidden", "tool_forbidden", REQUESTS["tools.forbidden"], judge_forbidden),
+    AssertionType("tools.required", "tool_required", REQUESTS["tools.required"], judge_required, _pass),
+    AssertionType("tools.allowed", "tools_allowed", REQUESTS["tools.allowed"], judge_allowed, _fail),
+    AssertionType("tools.forbidden", "tool_forbidden", REQUESTS["tools.forbidden"], judge_forbidden, _fail),
     AssertionType("tools.exact_sequence", "tool_exact_sequence", REQUESTS["tools.exact_sequence"], judge_exact_sequence),
-    AssertionType("tools.max_calls", "tool_max_calls", REQUESTS["tools.max_calls"], judge_max_calls),
+    AssertionType("tools.max_calls", "tool_max_calls", REQUESTS["tools.max_calls"], judge_max_calls, _fail),
     AssertionType("refusal", "refusal", REQUESTS["refusal"], judge_refusal),
     AssertionType("sources.required", "source_required", REQUESTS["sources.required"], judge_source),
     AssertionType("response.icontains", "response_icontains", REQUESTS["response.icontains"], judge_icontains),
     AssertionType("response.matches", "response_matches", REQUESTS["response.matches"], judge_matches),
     AssertionType("response.not_matches", "response_not_matches", REQUESTS["response.not_matches"], judge_not_matches),
-    AssertionType("tools.min_calls", "tool_min_calls", REQUESTS["tools.min_calls"], judge_min_calls),
-    AssertionType("tools.calls", "tool_call_count", REQUESTS["tools.calls"], judge_call_count),
-    AssertionType("tools.sequence", "tool_sequence", REQUESTS["tools.sequence"], judge_sequence),
+    AssertionType("tools.min_calls", "tool_min_calls", REQUESTS["tools.min_calls"], judge_min_calls, _pass),
+    AssertionType("tools.calls", "tool_call_count", REQUESTS["tools.calls"], judge_call_count, _counted),
+    AssertionType("tools.sequence", "tool_sequence", REQUESTS["tools.sequence"], judge_sequence, _ordered),
     AssertionType("tools.set", "tool_set", REQUESTS["tools.set"], judge_tool_set),
-    AssertionType("tools.arguments_valid", "tool_arguments_valid", REQUESTS["tools.arguments_valid"], judge_arguments_valid),
-    AssertionType("tools.known_only", "tool_known_only", REQUESTS["tools.known_only"], judge_known_only),
-    AssertionType("tools.no_errors", "tool_no_errors", REQUESTS["tools.no_errors"], judge_no_errors),
+    AssertionType("tools.arguments_valid", "tool_arguments_valid", REQUESTS["tools.arguments_valid"], judge_arguments_valid, _fail),
+    AssertionType("tools.known_only", "tool_known_only", REQUESTS["tools.known_only"], judge_known_only, _fail),
+    AssertionType("tools.no_errors", "tool_no_errors", REQUESTS["tools.no_errors"], judge_no_errors, _fail),
     AssertionType("steps.max", "steps_max", REQUESTS["steps.max"], judge_steps),
     AssertionType("latency.max_ms", "latency_max", REQUESTS["latency.max_ms"], judge_latency),
     AssertionType("usage.max_total_tokens", "usage_max_total_tokens", REQUESTS["usage.max_total_tokens"], judge_usage),

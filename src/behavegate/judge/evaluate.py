@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate.frozen import replace
 from behavegate.judge import aggregate
-from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, Evidence, requested_assertions
+from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, AssertionType, Evidence, requested_assertions
+from behavegate.judge.evidence import partly
 from behavegate.judge.gaps import response_gap, tool_gap
 from behavegate.judge.matching import assign_calls
 from behavegate.judge.oxy_score import decides_alone, score_gates
@@ -23,6 +24,8 @@ from behavegate.model import (
     Scenario,
     ScenarioResult,
     Status,
+    ToolCall,
+    Verdict,
     combine,
 )
 
@@ -39,7 +42,10 @@ def evidence_for(
         assignment = assign_calls(scenario.expect.required, observation.tool_calls)
     response = response_gap(observation, version)
     patterns = _pattern_results(scenario, observation) if response is None else EMPTY_PATTERNS
-    return Evidence(observation, response, tools, assignment, scenario, agent, patterns)
+    seen: tuple[ToolCall, ...] = ()
+    if version >= 2 and tools is not None and observation is not None and not observation.error and observation.tool_calls:
+        seen = observation.tool_calls  # what could be read: a lower bound, never the whole
+    return Evidence(observation, response, tools, assignment, scenario, agent, patterns, seen)
 
 
 def _pattern_results(scenario: Scenario, observation: Observation | None) -> Mapping[str, PatternResult]:
@@ -59,8 +65,32 @@ def evaluate_scenario(
 ) -> ScenarioResult:
     """``version``: the contract's (version 2 words incomplete reasons with their fix)."""
     evidence = evidence_for(scenario, observation, agent, version)
-    verdicts = tuple(entry.judge(assertion, spec, evidence) for entry, assertion, spec in requested_assertions(scenario.expect))
+    verdicts = tuple(
+        _judged(entry, assertion, spec, evidence) for entry, assertion, spec in requested_assertions(scenario.expect)
+    )
     return ScenarioResult(scenario, combine(v.status for v in verdicts), verdicts, observation)
+
+
+def evidence_for_seen(evidence: Evidence, known: Observation) -> Evidence:
+    """The evidence as if the calls that could be read were all the calls."""
+    assert evidence.scenario is not None and known.tool_calls is not None
+    assignment = assign_calls(evidence.scenario.expect.required, known.tool_calls)
+    return replace(evidence, observation=known, tool_gap=None, assignment=assignment, seen=())
+
+
+def _judged(entry: AssertionType, assertion: str, spec: Any, evidence: Evidence) -> Verdict:
+    """The check on the evidence; with tool calls only partly known, decided on the calls read
+    when they settle it (``seen_decides``), else incomplete: unknown is never zero."""
+    verdict = entry.judge(assertion, spec, evidence)
+    if verdict.status != "incomplete" or not evidence.seen:
+        return verdict
+    settles = entry.seen_decides(spec)
+    if settles is None:
+        return verdict
+    assert evidence.observation is not None
+    known = replace(evidence.observation, tool_calls=evidence.seen, tool_calls_complete=True, tool_gap=None, finish_reason="stop")
+    on_seen = entry.judge(assertion, spec, evidence_for_seen(evidence, known))
+    return partly(on_seen, evidence) if on_seen.status == settles else verdict
 
 
 def evaluate(

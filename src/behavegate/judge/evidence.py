@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate.frozen import field, frozen
 from behavegate.judge import gaps as evidence_gaps
-from behavegate.model import AgentTarget, Observation, Scenario, Verdict
+from behavegate.model import AgentTarget, Observation, Scenario, ToolCall, Verdict
 
 if TYPE_CHECKING:  # imported where patterns are searched, not on every run
     from behavegate.judge.user_regex import PatternResult
@@ -29,6 +29,10 @@ class Evidence:
     agent: AgentTarget | None = None
     # response.matches / not_matches assertion id -> its search, run once per attempt under one time budget
     patterns: Mapping[str, PatternResult] = field(default_factory=lambda: EMPTY_PATTERNS)
+    # Version 2, tool evidence incomplete: the calls that could be read (a lower bound, e.g. the earlier
+    # turns of a conversation whose last answer left its calls out). A check they already decide
+    # (a forbidden call seen, a required call matched) is decided on them; the rest stay incomplete.
+    seen: tuple[ToolCall, ...] = ()
 
 
 def checked(assertion: str, kind: str, passed: bool, ok: str, bad: str, expected: Any, observed: Any) -> Verdict:
@@ -37,6 +41,12 @@ def checked(assertion: str, kind: str, passed: bool, ok: str, bad: str, expected
 
 def incomplete(assertion: str, kind: str, message: str, expected: Any, observed: Any = None) -> Verdict:
     return Verdict(assertion, kind, "incomplete", message, expected, observed)
+
+
+def partly(verdict: Verdict, ev: Evidence) -> Verdict:
+    """A verdict decided on the calls that could be read, saying so."""
+    message = f"{verdict.message} (decided on the {len(ev.seen)} tool call(s) that could be read; the rest: {ev.tool_gap})"
+    return Verdict(verdict.assertion, verdict.kind, verdict.status, message, verdict.expected, verdict.observed)
 
 
 def observation_gap(ev: Evidence) -> str | None:

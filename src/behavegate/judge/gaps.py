@@ -12,6 +12,7 @@ from behavegate.model import Observation
 
 MISSING = "scenario observation is missing"
 TOKEN_CAP = "the response hit the token cap; raise --max-tokens"
+ASKED_FOR_NONE = "calls not known: the answer ended asking for tools (finish_reason 'tool_calls') but listed no call"
 
 
 def observation_gap(observation: Observation | None) -> str | None:
@@ -51,6 +52,8 @@ def tool_gap(observation: Observation | None, version: int = 1) -> str | None:
     if observation.tool_gap:
         return observation.tool_gap
     reason = observation.finish_reason
+    if version >= 2 and reason == "tool_calls" and observation.tool_calls == ():
+        return ASKED_FOR_NONE  # unknown is never zero (version 1 keeps skylos's reading: no call)
     if reason is not None and reason not in {"stop", "tool_calls"}:
         fix = TOKEN_CAP if reason == "length" and not observation.trace_id else None
         return _with_fix(f"tool-call evidence is incomplete (finish_reason={reason!r})", fix, version)

@@ -77,3 +77,37 @@ def derive(contract: Contract, evaluation: Evaluation, provenance: Mapping[str, 
         judged=judged_counts(results, provenance),
         usage=run_usage(contract, results, provenance),
     )
+
+
+def provenance_note(provenance: Mapping[str, Any]) -> str | None:
+    """What trace evidence held that no scenario used (the JSON report lists it whole);
+    which shard reports a merged run was made of."""
+    if provenance.get("kind") == "merged_shards":
+        used = sum(1 for shard in provenance["shards"] if shard["used"])
+        count = provenance["count"]
+        return f"Merged from the reports of {used} of {count} shard{'s' if count != 1 else ''}" + (
+            f"; missing: shard {', '.join(str(k) for k in provenance['missing'])}" if provenance["missing"] else ""
+        )
+    if provenance.get("kind") != "trace_file":
+        return None
+    counts, unbound = provenance["traces"], provenance["unbound_traces"]
+    files = len(provenance["files"])
+    text = (
+        f"Traces: {counts['genai']} with GenAI content in {files} file{'s' if files != 1 else ''}, "
+        f"{counts['bound']} bound to the selected scenarios"
+    )
+    if counts["other_scenarios"]:
+        text += f", {counts['other_scenarios']} to scenarios not selected"
+    if counts["ignored_without_genai"]:
+        text += f", {counts['ignored_without_genai']} without GenAI content ignored"
+    skipped = provenance.get("skipped_files") or []
+    if skipped:
+        text += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} in the folders skipped as not trace files"
+    if unbound["count"]:
+        first = unbound["shown"][0]
+        text += (
+            f"; {unbound['count']} bound to no scenario (first: trace {first['trace_id']} in {first['file']}: "
+            f"{first['reason']}); bind them with --trace-bind attribute (--trace-attribute NAME), conversation or "
+            "prompt (docs/traces.md)"
+        )
+    return text

@@ -32,7 +32,7 @@ from behavegate.model import (
 )
 from behavegate.report import floor
 from behavegate.report.comparison import Comparison, Finding
-from behavegate.report.derived import Derived
+from behavegate.report.derived import Derived, provenance_note
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
 from behavegate.report.json_blocks import gate_block
 from behavegate.report.json_text import EncodedReport, chunks, encode, size_within
@@ -133,37 +133,8 @@ class Report:
 
     @property
     def evidence_note(self) -> str | None:
-        """What trace evidence held that no scenario used (the JSON report lists it whole);
-        which shard reports a merged run was made of."""
-        if self.provenance.get("kind") == "merged_shards":
-            used = sum(1 for shard in self.provenance["shards"] if shard["used"])
-            count = self.provenance["count"]
-            return f"Merged from the reports of {used} of {count} shard{'s' if count != 1 else ''}" + (
-                f"; missing: shard {', '.join(str(k) for k in self.provenance['missing'])}" if self.provenance["missing"] else ""
-            )
-        if self.provenance.get("kind") != "trace_file":
-            return None
-        counts, unbound = self.provenance["traces"], self.provenance["unbound_traces"]
-        files = len(self.provenance["files"])
-        text = (
-            f"Traces: {counts['genai']} with GenAI content in {files} file{'s' if files != 1 else ''}, "
-            f"{counts['bound']} bound to the selected scenarios"
-        )
-        if counts["other_scenarios"]:
-            text += f", {counts['other_scenarios']} to scenarios not selected"
-        if counts["ignored_without_genai"]:
-            text += f", {counts['ignored_without_genai']} without GenAI content ignored"
-        skipped = self.provenance.get("skipped_files") or []
-        if skipped:
-            text += f"; {len(skipped)} file{'s' if len(skipped) != 1 else ''} in the folders skipped as not trace files"
-        if unbound["count"]:
-            first = unbound["shown"][0]
-            text += (
-                f"; {unbound['count']} bound to no scenario (first: trace {first['trace_id']} in {first['file']}: "
-                f"{first['reason']}); bind them with --trace-bind attribute (--trace-attribute NAME), conversation or "
-                "prompt (docs/traces.md)"
-            )
-        return text
+        """What the evidence source held beside what was judged (report/derived.py)."""
+        return provenance_note(self.provenance)
 
     # -- counts -----------------------------------------------------------------
 

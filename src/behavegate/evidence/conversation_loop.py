@@ -1,0 +1,136 @@
+"""One version-2 attempt as a conversation: send the request, read the turn, send scripted
+tool results back while the agent asks for them (never executing anything), up to
+``max_turns``, within the attempt's byte and token budgets; then the attempt's evidence
+from every turn (its calls, their results and errors, usage summed, steps)."""
+
+from __future__ import annotations
+
+import time
+
+from behavegate.conversation import Conversation, ScriptedResult, final_answer
+from behavegate.cost import attempt_tokens
+from behavegate.evidence import wire
+from behavegate.evidence.budgets import exceeded, plus_split
+from behavegate.evidence.chat import EndpointError, encode_message
+from behavegate.evidence.retry import retrying
+from behavegate.evidence.scripted import answer as scripted_answer
+from behavegate.evidence.scripted import scripts_results, unmatched_reason
+from behavegate.evidence.settings import LiveSettings, Send
+from behavegate.evidence.transport import ResponseTooLarge
+from behavegate.frozen import frozen, replace
+from behavegate.limits import MAX_RESPONSE_BYTES
+from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, ToolCall
+
+
+async def conversation(
+    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry]
+) -> Observation:
+    """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
+    agent = contract.agent
+    payload, conversation = wire.first_request(agent, scenario, settings.max_tokens)
+    # The conversation is kept encoded, once: the assistant turns it re-sends are
+    # what grows, and nothing else holds a copy of them.
+    history = [encode_message(message) for message in conversation]
+    budget = settings.budget
+    earlier: list[ToolCall] = []
+    returned: list[ScriptedResult] = []
+    turns = sent = received = tokens = 0
+    usage_complete = True
+    split: tuple[int | None, int | None] = (0, 0)  # input and output tokens, summed like total_tokens
+    scripted = scripts_results(scenario)
+    while True:
+        turns += 1
+        # Budgets are checked before each request: the one that would exceed the
+        # bytes budget is never sent, and reported tokens past it stop the next.
+        if tokens > budget.tokens:
+            return exceeded(scenario, "tokens", tokens, budget.tokens, turns)
+        pieces = wire.encode(agent, payload, history)
+        size = sum(len(piece) for piece in pieces)
+        if sent + size > budget.request_bytes:
+            return exceeded(scenario, "request bytes", sent + size, budget.request_bytes, turns)
+        sent += size
+        room = budget.response_bytes - received
+        deadline = turn_deadline(agent.timeout_seconds, settings)
+        try:
+            ask = retrying(send, settings.retry, turns, retried)
+            turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent, turns)
+        except ResponseTooLarge as error:
+            if room >= MAX_RESPONSE_BYTES:
+                return Observation(scenario_id=scenario.id, error=str(error))
+            return exceeded(scenario, "response bytes", received + error.observed, budget.response_bytes, turns)
+        except EndpointError as error:
+            return Observation(scenario_id=scenario.id, error=str(error))
+        observation = turn.observation
+        received += turn.received
+        reported = attempt_tokens(observation)  # total, else input + output (cost.py: one meaning)
+        if reported is None:
+            usage_complete = False
+        else:
+            tokens += reported
+        split = plus_split(split, observation)
+        calls = observation.tool_calls or ()
+        # Only calls the agent asks behavegate to answer continue the conversation (an agent.http
+        # answer may also report calls it ran itself: those need no result).
+        if not (scripted and calls and turn.call_ids and turns < scenario.max_turns):
+            break
+        history.extend(turn.assistant)
+        for index, call_id in enumerate(turn.call_ids):
+            answered = scripted_answer(scenario, calls[index], len(earlier) + index)
+            if answered is None:  # a rule list with no rule (and no default) for this call
+                return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
+            answer_id = call_id or f"call_{turns}_{index}"
+            history.append(encode_message(wire.tool_message(agent, answer_id, answered.content)))
+            returned.append(answered.record)
+        earlier.extend(calls)
+    # Usage is the sum over every request; one turn without it leaves it unobserved.
+    observation = replace(
+        observation, total_tokens=tokens if usage_complete else None, input_tokens=split[0], output_tokens=split[1]
+    )
+    # Results of calls the agent ran itself (agent.http executed_calls), indexed in the whole attempt.
+    ran = observation.conversation.results if observation.conversation is not None else ()
+    ran = tuple(replace(result, call=result.call + len(earlier)) for result in ran)
+    if scripted or scenario.expect.max_model_turns is not None or ran:
+        # Still calling tools when max_turns ran out: the agent may be looping.
+        final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
+        looping = scripted and bool(turn.call_ids) and turns >= scenario.max_turns and not final
+        went = Conversation(turns, scenario.max_turns, (*returned, *ran), looping)
+        observation = replace(observation, conversation=went)
+    steps = None if any(call.executed for call in observation.tool_calls or ()) else turns  # its own steps are unseen
+    if not earlier:
+        return replace(observation, steps=steps)
+    # A last turn that leaves its tool calls unobserved keeps the earlier turns' calls
+    # (the scripted results point at them); its tool evidence stays incomplete.
+    all_calls = (*earlier, *(observation.tool_calls or ()))
+    # Each scripted result belongs to one call: when they cover the calls known (a last turn with
+    # none, or whose calls are not known), their errors are those calls' outcomes.
+    answered_all = len(returned) == len(all_calls)
+    return replace(
+        observation,
+        tool_calls=all_calls,
+        steps=None if steps is None else turns + len(earlier),
+        tool_errors=tuple(r.error for r in returned) if answered_all else None,
+    )
+
+
+def turn_deadline(timeout_seconds: float, settings: LiveSettings) -> float:
+    now = time.monotonic()
+    return now + max(min(timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
+
+
+@frozen
+class Turn:
+    observation: Observation
+    received: int  # response bytes read
+    assistant: tuple[bytes, ...]  # the assistant message (Responses API: output items) to send back, encoded
+    call_ids: tuple[str | None, ...]  # the id of each tool call, in order
+
+
+async def _turn(
+    send: Send, pieces: tuple[bytes, ...], deadline: float, limit: int, scenario_id: str, agent: AgentTarget, turn: int
+) -> Turn:
+    """One request of a conversation. The raw response (bytes, text, parsed
+    JSON) lives only in here: what outlives the turn is the observation and the
+    encoded assistant message."""
+    raw, received = await send(pieces, deadline, limit)
+    observation, assistant, ids = wire.read_turn(agent, raw, scenario_id, turn)
+    return Turn(observation, received, assistant, ids)

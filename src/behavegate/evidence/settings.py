@@ -1,0 +1,36 @@
+"""What a live run is given: its settings, and the shape of one request whatever answers it
+(an endpoint over HTTP, or an in-process agent)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from typing import Any
+
+from behavegate.evidence.budgets import AttemptBudget, SpendLimit
+from behavegate.evidence.judge_client import JudgeSettings
+from behavegate.evidence.retry import RetryPolicy
+from behavegate.evidence.trust import Credentials, Endpoint
+from behavegate.frozen import frozen
+
+Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
+"""One request of a conversation, whatever answers it: the JSON request body (in pieces),
+the deadline (``time.monotonic``) and the most response bytes to accept → the parsed
+response and its size in bytes. Raises EndpointError (ResponseTooLarge past the limit):
+the attempt is then incomplete with that reason."""
+Connect = Callable[[], AbstractAsyncContextManager[Send]]
+"""Opens one worker's connection (see :func:`http_connection`)."""
+
+
+@frozen
+class LiveSettings:
+    endpoint: Endpoint | None  # None: an in-process agent answers (evidence/in_process.py)
+    credentials: Credentials | None
+    max_tokens: int
+    max_seconds: float
+    concurrency: int
+    started: float  # time.monotonic() at the start of the run (the budget's origin)
+    budget: AttemptBudget = AttemptBudget()
+    judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
+    retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
+    spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's

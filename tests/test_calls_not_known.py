@@ -1,0 +1,110 @@
+"""Unknown is never zero: a step that asked for tools whose calls cannot be read leaves the tool
+checks incomplete ("calls not known") in every reader, and the calls that could be read still
+settle what they settle (a forbidden call seen fails, a required call matched passes)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from helpers import contract
+
+from behavegate.evidence import responses
+from behavegate.evidence.chat import normalize
+from behavegate.evidence.chat_stream import Assembly
+from behavegate.evidence.http_agent import read
+from behavegate.judge.evaluate import evaluate_scenario
+from behavegate.model import Observation, ToolCall
+
+CONTRACT = contract("""\
+version: 2
+agent:
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object}}
+    - {name: issue_refund, description: d, parameters: {type: object}}
+scenarios:
+  - id: s
+    prompt: Refund order A-1.
+    expect:
+      tools:
+        forbidden: [issue_refund]
+        required: [{name: lookup_order}]
+        max_calls: 5
+        sequence: {mode: exact, calls: [lookup_order]}
+""")
+SCENARIO = CONTRACT.scenarios[0]
+
+
+def statuses(observation: Observation) -> dict[str, str]:
+    result = evaluate_scenario(SCENARIO, observation, CONTRACT.agent, 2)
+    return {v.assertion: v.status for v in result.verdicts}
+
+
+NOT_KNOWN = {"tools.forbidden[0]": "incomplete", "tools.required[0]": "incomplete", "tools.max_calls": "incomplete",
+             "tools.sequence": "incomplete"}  # fmt: skip
+
+
+def chat(message: dict[str, Any], finish: str = "tool_calls") -> dict[str, Any]:
+    return {"choices": [{"message": {"role": "assistant", "content": None, **message}, "finish_reason": finish}]}
+
+
+def streamed(deltas: list[dict[str, Any]], finish: str) -> dict[str, Any]:
+    assembly = Assembly()
+    chunks: list[dict[str, Any]] = [{"choices": [{"delta": delta, "finish_reason": None}]} for delta in deltas]
+    chunks.append({"choices": [{"delta": {}, "finish_reason": finish}]})
+    assembly.feed("".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n")
+    return assembly.finish()
+
+
+HTTP = contract("""\
+version: 2
+agent:
+  http:
+    request: {input: "{{prompt}}"}
+    response: {content: output, tool_calls: {path: calls, name: name}, complete: status}
+scenarios:
+  - {id: s, prompt: p, expect: {tools: {forbidden: [issue_refund]}}}
+""")
+
+
+@pytest.mark.parametrize(
+    "observation",
+    [
+        pytest.param(normalize(chat({}), "s"), id="chat: finish tool_calls, no tool_calls key"),
+        pytest.param(normalize(chat({"tool_calls": []}), "s"), id="chat: finish tool_calls, an empty list"),
+        pytest.param(normalize(chat({"tool_calls": None}), "s"), id="chat: finish tool_calls, null"),
+        pytest.param(normalize(streamed([{"role": "assistant"}], "tool_calls"), "s"), id="stream: no tool-call delta"),
+        pytest.param(normalize(streamed([{"content": "ok"}], "stop"), "s"), id="stream: stop, no tool-call delta"),
+        pytest.param(
+            normalize(responses.as_chat({"status": "completed", "output": [{"type": "mcp_call", "name": "x"}]}), "s"),
+            id="responses: an output item that is a call it cannot read",
+        ),
+        pytest.param(read({"output": "x", "status": "tool_calls"}, HTTP.agent, "s", 1)[0], id="agent.http: no calls list"),
+    ],
+)
+def test_a_step_that_asked_for_tools_it_cannot_show_leaves_the_calls_not_known(observation: Observation) -> None:
+    assert statuses(observation) == NOT_KNOWN
+
+
+def test_an_observation_file_with_finish_tool_calls_and_no_calls_is_calls_not_known() -> None:
+    observation = Observation("s", response=None, response_complete=False, finish_reason="tool_calls", tool_calls=(),
+                              tool_calls_complete=True)  # fmt: skip
+    assert statuses(observation) == NOT_KNOWN
+
+
+def test_the_calls_that_could_be_read_settle_what_they_settle_and_nothing_else() -> None:
+    partial = Observation("s", response="Refunded.", response_complete=True, finish_reason="stop",
+                          tool_calls=(ToolCall("lookup_order"), ToolCall("issue_refund")), tool_calls_complete=False)  # fmt: skip
+    result = evaluate_scenario(SCENARIO, partial, CONTRACT.agent, 2)
+    found = {v.assertion: v for v in result.verdicts}
+    assert {key: v.status for key, v in found.items()} == {
+        "tools.forbidden[0]": "fail",  # seen: more calls cannot undo it
+        "tools.required[0]": "pass",  # matched
+        "tools.max_calls": "incomplete",  # 2 of at most 5 seen: more may have run
+        "tools.sequence": "incomplete",  # an exact sequence needs every call
+    }
+    assert "decided on the 2 tool call(s) that could be read" in found["tools.forbidden[0]"].message
+    # Version 1 keeps skylos's verdicts: incomplete evidence decides nothing.
+    v1 = evaluate_scenario(SCENARIO, partial, CONTRACT.agent, 1)
+    assert {v.status for v in v1.verdicts} == {"incomplete"}
