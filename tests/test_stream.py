@@ -22,7 +22,7 @@ from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.evidence.chat import EndpointError, build_request, encode_request, normalize
 from behavegate.evidence.chat_stream import Assembly
-from behavegate.evidence.transport import Exchange, ResponseTooLarge, post_chat, request_headers
+from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post_chat, request_headers
 
 SSE = {"Content-Type": "text/event-stream; charset=utf-8"}
 
@@ -510,14 +510,32 @@ def kept_alive_contract(*prompts: str) -> str:
     return f"version: 2\nagent: {{model: m, stream: true, missing_tool_calls: none, timeout_seconds: 20}}\nscenarios:\n{lines}"
 
 
-def test_a_finished_stream_leaves_its_connection_for_the_next_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_finished_stream_leaves_its_connection_for_the_same_clients_next_request() -> None:
+    agent = KeptAlive()
+
+    async def ask_six() -> list[Any]:
+        body = encode_request({"model": "m", "stream": True, "messages": [{"role": "user", "content": "ends"}]})
+        async with new_client(1) as client:
+            deadline = asyncio.get_running_loop().time() + 10
+            return [(await post_chat(client, Exchange(agent.url, body, {}, deadline), True))[0] for _ in range(6)]
+
+    try:
+        answers = asyncio.run(ask_six())
+    finally:
+        agent.close()
+    assert [normalize(raw, "s").response for raw in answers] == ["fine"] * 6
+    assert agent.connections == 1  # was one a request: the stream was closed at [DONE], before its last chunk
+
+
+def test_each_attempt_has_connections_of_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An answer meant for one attempt can never be read by another (HTTP/1.1 has no correlation)."""
     agent = KeptAlive()
     try:
         code, report = run(tmp_path, kept_alive_contract(*["ends"] * 6), agent.url, capsys, "--concurrency", "1")
     finally:
         agent.close()
     assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 6
-    assert agent.connections == 1  # was one a request: the stream was closed at [DONE], before its last chunk
+    assert agent.connections == 6
 
 
 def test_a_stream_held_open_after_done_is_a_complete_answer_on_a_closed_connection(
