@@ -36,6 +36,7 @@ MAX_HEADERS = 100
 MAX_INFORMATIONAL = 10  # 1xx answers before the final one
 NO_RESPONSE = "Server disconnected without sending a response."  # httpcore's words, for the same event
 _PIECE = 64 * 1024  # body bytes handed on at once; the head and a small body go in one write
+_JOINED = 1024  # tiny pieces joined into one at most: the reader counts them as they come
 _BUFFERED = 256 * 1024  # unread bytes past which the socket is paused
 _SLICE = 0.002  # seconds of parsing before the event loop gets a turn
 
@@ -348,10 +349,16 @@ class ResponseBody(httpx.AsyncByteStream):
         self._request = request
         self._done = False
         self._closed = False
+        self._pieces = 0
 
     @property
     def received(self) -> int:
         return self._connection.received - self._connection.head_end
+
+    @property
+    def pieces(self) -> int:
+        """The pieces (h11 Data events: HTTP chunks, or reads) the body came in so far."""
+        return self._pieces
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         connection = self._connection
@@ -365,9 +372,10 @@ class ResponseBody(httpx.AsyncByteStream):
                     pieces, size = [], 0
                 event = await connection.event(self._request)
             if isinstance(event, h11.Data):
+                self._pieces += 1
                 pieces.append(event.data)
                 size += len(event.data)
-                if size >= _PIECE:
+                if size >= _PIECE or len(pieces) >= _JOINED:
                     yield b"".join(pieces)
                     pieces, size = [], 0
                 await connection.breathe()

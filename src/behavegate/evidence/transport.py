@@ -32,7 +32,7 @@ from behavegate.evidence.chat_stream import Assembly, is_event_stream
 from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
-from behavegate.limits import MAX_RESPONSE_BYTES
+from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
 
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 TOO_LARGE_MESSAGE = "agent endpoint response is too large"
@@ -350,6 +350,8 @@ class _Counted:
             self.raw += len(chunk)
             if self.size > self.limit:
                 raise ResponseTooLarge(self.size)
+            if self.wire is not None and self.wire.pieces > RESPONSE_MAX_PIECES:
+                raise EndpointError(f"{TOO_LARGE_MESSAGE}: more than {RESPONSE_MAX_PIECES:,} pieces")
             # Compressed input is decoded a slice at a time: a chunk may hold thousands of gzip members.
             step = _DECODE if self.decoder.inflater is not None else max(len(chunk), 1)
             for start in range(0, len(chunk), step):
