@@ -232,7 +232,7 @@ class H11Transport(httpx.AsyncBaseTransport):
         self, connection: _Connection, key: tuple[str, str, int], request: httpx.Request, reused: bool
     ) -> httpx.Response:
         try:
-            if not connection.wire.quiet():  # bytes before the request: nobody's answer
+            if connection.wire.chunks:  # bytes before the request: nobody's answer (a close is the read's to report)
                 raise UnsolicitedResponse("the server sent bytes before the request", request=request)
             connection.received = 0
             await _send(connection, request)
