@@ -12,7 +12,7 @@ import httpx
 import pytest
 from helpers import RawServer
 
-from behavegate.evidence.h11_transport import H11Transport
+from behavegate.evidence.h11_transport import H11Transport, Spares
 
 Reply = Callable[[int], bytes]
 """The bytes to send for the n-th request (0-based) a server receives, whatever connection it came on."""
@@ -266,3 +266,60 @@ def test_a_folded_value_is_joined_by_a_space() -> None:
 
     with scripted(lambda n: LENIENT["a folded header value"]) as server:
         assert asyncio.run(main(server.url)) == "a b"
+
+
+class IdleTimeout(Scripted):
+    """Closes a connection that has not asked anything for 0.1 s (as servers with a keep-alive timeout do)."""
+
+    def _serve(self, connection: socket.socket) -> None:
+        connection.settimeout(0.1)
+        super()._serve(connection)
+
+
+def test_a_spare_the_server_closed_while_idle_is_not_used_and_each_transport_gets_its_own_connection() -> None:
+    async def main(url: str) -> list[int]:
+        spares = Spares(1)
+        statuses = []
+        try:
+            for _ in range(3):
+                async with H11Transport(1, spares=spares) as transport:
+                    response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
+                    await response.aread()
+                    await response.aclose()
+                    statuses.append(response.status_code)
+                await asyncio.sleep(0.3)  # the spare opened meanwhile is closed by the server
+        finally:
+            await spares.aclose()
+        return statuses
+
+    with scripted(lambda n: ok(b"{}")) as server:
+        assert asyncio.run(asyncio.wait_for(main(server.url), 10)) == [200] * 3
+    assert len(server.requests) == 3 and server.connections >= 3
+
+
+def test_a_spare_carries_one_request_and_never_comes_back() -> None:
+    async def main(url: str) -> None:
+        spares = Spares(2)
+        try:
+            for _ in range(4):
+                async with H11Transport(1, spares=spares) as transport:
+                    response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
+                    await response.aread()
+                    await response.aclose()
+                await asyncio.sleep(0.01)
+        finally:
+            await spares.aclose()
+
+    ports: list[int] = []
+
+    class Peers(Scripted):
+        def answer(self, connection: socket.socket, body: bytes) -> bool:
+            ports.append(connection.getpeername()[1])
+            return super().answer(connection, body)
+
+    server = Peers(lambda n: ok(b"{}"))
+    try:
+        asyncio.run(asyncio.wait_for(main(server.url), 10))
+    finally:
+        server.close()
+    assert len(ports) == len(set(ports)) == 4  # each transport's request on a connection of its own

@@ -490,9 +490,15 @@ def test_hostile_streams_are_bounded_and_incomplete_with_a_reason_and_the_run_go
 class KeptAlive(RawServer):
     """A loopback agent that streams chunked SSE on kept-alive connections. After
     ``[DONE]`` it sends the body's last chunk, unless the prompt is "lingers": then it
-    holds the body open until the client closes the connection."""
+    holds the body open until the client closes the connection. ``asked_on``: the client
+    port of each request's connection (one opened ahead and never used asks nothing)."""
+
+    def __init__(self) -> None:
+        self.asked_on: list[int] = []
+        super().__init__()
 
     def answer(self, connection: socket.socket, body: bytes) -> bool:
+        self.asked_on.append(connection.getpeername()[1])
         prompt = json.loads(body)["messages"][-1]["content"]
         connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
         for part in (delta({"content": "fine"}, "stop"), DONE):
@@ -525,6 +531,7 @@ def test_a_finished_stream_leaves_its_connection_for_the_same_clients_next_reque
         agent.close()
     assert [normalize(raw, "s").response for raw in answers] == ["fine"] * 6
     assert agent.connections == 1  # was one a request: the stream was closed at [DONE], before its last chunk
+    assert len(set(agent.asked_on)) == 1
 
 
 def test_each_attempt_has_connections_of_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -535,7 +542,7 @@ def test_each_attempt_has_connections_of_its_own(tmp_path: Path, capsys: pytest.
     finally:
         agent.close()
     assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 6
-    assert agent.connections == 6
+    assert len(agent.asked_on) == len(set(agent.asked_on)) == 6  # (and one more opened ahead may never be used)
 
 
 def test_a_stream_held_open_after_done_is_a_complete_answer_on_a_closed_connection(
@@ -547,4 +554,4 @@ def test_a_stream_held_open_after_done_is_a_complete_answer_on_a_closed_connecti
     finally:
         agent.close()
     assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 3  # never the 20 s deadline
-    assert agent.connections == 3  # a body that did not end is never reused
+    assert len(agent.asked_on) == len(set(agent.asked_on)) == 3  # a body that did not end is never reused

@@ -190,15 +190,71 @@ class _Connection:
             self.wire.transport.close()
 
 
+Key = tuple[str, str, int]  # scheme, host, port
+
+
+async def _connect(key: Key, tls: ssl.SSLContext | None) -> _Connection:
+    scheme, host, port = key
+    context = (tls or default_tls()) if scheme == "https" else None
+    loop = asyncio.get_running_loop()
+    _, wire = await loop.create_connection(_Wire, host, port, ssl=context, server_hostname=host if context else None)
+    return _Connection(wire)
+
+
+class Spares:
+    """Connections opened ahead of need for the transports that share this (evidence/live.py:
+    one transport an attempt). A spare has carried no request, so it holds nobody's answer;
+    it goes to one transport and never comes back. Opening the next one while attempts wait
+    for their answers takes the connect off their path: a connection a request cost a bare
+    client 0.65 s more on 1,000 requests of 50 ms at concurrency 32 here (docs/performance.md)."""
+
+    def __init__(self, size: int, tls: ssl.SSLContext | None = None) -> None:
+        self._size = max(size, 0)
+        self._tls = tls
+        self._ready: dict[Key, list[asyncio.Task[_Connection]]] = {}
+
+    def take(self, key: Key) -> _Connection | None:
+        """A spare already open and still quiet, if there is one."""
+        ready = self._ready.get(key, [])
+        for task in [task for task in ready if task.done()]:
+            ready.remove(task)
+            if task.cancelled() or task.exception() is not None:
+                continue  # it could not connect: the transport opens its own, and reports that
+            connection = task.result()
+            if connection.wire.quiet():
+                return connection
+            connection.close()  # closed by the server while idle, or bytes nobody asked for
+        return None
+
+    def refill(self, key: Key) -> None:
+        """One more opened in the background, up to ``size`` ready or on their way."""
+        ready = self._ready.setdefault(key, [])
+        if len(ready) < self._size:
+            ready.append(asyncio.get_running_loop().create_task(_connect(key, self._tls)))
+
+    async def aclose(self) -> None:
+        for ready in self._ready.values():
+            for task in ready:
+                if not task.done():
+                    task.cancel()
+                elif not task.cancelled() and task.exception() is None:
+                    task.result().close()
+        tasks = [task for ready in self._ready.values() for task in ready]
+        self._ready.clear()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
 class H11Transport(httpx.AsyncBaseTransport):
     """Up to ``connections`` idle connections are kept for this transport's own next
     requests, per scheme, host and port (0: none, a connection a request). ``tls``: the
-    context for https (default: httpx's verified one)."""
+    context for https (default: httpx's verified one); ``spares``: where a new connection
+    may come from ready-made."""
 
-    def __init__(self, connections: int, tls: ssl.SSLContext | None = None) -> None:
+    def __init__(self, connections: int, tls: ssl.SSLContext | None = None, spares: Spares | None = None) -> None:
         self._keep = max(connections, 0)
         self._tls = tls
-        self._idle: dict[tuple[str, str, int], list[_Connection]] = {}
+        self._spares = spares
+        self._idle: dict[Key, list[_Connection]] = {}
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         url = request.url
@@ -206,6 +262,9 @@ class H11Transport(httpx.AsyncBaseTransport):
             raise httpx.UnsupportedProtocol(f"this transport speaks http and https, not {url.scheme}", request=request)
         key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
         idle = await self._take(key)
+        if idle is None and self._spares is not None:
+            idle = self._spares.take(key)
+            self._spares.refill(key)
         if idle is not None:
             try:
                 return await self._ask(idle, key, request, reused=True)
@@ -218,19 +277,13 @@ class H11Transport(httpx.AsyncBaseTransport):
                     raise stale.error from None
         return await self._ask(await self._open(key, request), key, request, reused=False)
 
-    async def _open(self, key: tuple[str, str, int], request: httpx.Request) -> _Connection:
-        scheme, host, port = key
-        tls = (self._tls or default_tls()) if scheme == "https" else None
-        loop = asyncio.get_running_loop()
+    async def _open(self, key: Key, request: httpx.Request) -> _Connection:
         try:
-            _, wire = await loop.create_connection(_Wire, host, port, ssl=tls, server_hostname=host if tls else None)
+            return await _connect(key, self._tls)
         except (OSError, ssl.SSLError) as exc:
             raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from None
-        return _Connection(wire)
 
-    async def _ask(
-        self, connection: _Connection, key: tuple[str, str, int], request: httpx.Request, reused: bool
-    ) -> httpx.Response:
+    async def _ask(self, connection: _Connection, key: Key, request: httpx.Request, reused: bool) -> httpx.Response:
         try:
             if connection.wire.chunks:  # bytes before the request: nobody's answer (a close is the read's to report)
                 raise UnsolicitedResponse("the server sent bytes before the request", request=request)
@@ -249,7 +302,7 @@ class H11Transport(httpx.AsyncBaseTransport):
         extensions = {"http_version": version, "reason_phrase": reason}
         return httpx.Response(status, headers=headers, stream=body, extensions=extensions, request=request)
 
-    async def _take(self, key: tuple[str, str, int]) -> _Connection | None:
+    async def _take(self, key: Key) -> _Connection | None:
         idle = self._idle.get(key)
         if not idle:
             return None
@@ -264,7 +317,7 @@ class H11Transport(httpx.AsyncBaseTransport):
             connection.close()  # closed by the server, or bytes nobody asked for: not taken
         return None
 
-    def _give(self, key: tuple[str, str, int], connection: _Connection) -> None:
+    def _give(self, key: Key, connection: _Connection) -> None:
         idle = self._idle.setdefault(key, [])
         if len(idle) < self._keep and connection.wire.quiet():
             idle.append(connection)

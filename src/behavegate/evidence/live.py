@@ -31,6 +31,7 @@ from behavegate.evidence.chat import (
     encode_request,
     normalize,
 )
+from behavegate.evidence.h11_transport import Spares
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.judging_thread import JudgingThread
 from behavegate.evidence.retry import RetryPolicy, retrying
@@ -108,12 +109,15 @@ def http_sender(client: Client, settings: LiveSettings, contract: Contract | Non
 
 
 @asynccontextmanager
-async def http_connection(settings: LiveSettings, contract: Contract | None = None) -> AsyncIterator[Send]:
+async def http_connection(
+    settings: LiveSettings, contract: Contract | None = None, spares: Spares | None = None
+) -> AsyncIterator[Send]:
     """One attempt's connection to the endpoint, closed when the attempt ends: HTTP/1.1 has
     no correlation, so an answer meant for one attempt (sent twice, or late) can never be
-    read by another. The attempt's turns share it while it stays clean (evidence/h11_transport.py)."""
+    read by another. The attempt's turns share it while it stays clean; it may come from
+    ``spares``, opened ahead and never used (evidence/h11_transport.py)."""
     assert settings.endpoint is not None
-    async with new_client(1) as client:
+    async with new_client(1, spares) as client:
         yield http_sender(client, settings, contract)
 
 
@@ -295,10 +299,12 @@ async def observe_all(
     pending = list(range(len(todo)))
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
-    opened: Connect = connect or (lambda: http_connection(settings, contract))
+    spares = Spares(settings.concurrency)  # one ready for each worker's next attempt
+    opened: Connect = connect or (lambda: http_connection(settings, contract, spares))
     judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None
 
     async with AsyncExitStack() as stack:
+        stack.push_async_callback(spares.aclose)
         ask_judge: JudgeSend | None = None
         if judge is not None and judge.endpoint is not None:
             from behavegate.evidence.judge_client import http_judge

@@ -29,7 +29,7 @@ import httpx
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
-from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
+from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, Spares, UnsolicitedResponse
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
@@ -80,12 +80,13 @@ redirects are never followed, cookies, proxies and netrc never read, so it had n
 to do but cost more than a loopback request). Tests give an ``httpx.MockTransport``."""
 
 
-def new_client(connections: int) -> Client:
+def new_client(connections: int, spares: Spares | None = None) -> Client:
     """http and https by evidence/h11_transport.py. Its connections carry only its own
     requests: evidence/live.py gives each attempt a client of its own, so no attempt can
     read an answer another attempt's request was sent (``connections`` idle ones are kept
-    for the same client's next request: an attempt's next turn)."""
-    return H11Transport(connections)
+    for the same client's next request: an attempt's next turn; ``spares``: connections
+    opened ahead, never used before)."""
+    return H11Transport(connections, spares=spares)
 
 
 def request_headers(authorization: str | None, host_header: str | None, user_agent: str) -> dict[str, str]:
