@@ -12,7 +12,8 @@ from bytes that arrived after its request was written, on a connection that carr
 nothing else unread. Bytes before the request, or beyond an answer's end, are an
 :class:`UnsolicitedResponse`, and that connection is never used again. A connection is
 reused only by the transport that opened it (evidence/live.py gives each attempt its own),
-and only after the event loop has had a turn to show it is still quiet.
+and only after the event loop has had a turn to show it is still quiet; :class:`Spares`
+are opened ahead and given, unused, to one transport each.
 
 The event loop is never held long: parsing gives the loop a turn every few milliseconds
 however much is already buffered, and a socket whose unread bytes pile up is paused.
