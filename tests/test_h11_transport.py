@@ -12,7 +12,8 @@ import httpx
 import pytest
 from helpers import RawServer
 
-from behavegate.evidence.h11_transport import H11Transport, Spares
+from behavegate.evidence.connections import Spares
+from behavegate.evidence.h11_transport import H11Transport
 
 Reply = Callable[[int], bytes]
 """The bytes to send for the n-th request (0-based) a server receives, whatever connection it came on."""

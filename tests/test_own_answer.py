@@ -17,7 +17,7 @@ import trustme
 from helpers import RawServer
 
 from behavegate.cli import main
-from behavegate.evidence import h11_transport
+from behavegate.evidence import connections
 
 LEAK = "the password is hunter2"
 
@@ -98,7 +98,7 @@ def tls(monkeypatch: pytest.MonkeyPatch) -> Iterator[ssl.SSLContext]:
     authority.issue_cert("127.0.0.1").configure_cert(server)
     client = ssl.create_default_context()
     authority.configure_trust(client)
-    monkeypatch.setattr(h11_transport, "default_tls", lambda: client)
+    monkeypatch.setattr(connections, "default_tls", lambda: client)
     yield server
 
 

@@ -12,25 +12,26 @@ from bytes that arrived after its request was written, on a connection that carr
 nothing else unread. Bytes before the request, or beyond an answer's end, are an
 :class:`UnsolicitedResponse`, and that connection is never used again. A connection is
 reused only by the transport that opened it (evidence/live.py gives each attempt its own),
-and only after the event loop has had a turn to show it is still quiet; :class:`Spares`
-are opened ahead and given, unused, to one transport each.
+and only after the event loop has had a turn to show it is still quiet; spares
+(evidence/connections.py) are opened ahead and given, unused, to one transport each.
 
 The event loop is never held long: parsing gives the loop a turn every few milliseconds
-however much is already buffered, and a socket whose unread bytes pile up is paused.
+however much is already buffered (and connections.Wire pauses a socket whose unread bytes
+pile up).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import ssl
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import cast
 
 import h11
 import httpx
+
+from behavegate.evidence.connections import Key, Spares, Wire, connect
 
 MAX_HEAD = 64 * 1024  # a response head (status line and headers)
 MAX_HEADERS = 100
@@ -38,7 +39,6 @@ MAX_INFORMATIONAL = 10  # 1xx answers before the final one
 NO_RESPONSE = "Server disconnected without sending a response."  # httpcore's words, for the same event
 _PIECE = 64 * 1024  # body bytes handed on at once; the head and a small body go in one write
 _JOINED = 1024  # tiny pieces joined into one at most: the reader counts them as they come
-_BUFFERED = 256 * 1024  # unread bytes past which the socket is paused
 _SLICE = 0.002  # seconds of parsing before the event loop gets a turn
 
 
@@ -46,99 +46,8 @@ class UnsolicitedResponse(httpx.RemoteProtocolError):
     """Bytes no request on the connection asked for: sent before the request, or beyond an answer's end."""
 
 
-@functools.lru_cache(maxsize=1)
-def default_tls() -> ssl.SSLContext:
-    """httpx's verified context (certifi), built once: loading the store costs more than a request."""
-    context = httpx.create_ssl_context(verify=True, trust_env=False)
-    context.set_alpn_protocols(["http/1.1"])
-    return context
-
-
-class _Wire(asyncio.Protocol):
-    """A socket's bytes as they arrive (public asyncio API only: no private buffer read)."""
-
-    def __init__(self) -> None:
-        self.chunks: deque[bytes] = deque()
-        self.buffered = 0
-        self.eof = False
-        self.lost: Exception | None = None
-        self.transport: asyncio.Transport | None = None
-        self._reading: asyncio.Future[None] | None = None
-        self._writing: asyncio.Future[None] | None = None
-        self._paused = False
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        self.chunks.append(data)
-        self.buffered += len(data)
-        if self.buffered > _BUFFERED and not self._paused and self.transport is not None:
-            self._paused = True
-            self.transport.pause_reading()
-        self._wake()
-
-    def eof_received(self) -> bool:
-        self.eof = True
-        self._wake()
-        return False  # close: nothing is written after the answer
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.eof = True
-        self.lost = exc
-        self._wake()
-        if self._writing is not None and not self._writing.done():
-            self._writing.set_result(None)
-
-    def pause_writing(self) -> None:
-        self._writing = asyncio.get_running_loop().create_future()
-
-    def resume_writing(self) -> None:
-        if self._writing is not None and not self._writing.done():
-            self._writing.set_result(None)
-        self._writing = None
-
-    def _wake(self) -> None:
-        if self._reading is not None and not self._reading.done():
-            self._reading.set_result(None)
-
-    def quiet(self) -> bool:
-        return not self.chunks and not self.eof
-
-    def take(self) -> bytes:
-        data = self.chunks.popleft()
-        self.buffered -= len(data)
-        if self._paused and self.buffered <= _BUFFERED // 2 and self.transport is not None:
-            self._paused = False
-            self.transport.resume_reading()
-        return data
-
-    async def read(self) -> bytes:
-        """The next bytes, waiting for them; b"" at the end."""
-        while not self.chunks and not self.eof:
-            self._reading = asyncio.get_running_loop().create_future()
-            try:
-                await self._reading
-            finally:
-                self._reading = None
-        if self.chunks:
-            return self.take()
-        if self.lost is not None:
-            raise self.lost
-        return b""
-
-    async def drain(self) -> None:
-        if self.lost is not None or (self.transport is not None and self.transport.is_closing()):
-            raise ConnectionResetError("the connection was closed")
-        if self._writing is not None:
-            await self._writing
-            if self.lost is not None:
-                raise ConnectionResetError("the connection was closed")
-
-
 class _Connection:
-    def __init__(self, wire: _Wire) -> None:
+    def __init__(self, wire: Wire) -> None:
         self.wire = wire
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
         self.received = 0  # bytes read since the current request was written
@@ -187,62 +96,7 @@ class _Connection:
         return bool(self.h11.trailing_data[0]) or bool(self.wire.chunks)
 
     def close(self) -> None:
-        if self.wire.transport is not None:
-            self.wire.transport.close()
-
-
-Key = tuple[str, str, int]  # scheme, host, port
-
-
-async def _connect(key: Key, tls: ssl.SSLContext | None) -> _Connection:
-    scheme, host, port = key
-    context = (tls or default_tls()) if scheme == "https" else None
-    loop = asyncio.get_running_loop()
-    _, wire = await loop.create_connection(_Wire, host, port, ssl=context, server_hostname=host if context else None)
-    return _Connection(wire)
-
-
-class Spares:
-    """Connections opened ahead of need for the transports that share this (evidence/live.py:
-    one transport an attempt). A spare has carried no request, so it holds nobody's answer;
-    it goes to one transport and never comes back. Opening the next one while attempts wait
-    for their answers takes the connect off their path: a connection a request cost a bare
-    client 0.65 s more on 1,000 requests of 50 ms at concurrency 32 here (docs/performance.md)."""
-
-    def __init__(self, size: int, tls: ssl.SSLContext | None = None) -> None:
-        self._size = max(size, 0)
-        self._tls = tls
-        self._ready: dict[Key, list[asyncio.Task[_Connection]]] = {}
-
-    def take(self, key: Key) -> _Connection | None:
-        """A spare already open and still quiet, if there is one."""
-        ready = self._ready.get(key, [])
-        for task in [task for task in ready if task.done()]:
-            ready.remove(task)
-            if task.cancelled() or task.exception() is not None:
-                continue  # it could not connect: the transport opens its own, and reports that
-            connection = task.result()
-            if connection.wire.quiet():
-                return connection
-            connection.close()  # closed by the server while idle, or bytes nobody asked for
-        return None
-
-    def refill(self, key: Key) -> None:
-        """One more opened in the background, up to ``size`` ready or on their way."""
-        ready = self._ready.setdefault(key, [])
-        if len(ready) < self._size:
-            ready.append(asyncio.get_running_loop().create_task(_connect(key, self._tls)))
-
-    async def aclose(self) -> None:
-        for ready in self._ready.values():
-            for task in ready:
-                if not task.done():
-                    task.cancel()
-                elif not task.cancelled() and task.exception() is None:
-                    task.result().close()
-        tasks = [task for ready in self._ready.values() for task in ready]
-        self._ready.clear()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        self.wire.close()
 
 
 class H11Transport(httpx.AsyncBaseTransport):
@@ -264,7 +118,8 @@ class H11Transport(httpx.AsyncBaseTransport):
         key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
         idle = await self._take(key)
         if idle is None and self._spares is not None:
-            idle = self._spares.take(key)
+            spare = self._spares.take(key)
+            idle = None if spare is None else _Connection(spare)
             self._spares.refill(key)
         if idle is not None:
             try:
@@ -280,7 +135,7 @@ class H11Transport(httpx.AsyncBaseTransport):
 
     async def _open(self, key: Key, request: httpx.Request) -> _Connection:
         try:
-            return await _connect(key, self._tls)
+            return _Connection(await connect(key, self._tls))
         except (OSError, ssl.SSLError) as exc:
             raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from None
 

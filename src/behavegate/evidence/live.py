@@ -31,7 +31,7 @@ from behavegate.evidence.chat import (
     encode_request,
     normalize,
 )
-from behavegate.evidence.h11_transport import Spares
+from behavegate.evidence.connections import Spares
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.judging_thread import JudgingThread
 from behavegate.evidence.retry import RetryPolicy, retrying

@@ -29,7 +29,8 @@ import httpx
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
-from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, Spares, UnsolicitedResponse
+from behavegate.evidence.connections import Spares
+from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
