@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import time
 from collections.abc import Callable, Iterator
 
 import httpx
@@ -324,3 +325,32 @@ def test_a_spare_carries_one_request_and_never_comes_back() -> None:
     finally:
         server.close()
     assert len(ports) == len(set(ports)) == 4  # each transport's request on a connection of its own
+
+
+def test_bytes_that_arrive_while_a_connection_is_idle_are_never_taken_as_the_next_answer() -> None:
+    """An answer sent before the request (here 50 ms after the last answer): the connection
+    is dropped with those bytes unread, and the next request goes on a new one."""
+
+    class Early(Scripted):
+        def answer(self, connection: socket.socket, body: bytes) -> bool:
+            connection.sendall(ok(b'{"n": %d}' % (len(self.requests) - 1)))
+            time.sleep(0.05)
+            connection.sendall(ok(b'{"early": true}'))
+            return True
+
+    async def main(url: str) -> list[bytes]:
+        bodies = []
+        async with H11Transport(1) as transport:
+            for _ in range(2):
+                response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
+                bodies.append(await response.aread())
+                await response.aclose()
+                await asyncio.sleep(0.2)
+        return bodies
+
+    server = Early(lambda n: b"")
+    try:
+        assert asyncio.run(asyncio.wait_for(main(server.url), 10)) == [b'{"n": 0}', b'{"n": 1}']
+    finally:
+        server.close()
+    assert server.connections == 2
