@@ -545,8 +545,8 @@ asyncio.run(main())
 """
 
 # The same loop with httpx.AsyncClient and an asyncio.Semaphore (how behavegate's
-# live mode was built before evidence/http11.py; https endpoints still use httpx's
-# transport), without behavegate. Needs the behavegate venv's interpreter.
+# live mode was built before its own transport, now evidence/h11_transport.py),
+# without behavegate. Needs the behavegate venv's interpreter.
 FLOOR_HTTPX = r"""
 import asyncio, json, sys, time
 import httpx

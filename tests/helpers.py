@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -166,15 +167,18 @@ class RawServer:
     """A loopback server on raw sockets for tests that need exact bytes on kept-alive
     connections: it reads each request (head and Content-Length body) and hands it to
     :meth:`answer`, which writes to the socket and returns False to close the connection.
-    Counts the connections it accepted and keeps every request it read."""
+    Counts the connections it accepted and keeps every request it read. With ``tls`` (a
+    server context) it speaks https."""
 
-    def __init__(self) -> None:
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.requests: list[bytes] = []
         self.connections = 0
+        self.tls = tls
         self.listener = socket.socket()
         self.listener.bind(("127.0.0.1", 0))
         self.listener.listen(16)
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
+        scheme = "https" if tls else "http"
+        self.url = f"{scheme}://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
         threading.Thread(target=self._accept, daemon=True).start()
 
     def answer(self, connection: socket.socket, body: bytes) -> bool:
@@ -194,7 +198,13 @@ class RawServer:
 
     def _serve(self, connection: socket.socket) -> None:
         pending = b""
-        with connection, contextlib.suppress(OSError):
+        with contextlib.ExitStack() as stack, contextlib.suppress(OSError):
+            stack.enter_context(connection)
+            if self.tls is not None:
+                # Each write goes at once: TLS 1.3 session tickets would otherwise hold a small
+                # answer back (Nagle) until the client's delayed ACK, 40 ms on.
+                connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                connection = stack.enter_context(self.tls.wrap_socket(connection, server_side=True))
             while True:
                 while b"\r\n\r\n" not in pending:
                     chunk = connection.recv(65536)

@@ -220,7 +220,7 @@ def _serve_one(connection: socket.socket, handle: Callable[[socket.socket], None
 
 def real_post(url: str, timeout: float) -> tuple[bytes | EndpointError, float]:
     async def go() -> bytes:
-        async with new_client(1, secure=url.startswith("https:")) as client:
+        async with new_client(1) as client:
             return await post(client, exchange(url, timeout))
 
     started = time.monotonic()

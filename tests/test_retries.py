@@ -20,7 +20,7 @@ from helpers import QuietHandler, contract, loopback, send_json
 
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError, encode_request
-from behavegate.evidence.http11 import NO_RESPONSE
+from behavegate.evidence.h11_transport import NO_RESPONSE
 from behavegate.evidence.live import LiveSettings, http_sender
 from behavegate.evidence.retry import RetryPolicy, backoff, retrying
 from behavegate.evidence.transport import retry_after_seconds

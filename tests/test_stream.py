@@ -22,7 +22,7 @@ from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.evidence.chat import EndpointError, build_request, encode_request, normalize
 from behavegate.evidence.chat_stream import Assembly
-from behavegate.evidence.transport import Exchange, ResponseTooLarge, post_chat, request_headers
+from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post_chat, request_headers
 
 SSE = {"Content-Type": "text/event-stream; charset=utf-8"}
 
@@ -490,9 +490,15 @@ def test_hostile_streams_are_bounded_and_incomplete_with_a_reason_and_the_run_go
 class KeptAlive(RawServer):
     """A loopback agent that streams chunked SSE on kept-alive connections. After
     ``[DONE]`` it sends the body's last chunk, unless the prompt is "lingers": then it
-    holds the body open until the client closes the connection."""
+    holds the body open until the client closes the connection. ``asked_on``: the client
+    port of each request's connection (one opened ahead and never used asks nothing)."""
+
+    def __init__(self) -> None:
+        self.asked_on: list[int] = []
+        super().__init__()
 
     def answer(self, connection: socket.socket, body: bytes) -> bool:
+        self.asked_on.append(connection.getpeername()[1])
         prompt = json.loads(body)["messages"][-1]["content"]
         connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
         for part in (delta({"content": "fine"}, "stop"), DONE):
@@ -510,14 +516,33 @@ def kept_alive_contract(*prompts: str) -> str:
     return f"version: 2\nagent: {{model: m, stream: true, missing_tool_calls: none, timeout_seconds: 20}}\nscenarios:\n{lines}"
 
 
-def test_a_finished_stream_leaves_its_connection_for_the_next_request(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_finished_stream_leaves_its_connection_for_the_same_clients_next_request() -> None:
+    agent = KeptAlive()
+
+    async def ask_six() -> list[Any]:
+        body = encode_request({"model": "m", "stream": True, "messages": [{"role": "user", "content": "ends"}]})
+        async with new_client(1) as client:
+            deadline = asyncio.get_running_loop().time() + 10
+            return [(await post_chat(client, Exchange(agent.url, body, {}, deadline), True))[0] for _ in range(6)]
+
+    try:
+        answers = asyncio.run(ask_six())
+    finally:
+        agent.close()
+    assert [normalize(raw, "s").response for raw in answers] == ["fine"] * 6
+    assert agent.connections == 1  # was one a request: the stream was closed at [DONE], before its last chunk
+    assert len(set(agent.asked_on)) == 1
+
+
+def test_each_attempt_has_connections_of_its_own(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An answer meant for one attempt can never be read by another (HTTP/1.1 has no correlation)."""
     agent = KeptAlive()
     try:
         code, report = run(tmp_path, kept_alive_contract(*["ends"] * 6), agent.url, capsys, "--concurrency", "1")
     finally:
         agent.close()
     assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 6
-    assert agent.connections == 1  # was one a request: the stream was closed at [DONE], before its last chunk
+    assert len(agent.asked_on) == len(set(agent.asked_on)) == 6  # (and one more opened ahead may never be used)
 
 
 def test_a_stream_held_open_after_done_is_a_complete_answer_on_a_closed_connection(
@@ -529,4 +554,4 @@ def test_a_stream_held_open_after_done_is_a_complete_answer_on_a_closed_connecti
     finally:
         agent.close()
     assert code == 0 and [s["status"] for s in report["scenarios"]] == ["pass"] * 3  # never the 20 s deadline
-    assert agent.connections == 3  # a body that did not end is never reused
+    assert len(agent.asked_on) == len(set(agent.asked_on)) == 3  # a body that did not end is never reused

@@ -65,6 +65,9 @@ RESPONSE_MAX_TEXT = 200_000
 RESPONSE_MAX_SOURCE_TEXT = 100_000
 RESPONSE_MAX_FINISH_REASON = 64
 STREAM_MAX_CHUNKS = 50_000  # events in one streamed response (a 32,768-token answer, one token each, fits)
+# Pieces one response body arrives in (HTTP chunks, or reads): h11 spends ~10 µs on each, so a
+# body of 1-byte chunks would cost 3-4 s of CPU before the byte cap; twice the events above, each its own chunk.
+RESPONSE_MAX_PIECES = 2 * STREAM_MAX_CHUNKS
 MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
 
 # --- one attempt, all its turns together (version-2 multi-turn) ---------------------------

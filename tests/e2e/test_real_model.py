@@ -39,7 +39,7 @@ def ask(contract: Any, scenario_id: str) -> tuple[dict[str, Any], httpx.Headers]
     payload = build_request(contract.agent, scenario, 256)
 
     async def go() -> tuple[bytes, httpx.Headers]:
-        async with httpx.AsyncClient(transport=new_client(1, False)) as client:
+        async with httpx.AsyncClient(transport=new_client(1)) as client:
             response = await client.post(URL or "", json=payload)
             return response.content, response.headers
 
@@ -84,7 +84,7 @@ def test_the_transport_reads_a_real_server_within_the_deadline(contract: Any) ->
     )
 
     async def go() -> bytes:
-        async with new_client(1, False) as client:
+        async with new_client(1) as client:
             return await post(client, exchange)
 
     assert json.loads(asyncio.run(go()))["choices"]

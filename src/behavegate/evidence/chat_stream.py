@@ -54,7 +54,8 @@ class Assembly:
         self.max_chunks = max_chunks
         self.chunks = 0
         self.done = False
-        self._partial = b""
+        self._partial: list[bytes] = []  # the line not yet ended, in the pieces it came in
+        self._after_cr = False  # the last bytes fed ended in "\r"
         self._data: list[bytes] = []
         self._content: list[str] = []
         self._content_ok = True
@@ -68,16 +69,25 @@ class Assembly:
         self._usage: Any = None
 
     def feed(self, data: bytes) -> bool:
-        """Take the next bytes of the body; True once ``[DONE]`` arrived (read no more)."""
+        """Take the next bytes of the body; True once ``[DONE]`` arrived (read no more).
+        Linear in the bytes fed: a line not yet ended is kept in pieces, joined once at its end."""
         if self.done:
             return True
-        lines = (self._partial + data).splitlines(keepends=True)
-        self._partial = b""
-        if lines and not lines[-1].endswith((b"\n", b"\r")):
-            self._partial = lines.pop()
-        elif lines and lines[-1].endswith(b"\r"):
-            # "\r\n" may be split across reads: hold the "\r" back until the next byte.
-            self._partial = lines.pop()
+        if self._after_cr and data[:1] == b"\n":
+            data = data[1:]  # the "\n" of a "\r\n" split across reads: that line was ended by the "\r"
+        self._after_cr = False
+        if b"\n" not in data and b"\r" not in data:
+            if data:
+                self._partial.append(data)
+            return False
+        if self._partial:
+            self._partial.append(data)
+            data = b"".join(self._partial)
+            self._partial = []
+        lines = data.splitlines(keepends=True)
+        if not lines[-1].endswith((b"\n", b"\r")):
+            self._partial.append(lines.pop())
+        self._after_cr = data.endswith(b"\r")
         for line in lines:
             self._line(line.rstrip(b"\r\n"))
             if self.done:
@@ -89,8 +99,8 @@ class Assembly:
         if not self.done:
             # A last line without its end of line still counts (the body ended it).
             if self._partial:
-                self._line(self._partial.rstrip(b"\r\n"))
-                self._partial = b""
+                self._line(b"".join(self._partial))
+                self._partial = []
             if not self.done:
                 self._line(b"")  # the body's end dispatches a pending event
         if not self.done:

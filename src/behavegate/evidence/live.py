@@ -28,6 +28,7 @@ from behavegate.evidence.chat import (
     encode_request,
     normalize,
 )
+from behavegate.evidence.connections import Spares
 from behavegate.evidence.conversation_loop import conversation, turn_deadline
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.judging_thread import JudgingThread
@@ -84,11 +85,15 @@ def http_sender(client: Client, settings: LiveSettings, contract: Contract | Non
 
 
 @asynccontextmanager
-async def http_connection(settings: LiveSettings, contract: Contract | None = None) -> AsyncIterator[Send]:
-    """One worker's connection to the endpoint."""
+async def http_connection(
+    settings: LiveSettings, contract: Contract | None = None, spares: Spares | None = None
+) -> AsyncIterator[Send]:
+    """One attempt's connection to the endpoint, closed when the attempt ends: HTTP/1.1 has
+    no correlation, so an answer meant for one attempt (sent twice, or late) can never be
+    read by another. The attempt's turns share it while it stays clean; it may come from
+    ``spares``, opened ahead and never used (evidence/h11_transport.py)."""
     assert settings.endpoint is not None
-    secure = (settings.endpoint.connect_url or settings.endpoint.url).startswith("https:")
-    async with new_client(1, secure) as client:
+    async with new_client(1, spares) as client:
         yield http_sender(client, settings, contract)
 
 
@@ -151,7 +156,7 @@ async def observe_all(
     connect: Connect | None = None,
     schedule: Schedule | None = None,
 ) -> list[tuple[Job, Observation, Timing]]:
-    """``concurrency`` workers, each with its own connection, take attempts in
+    """``concurrency`` workers take attempts (each on connections of its own) in
     order; results come back in contract order whatever finishes first.
 
     ``on_done`` (the command judges each attempt as it completes: safety scans, regexes, schemas)
@@ -166,16 +171,18 @@ async def observe_all(
     pending = list(range(len(todo)))
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
-    opened: Connect = connect or (lambda: http_connection(settings, contract))
+    spares = Spares(settings.concurrency)  # one ready for each worker's next attempt
+    opened: Connect = connect or (lambda: http_connection(settings, contract, spares))
     judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None
 
     async with AsyncExitStack() as stack:
+        stack.push_async_callback(spares.aclose)
         ask_judge: JudgeSend | None = None
         if judge is not None and judge.endpoint is not None:
             from behavegate.evidence.judge_client import http_judge
 
-            secure = (judge.endpoint.connect_url or judge.endpoint.url).startswith("https:")
-            client = await stack.enter_async_context(new_client(settings.concurrency, secure))
+            # No connection kept: a judge's answer to one question is never read as another's.
+            client = await stack.enter_async_context(new_client(0))
             ask_judge = http_judge(client, judge)
         await _work(contract, settings, todo, results, pending, opened, on_done, schedule, judge, ask_judge)
     return [r for r in results if r is not None]
@@ -204,33 +211,33 @@ async def _work(
 
         async def worker() -> None:
             nonlocal verdict, sending
-            async with opened() as send:
-                while (index := next_job(pending, todo, schedule, sending)) is not None:
-                    if index == WAIT:
-                        await verdict.wait()
-                        continue
-                    job = todo[index]
-                    sending += 1
-                    try:
+            while (index := next_job(pending, todo, schedule, sending)) is not None:
+                if index == WAIT:
+                    await verdict.wait()
+                    continue
+                job = todo[index]
+                sending += 1
+                try:
+                    async with opened() as send:  # each attempt on connections of its own
                         observation, timing = await _observe(send, contract, job, settings, tally)
-                        if judge is not None and ask_judge is not None:
-                            # One more evidence step, inside the run's time budget.
-                            deadline = settings.started + settings.max_seconds
-                            asking = time.monotonic()
-                            observation = await judged(ask_judge, judge, job.scenario, observation, deadline)
-                            if observation.judge is not None:  # the attempt's evidence took this long too
-                                spent = int((time.monotonic() - asking) * 1000)
-                                timing = Timing(timing.started_at, _stamp(), timing.duration_ms + spent)
-                        if on_done is not None and schedule is not None:
-                            await judging.run(on_done, job, observation, timing)  # its verdict decides what is sent next
-                        elif on_done is not None:
-                            judging.submit(on_done, job, observation, timing)
-                    finally:
-                        sending -= 1
-                        if schedule is not None:  # a verdict (or an error) may free room
-                            verdict.set()
-                            verdict = asyncio.Event()
-                    results[index] = (job, observation, timing)
+                    if judge is not None and ask_judge is not None:
+                        # One more evidence step, inside the run's time budget.
+                        deadline = settings.started + settings.max_seconds
+                        asking = time.monotonic()
+                        observation = await judged(ask_judge, judge, job.scenario, observation, deadline)
+                        if observation.judge is not None:  # the attempt's evidence took this long too
+                            spent = int((time.monotonic() - asking) * 1000)
+                            timing = Timing(timing.started_at, _stamp(), timing.duration_ms + spent)
+                    if on_done is not None and schedule is not None:
+                        await judging.run(on_done, job, observation, timing)  # its verdict decides what is sent next
+                    elif on_done is not None:
+                        judging.submit(on_done, job, observation, timing)
+                finally:
+                    sending -= 1
+                    if schedule is not None:  # a verdict (or an error) may free room
+                        verdict.set()
+                        verdict = asyncio.Event()
+                results[index] = (job, observation, timing)
 
         await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
         await judging.finish()

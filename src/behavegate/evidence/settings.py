@@ -19,7 +19,7 @@ the deadline (``time.monotonic``) and the most response bytes to accept → the 
 response and its size in bytes. Raises EndpointError (ResponseTooLarge past the limit):
 the attempt is then incomplete with that reason."""
 Connect = Callable[[], AbstractAsyncContextManager[Send]]
-"""Opens one worker's connection (see :func:`http_connection`)."""
+"""Opens one attempt's connection, closed when the attempt ends (see :func:`live.http_connection`)."""
 
 
 @frozen

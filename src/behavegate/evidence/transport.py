@@ -3,8 +3,10 @@
 One monotonic deadline covers connect, headers and the whole body, so a server
 that trickles bytes cannot hold a run past ``timeout_seconds``. The body is
 capped at 2 MiB (or less: what is left of the attempt's budget) *while it
-streams*, after decompression done here with a bounded output, so neither a
-large body nor a compression bomb can grow memory. A request body in several
+streams*, counted twice: the bytes as they came off the socket (chunk framing and
+compressed bytes included) and as decoded here with a bounded output, so neither a
+large body, a compression bomb nor an endless stream of empty gzip members can grow
+memory or time. Reading gives the event loop a turn every few milliseconds. A request body in several
 pieces is streamed in writes of up to 64 KiB, never joined whole (one write a piece
 cost more than the rest of a loopback request). An event stream is read up to
 ``[DONE]``, and what follows it only for a moment (the body's end, so the connection
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
@@ -26,15 +29,18 @@ import httpx
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
-from behavegate.evidence.http11 import NO_RESPONSE, Http11Transport
+from behavegate.evidence.connections import Spares
+from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
-from behavegate.limits import MAX_RESPONSE_BYTES
+from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
 
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
 TOO_LARGE_MESSAGE = "agent endpoint response is too large"
 _CHUNK = 64 * 1024
 _DRAIN_SECONDS = 0.02
+_DECODE = 1024  # compressed bytes decoded at once: a gzip member's end copies the rest of what was given
+_SLICE = 0.002  # seconds of decoding and assembly before the event loop gets a turn
 T = TypeVar("T")
 
 
@@ -75,13 +81,13 @@ redirects are never followed, cookies, proxies and netrc never read, so it had n
 to do but cost more than a loopback request). Tests give an ``httpx.MockTransport``."""
 
 
-def new_client(connections: int, secure: bool = True) -> Client:
-    """Plain-http endpoints go by evidence/http11.py (no certificate store is loaded: it
-    costs more than a whole loopback request); https by httpx's own transport."""
-    if not secure:
-        return Http11Transport(connections)
-    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
-    return httpx.AsyncHTTPTransport(verify=True, trust_env=False, limits=limits)
+def new_client(connections: int, spares: Spares | None = None) -> Client:
+    """http and https by evidence/h11_transport.py. Its connections carry only its own
+    requests: evidence/live.py gives each attempt a client of its own, so no attempt can
+    read an answer another attempt's request was sent (``connections`` idle ones are kept
+    for the same client's next request: an attempt's next turn; ``spares``: connections
+    opened ahead, never used before)."""
+    return H11Transport(connections, spares=spares)
 
 
 def request_headers(authorization: str | None, host_header: str | None, user_agent: str) -> dict[str, str]:
@@ -107,7 +113,11 @@ def endpoint_target(endpoint: Endpoint | None, credentials: Credentials | None) 
 
 async def post(client: Client, exchange: Exchange) -> bytes:
     """POST and return the decoded body, or raise EndpointError with skylos's words."""
-    return await _exchange(client, exchange, lambda response: _read_bounded(response, exchange.limit))
+
+    async def read(response: httpx.Response) -> bytes:
+        return (await _read_bounded(response, exchange.limit))[0]
+
+    return await _exchange(client, exchange, read)
 
 
 async def post_chat(client: Client, exchange: Exchange, events: bool) -> tuple[Any, int]:
@@ -119,8 +129,8 @@ async def post_chat(client: Client, exchange: Exchange, events: bool) -> tuple[A
     async def read(response: httpx.Response) -> tuple[Any, int]:
         if events and is_event_stream(response.headers.get("Content-Type", "")):
             return await _read_events(response, exchange.limit, exchange.deadline)
-        body = await _read_bounded(response, exchange.limit)
-        return parse_body(body), len(body)
+        body, size = await _read_bounded(response, exchange.limit)
+        return parse_body(body), size
 
     return await _exchange(client, exchange, read)
 
@@ -145,6 +155,9 @@ async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Re
                 await response.aclose()
     except EndpointError:
         raise
+    except UnsolicitedResponse as exc:
+        # Never evidence: nothing ties those bytes to this request (HTTP/1.1 has no correlation).
+        raise EndpointError(f"unsolicited response: {exc}") from None
     except (TimeoutError, httpx.TimeoutException):
         raise EndpointError(DEADLINE_MESSAGE) from None
     except httpx.HTTPError as exc:
@@ -187,7 +200,7 @@ def _content(exchange: Exchange) -> tuple[bytes | AsyncIterable[bytes], dict[byt
 
 
 class _Pieces:
-    """The pieces as a body that can be sent again (a stale kept-alive connection, evidence/http11.py):
+    """The pieces as a body that can be sent again (a stale kept-alive connection, evidence/h11_transport.py):
     httpx refuses to iterate a generator twice, not an iterable."""
 
     def __init__(self, pieces: tuple[bytes, ...]) -> None:
@@ -313,39 +326,75 @@ def _check_length(response: httpx.Response, limit: int) -> None:
             raise ResponseTooLarge(declared)
 
 
-async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
-    _check_length(response, limit)
-    decoder = _Decoder(response.headers.get("Content-Encoding", ""))
+class _Counted:
+    """A body read under a cap on its bytes as they came off the socket (the raw bytes,
+    chunk framing included when the transport says) and as decoded, with a turn for
+    the event loop every few milliseconds however much is already buffered."""
+
+    def __init__(self, response: httpx.Response, limit: int) -> None:
+        _check_length(response, limit)
+        self.response = response
+        self.limit = limit
+        self.decoder = _Decoder(response.headers.get("Content-Encoding", ""))
+        self.wire = response.stream if isinstance(response.stream, ResponseBody) else None
+        self.raw = 0  # bytes before decoding
+        self.decoded = 0
+        self.resting = time.monotonic() + _SLICE
+
+    @property
+    def size(self) -> int:
+        """The most the body was known to take: raw or decoded, whichever is more."""
+        return max(self.raw if self.wire is None else self.wire.received, self.raw, self.decoded)
+
+    async def pieces(self) -> AsyncIterator[bytes]:
+        """The decoded body, piece by piece; ResponseTooLarge past the cap."""
+        async for chunk in self.response.aiter_raw():
+            self.raw += len(chunk)
+            if self.size > self.limit:
+                raise ResponseTooLarge(self.size)
+            if self.wire is not None and self.wire.pieces > RESPONSE_MAX_PIECES:
+                raise EndpointError(f"{TOO_LARGE_MESSAGE}: more than {RESPONSE_MAX_PIECES:,} pieces")
+            # Compressed input is decoded a slice at a time: a chunk may hold thousands of gzip members.
+            step = _DECODE if self.decoder.inflater is not None else max(len(chunk), 1)
+            for start in range(0, len(chunk), step):
+                data = self.decoder.feed(
+                    chunk[start : start + step] if step < len(chunk) else chunk, self.limit - self.decoded + 1
+                )
+                self.decoded += len(data)
+                if self.decoded > self.limit:
+                    raise ResponseTooLarge(self.size)
+                if data:
+                    yield data
+                await self.breathe()
+
+    async def breathe(self) -> None:
+        if time.monotonic() >= self.resting:
+            await asyncio.sleep(0)
+            self.resting = time.monotonic() + _SLICE
+
+
+async def _read_bounded(response: httpx.Response, limit: int) -> tuple[bytes, int]:
+    """The decoded body and the bytes it took (raw or decoded, whichever is more)."""
+    counted = _Counted(response, limit)
     body = bytearray()
-    async for chunk in response.aiter_raw():
-        if not chunk:
-            continue
-        body.extend(decoder.feed(chunk, limit - len(body) + 1))
-        if len(body) > limit:
-            raise ResponseTooLarge(len(body))
-    return bytes(body)
+    async for data in counted.pieces():
+        body.extend(data)
+    return bytes(body), counted.size
 
 
 async def _read_events(response: httpx.Response, limit: int, deadline: float) -> tuple[Any, int]:
     """An event stream, fed to the assembly as it arrives: it stops at ``[DONE]`` (a
     server that keeps the connection open after it holds nothing up), and nothing
     but the line being read and the assembled deltas is kept."""
-    _check_length(response, limit)
-    decoder = _Decoder(response.headers.get("Content-Encoding", ""))
+    counted = _Counted(response, limit)
     assembly = Assembly()
-    read = 0
-    chunks = response.aiter_raw()
-    async for chunk in chunks:
-        if not chunk:
-            continue
-        data = decoder.feed(chunk, limit - read + 1)
-        read += len(data)
-        if read > limit:
-            raise ResponseTooLarge(read)
+    pieces = counted.pieces()
+    async for data in pieces:
         if assembly.feed(data):
-            await _drain(chunks, deadline)
-            break
-    return assembly.finish(), read
+            size = counted.size  # the answer's bytes: what the drain reads after it is dropped
+            await _drain(pieces, deadline)
+            return assembly.finish(), size
+    return assembly.finish(), counted.size
 
 
 async def _drain(chunks: AsyncIterator[bytes], deadline: float) -> None:
@@ -363,5 +412,7 @@ async def _drain(chunks: AsyncIterator[bytes], deadline: float) -> None:
                 dropped += len(chunk)
                 if dropped > _CHUNK:
                     return
-    except (TimeoutError, httpx.HTTPError, OSError):
+    except UnsolicitedResponse:
+        raise  # a second answer after this one: which one was this request's is not known
+    except (TimeoutError, httpx.HTTPError, OSError, EndpointError):
         return  # not reusable: the connection is closed with the response
