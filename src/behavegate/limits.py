@@ -15,6 +15,9 @@ DEFAULT_CONCURRENCY = 4
 MAX_RUN_TOKENS = 1_000_000_000_000  # --max-total-tokens ceiling: the whole run's reported tokens
 MAX_RUN_COST = 1_000_000.0  # --max-cost ceiling (USD)
 MAX_PRICE_PER_MTOK = 100_000.0  # agent.pricing ceiling (USD per million tokens): a typo guard
+# The largest count or measure read from evidence (tokens, steps, latency in ms): far above any
+# real run, and small enough that every sum and product over a run stays a finite float (magnitude.py).
+MAX_EVIDENCE_QUANTITY = 10**15
 MAX_RETRIES = 10  # --retries ceiling (version 2): retries of one request
 RETRY_FIRST_WAIT = 0.5  # seconds before the first retry; doubled before each next one
 RETRY_MAX_WAIT = 8.0  # seconds: the longest backoff (a longer Retry-After is still honoured)

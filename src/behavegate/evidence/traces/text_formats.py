@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from behavegate.evidence.traces.messages import SURROGATE_PROBLEM
-from behavegate.evidence.traces.problems import Problems, decode_span
-from behavegate.evidence.traces.spans import Keep, Span, console_shaped, console_span, otlp_resource, otlp_span
+from behavegate.evidence.traces.problems import Problems, decode_resource, decode_span
+from behavegate.evidence.traces.spans import Keep, Span, console_shaped, console_span, otlp_span
 from behavegate.limits import TRACE_MAX_CONTAINERS, TRACE_MAX_OBJECT_BYTES, TRACE_READ_CHUNK
 from behavegate.text import surrogate_paths
 
@@ -171,7 +171,7 @@ def _one_document(text: _Text, keep: Keep, problems: Problems) -> Iterator[Span]
             resource: dict[str, Any] = {}  # filled when its key comes, before or after the spans
             for part in text.members():
                 if part == "resource":
-                    resource.update(otlp_resource(text.value(), keep))
+                    resource.update(decode_resource(problems, text.line(), text.value(), keep))
                 elif part in ("scopeSpans", "scope_spans"):
                     yield from _scope_spans(text, resource, keep, problems)
                 else:

@@ -1,0 +1,192 @@
+"""Reproducers from the hostile review of issue 36 (items 4-6 and what was left from the review
+before): each test fails on main as it stood (150b45e) and names the behaviour it pins.
+Every run is offline or on loopback; nothing leaves the machine."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from helpers import QuietHandler, loopback, send_json
+
+from behavegate.cli import main
+
+PRICED = """
+version: 2
+agent:
+  model: m
+  pricing: {input_per_mtok: 3, output_per_mtok: 15}
+scenarios:
+  - id: one
+    prompt: say hello
+    expect: {response: {contains: [hello]}}
+  - id: two
+    prompt: say hello
+    expect: {response: {contains: [hello]}}
+"""
+HUGE = 10**400  # past a float's 1.8e308: float(HUGE) and HUGE * 15.0 raise OverflowError
+
+
+@pytest.fixture(autouse=True)
+def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yml").write_text(PRICED)
+
+
+def _observations(**fields: Any) -> dict[str, Any]:
+    base = {"response": "hello", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
+            "tool_calls": []}  # fmt: skip
+    return {"version": 2, "scenarios": [{"id": "one", **base, **fields}, {"id": "two", **base}]}
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+# --- numbers from outside are checked before arithmetic ----------------------------------------
+
+
+def test_the_number_shortener_counts_digits_past_what_str_converts() -> None:
+    from behavegate.magnitude import decimal_digits, shown
+
+    assert [decimal_digits(n) for n in (0, 9, 10, 99, 100, 10**4000 - 1, 10**4000, -(10**30))] == [1, 1, 2, 2, 3, 4000, 4001, 31]
+    assert shown(1_500) == "1,500" and shown(10**5000) == "a 5,001-digit number" and shown("9" * 400) == "a 400-digit number"
+
+
+class HugeUsage(QuietHandler):
+    """Answers hello and reports a token count no endpoint could have used."""
+
+    usage: ClassVar[dict[str, int]] = {}
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        send_json(self, {"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}], "usage": self.usage})
+
+
+@pytest.mark.parametrize("usage", [{"total_tokens": HUGE}, {"prompt_tokens": HUGE, "completion_tokens": 1}])
+def test_a_live_usage_count_past_a_float_is_unknown_and_the_priced_run_keeps_every_verdict(
+    usage: dict[str, int], capsys: pytest.CaptureFixture[str]
+) -> None:
+    HugeUsage.usage = usage
+    with loopback(HugeUsage) as url:
+        code, log = _cli(capsys, "test", "c.yml", "--endpoint", url, "--no-artifacts", "--max-total-tokens", "100000",
+                         "--max-cost", "5", "--report", "r.json")  # fmt: skip
+    report = json.loads(Path("r.json").read_text())
+    assert "internal error" not in log and code == 0
+    assert [s["status"] for s in report["scenarios"]] == ["pass", "pass"]
+    assert report["behavegate"]["usage"]["unreported"] == 2  # no credible count: not counted, said so, never zero
+    assert "digit" not in log or "digit number" in log
+
+
+def test_a_usage_count_past_a_float_in_an_observation_file_is_a_located_error(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("o.json").write_text(json.dumps(_observations(total_tokens=10**3999)))
+    code, log = _cli(capsys, "test", "c.yml", "--observations", "o.json", "--no-artifacts")
+    assert code == 2 and "internal error" not in log
+    assert "scenarios[0].total_tokens: must be at most 1,000,000,000,000,000 (got a 4,000-digit number)" in log
+    assert "9" * 30 not in log  # the number is never printed whole
+
+
+@pytest.mark.parametrize("key", ["latency_ms", "total_tokens"])
+def test_a_5000_digit_integer_in_an_observation_file_is_a_clear_error(key: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Python's int() refuses past 4,300 digits (ValueError, which JSONDecodeError-only handling missed).
+    text = json.dumps(_observations(**{key: 7})).replace(": 7", ": " + "9" * 5000)
+    Path("o.json").write_text(text)
+    code, log = _cli(capsys, "test", "c.yml", "--observations", "o.json", "--no-artifacts")
+    assert code == 2 and "internal error" not in log
+    assert "Invalid observation JSON: a 5,000-digit number is too long for an integer" in log
+
+
+def test_a_latency_past_a_float_in_an_observation_file_is_a_located_error(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("o.json").write_text(json.dumps(_observations(latency_ms=HUGE)))
+    code, log = _cli(capsys, "test", "c.yml", "--observations", "o.json", "--no-artifacts")
+    assert code == 2 and "internal error" not in log and "scenarios[0].latency_ms" in log and "401-digit number" in log
+
+
+def test_the_budget_and_views_never_price_an_in_process_count_past_a_float() -> None:
+    from helpers import contract
+
+    from behavegate.api import Reply, run_callable
+
+    report = run_callable(contract(PRICED), lambda m, t: Reply(answer="hello", total_tokens=HUGE), max_total_tokens=1000)
+    assert [r.status for r in report.results] == ["pass", "pass"]
+    usage = report.derived.usage
+    assert usage is not None and usage.unreported == 2 and usage.cost == 0.0
+
+
+# --- an endpoint URL httpx cannot read is refused as the run starts --------------------------------
+
+
+def test_an_endpoint_with_text_after_the_ipv6_bracket_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, log = _cli(capsys, "test", "c.yml", "--endpoint", "http://[::1]evil.example/", "--no-artifacts")
+    assert code == 2 and "internal error" not in log
+    assert "Invalid agent endpoint" in log and "evil.example" in log
+
+
+# --- trace loaders: four shapes that were internal errors ------------------------------------------
+
+ROW = {"trace_id": "t-1", "span_id": "a", "name": "chat", "startTimeUnixNano": "100", "endTimeUnixNano": "200",
+       "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "say hello", "gen_ai.completion": "hello"}}  # fmt: skip
+
+
+def _otlp(span_attributes: Any = (), resource_attributes: Any = ()) -> bytes:
+    span = {"traceId": "0" * 31 + "1", "spanId": "0" * 15 + "1", "name": "chat", "startTimeUnixNano": "1",
+            "endTimeUnixNano": "2", "attributes": span_attributes}  # fmt: skip
+    document = {"resourceSpans": [{"resource": {"attributes": resource_attributes}, "scopeSpans": [{"spans": [span]}]}]}
+    return json.dumps(document, default=list).encode() + b"\n"
+
+
+def _row(**changes: Any) -> bytes:
+    row = json.loads(json.dumps(ROW))
+    row.update(changes)
+    return json.dumps(row).encode() + b"\n"
+
+
+SHAPES = {
+    "assay-400-digit-end-time": (
+        "t.jsonl",
+        _row(endTimeUnixNano="9" * 400),
+        "endTimeUnixNano is a 400-digit number, not a 64-bit integer",
+    ),
+    "assay-400-digit-end-time-number": (
+        "t.jsonl",
+        _row(endTimeUnixNano=int("9" * 400)),
+        "endTimeUnixNano is a 400-digit number, not a 64-bit integer",
+    ),
+    "assay-raw-surrogate-bytes-in-an-id": (
+        "t.jsonl",
+        _row().replace(b'"t-1"', b'"t-1\xed\xb2\x80"'),
+        "not UTF-8 text: byte 0xed",
+    ),
+    "otlp-span-attributes-a-number": (
+        "t.json",
+        _otlp(span_attributes=5),
+        "attributes must be a list of key-value objects, not int",
+    ),
+    "otlp-resource-attributes-a-number": (
+        "t.json",
+        _otlp(resource_attributes=5),
+        "unreadable resource: attributes must be a list of key-value objects, not int",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", SHAPES)
+@pytest.mark.parametrize("command", ["inspect", "test"])
+def test_a_malformed_trace_is_a_located_trace_error(name: str, command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    file, data, words = SHAPES[name]
+    Path(file).write_bytes(data)
+    argv = ["traces", "inspect", file] if command == "inspect" else ["test", "c.yml", "--traces", file, "--no-artifacts"]
+    code, log = _cli(capsys, *argv)
+    assert code == 2 and "internal error" not in log
+    assert f"{file} (line 1)" in log and words in log
+
+
+def test_an_operation_name_that_is_an_object_names_no_kind(capsys: pytest.CaptureFixture[str]) -> None:
+    attributes = {**ROW["attributes"], "gen_ai.operation.name": {"x": 1}}  # type: ignore[dict-item]
+    Path("t.jsonl").write_bytes(_row(attributes=attributes))
+    code, log = _cli(capsys, "traces", "inspect", "t.jsonl")
+    assert code == 0 and "internal error" not in log and "0 GenAI traces" in log
