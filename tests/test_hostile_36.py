@@ -5,11 +5,13 @@ Every run is offline or on loopback; nothing leaves the machine."""
 from __future__ import annotations
 
 import json
+import socket
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from helpers import QuietHandler, RawServer, loopback, send_json
 
 from behavegate.cli import main
 
@@ -190,3 +192,80 @@ def test_an_operation_name_that_is_an_object_names_no_kind(capsys: pytest.Captur
     Path("t.jsonl").write_bytes(_row(attributes=attributes))
     code, log = _cli(capsys, "traces", "inspect", "t.jsonl")
     assert code == 0 and "internal error" not in log and "0 GenAI traces" in log
+
+
+# --- the PR comment client: a deadline per call, a byte cap, https unless loopback ----------------
+
+
+def _comment_environ(api: str, tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 7}}))
+    return {"GITHUB_API_URL": api, "GITHUB_REPOSITORY": "acme/agent", "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(tmp_path / "event.json"), "GITHUB_WORKFLOW": "w"}  # fmt: skip
+
+
+class Trickle(RawServer):
+    """Answers 200 and then one byte of its JSON every 50 ms, for up to 15 s."""
+
+    def answer(self, connection: socket.socket, body: bytes) -> bool:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 300\r\n\r\n")
+        for _ in range(300):
+            connection.sendall(b" ")
+            time.sleep(0.05)
+        return False
+
+
+class Flood(RawServer):
+    """Answers 200 with an endless chunked body (stops after 64 MiB)."""
+
+    sent = 0
+
+    def answer(self, connection: socket.socket, body: bytes) -> bool:
+        connection.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        piece = b"%x\r\n%s\r\n" % (1 << 20, b"[" * (1 << 20))
+        for _ in range(64):
+            connection.sendall(piece)
+            type(self).sent += 1 << 20
+        return False
+
+
+def test_a_trickling_github_api_is_cut_at_the_calls_deadline_not_per_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from behavegate.github import pr_comment
+
+    monkeypatch.setattr(pr_comment, "PR_COMMENT_TIMEOUT_SECONDS", 1.0)  # the per-read timeout main had was also this
+    server = Trickle()
+    started = time.monotonic()
+    try:
+        with pytest.raises(pr_comment.CommentError, match="did not answer whole within 1 s"):
+            pr_comment.post("x", "c.yml", "t0ken", _comment_environ(server.url.removesuffix("/v1/chat/completions"), tmp_path))
+    finally:
+        server.close()
+    assert time.monotonic() - started < 3  # main: 15 s, every read well within its timeout
+
+
+def test_a_github_reply_over_the_byte_cap_is_refused_before_it_is_held(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from behavegate.github import pr_comment
+
+    monkeypatch.setattr(pr_comment, "PR_COMMENT_REPLY_MAX_BYTES", 4 << 20)
+    server = Flood()
+    try:
+        with pytest.raises(pr_comment.CommentError, match="the answer is over 4,194,304 bytes"):
+            pr_comment.post("x", "c.yml", "t0ken", _comment_environ(server.url.removesuffix("/v1/chat/completions"), tmp_path))
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("api", ["http://api.github.example", "http://10.0.0.8:8080", "http://[::ffff:8.8.8.8]"])
+def test_a_plain_http_github_api_that_is_not_loopback_is_refused_before_a_byte_is_sent(api: str, tmp_path: Path) -> None:
+    from behavegate.github import pr_comment
+
+    clients: list[object] = []
+
+    def client(**options: Any) -> Any:
+        clients.append(options)
+        raise AssertionError("a client was opened")
+
+    with pytest.raises(pr_comment.CommentError, match="must be https"):
+        pr_comment.post("x", "c.yml", "t0ken", _comment_environ(api, tmp_path), client=client)
+    assert clients == []
