@@ -269,3 +269,75 @@ def test_a_plain_http_github_api_that_is_not_loopback_is_refused_before_a_byte_i
     with pytest.raises(pr_comment.CommentError, match="must be https"):
         pr_comment.post("x", "c.yml", "t0ken", _comment_environ(api, tmp_path), client=client)
     assert clients == []
+
+
+# --- replay judges every attempt again: a run flipped to pass and re-sealed is not valid ----------
+
+
+def _sealed(report: Any, root: Path) -> Path:
+    from behavegate.report.artifacts import build_files, write_run
+
+    write_run(root, report.facts.run_id, build_files(report))
+    return root / ".behavegate" / "runs" / report.facts.run_id
+
+
+def test_a_version_1_run_flipped_to_pass_and_resealed_fails_replay_naming_each_assertion(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from helpers import edit_result, example_report, with_extras
+
+    from behavegate.frozen import replace
+    from behavegate.report.build import rejudged
+
+    honest = with_extras(example_report("regressed"))
+    flipped = honest
+    for index, result in enumerate(honest.results):
+        flipped = edit_result(flipped, index, "pass", **{f"v{k}": {"status": "pass"} for k in range(len(result.verdicts))})
+    flipped = rejudged(flipped, replace(flipped.evaluation, status="pass"))
+    run_dir = _sealed(flipped, tmp_path)  # sealed by the writer itself: every digest and count agrees
+    code, log = _cli(capsys, "replay", str(run_dir))
+    assert code == 1 and "INVALID (5 issue(s))" in log
+    assert (
+        "verdict_mismatch: scenario 'refund-needs-a-human': tools.forbidden[0] was recorded pass, its evidence judges fail" in log
+    )
+
+
+def test_a_version_2_attempt_whose_evidence_was_swapped_after_judging_fails_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from helpers import contract, observations, with_extras
+
+    from behavegate.commands.offline import run_offline
+    from behavegate.commands.options import RunOptions
+    from behavegate.frozen import replace
+    from behavegate.report.build import rejudged
+
+    text = PRICED.replace("    prompt: say hello\n", "    prompt: say hello\n    runs: 2\n", 1)
+    good = _observations()
+    good["scenarios"].insert(1, {**good["scenarios"][0]})
+    bad = json.loads(json.dumps(good))
+    bad["scenarios"][1]["response"] = "goodbye"  # the second attempt of 'one' fails its contains
+    from helpers import FACTS
+
+    honest = with_extras(
+        run_offline(contract(text), observations(good, attempts=True), RunOptions(), FACTS, display_path="c.yml")
+    )
+    swapped = observations(bad, attempts=True).attempts["one"]
+    first = honest.results[0]
+    attempts = tuple(replace(a, observation=swapped[a.index]) for a in first.attempts)
+    forged = rejudged(honest, replace(honest.evaluation, results=(replace(first, attempts=attempts), *honest.results[1:])))
+    assert forged.status == "pass"
+    code, log = _cli(capsys, "replay", str(_sealed(forged, tmp_path)), "--format", "json")
+    payload = json.loads(log[log.index("{") :])
+    assert code == 1 and payload["valid"] is False
+    assert [i["message"] for i in payload["issues"]] == [
+        "scenario 'one' attempt 2: response.contains[0] was recorded pass, its evidence judges fail"
+    ]
+
+
+def test_an_honest_run_replays_valid_after_being_judged_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from helpers import example_report, with_extras
+
+    run_dir = _sealed(with_extras(example_report("regressed")), tmp_path)
+    code, log = _cli(capsys, "replay", str(run_dir))
+    assert code == 0 and log.strip().endswith(": valid")
