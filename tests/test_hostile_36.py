@@ -14,6 +14,7 @@ import pytest
 from helpers import QuietHandler, RawServer, loopback, send_json
 
 from behavegate.cli import main
+from behavegate.report.result import Report
 
 PRICED = """
 version: 2
@@ -274,11 +275,11 @@ def test_a_plain_http_github_api_that_is_not_loopback_is_refused_before_a_byte_i
 # --- replay judges every attempt again: a run flipped to pass and re-sealed is not valid ----------
 
 
-def _sealed(report: Any, root: Path) -> Path:
+def _sealed(report: Report, root: Path) -> Path:
     from behavegate.report.artifacts import build_files, write_run
 
     write_run(root, report.facts.run_id, build_files(report))
-    return root / ".behavegate" / "runs" / report.facts.run_id
+    return root.joinpath(".behavegate", "runs", report.facts.run_id)
 
 
 def test_a_version_1_run_flipped_to_pass_and_resealed_fails_replay_naming_each_assertion(
