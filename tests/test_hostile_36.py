@@ -4,7 +4,9 @@ Every run is offline or on loopback; nothing leaves the machine."""
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import socket
 import time
 from pathlib import Path
@@ -342,3 +344,41 @@ def test_an_honest_run_replays_valid_after_being_judged_again(tmp_path: Path, ca
     run_dir = _sealed(with_extras(example_report("regressed")), tmp_path)
     code, log = _cli(capsys, "replay", str(run_dir))
     assert code == 0 and log.strip().endswith(": valid")
+
+
+# --- a full disk leaves one JSON document on stdout -----------------------------------------------
+
+
+class _FullDisk:
+    """A file on a full disk: opened, and every write refused with ENOSPC."""
+
+    def __init__(self, fd: int) -> None:
+        os.close(fd)
+
+    def __enter__(self) -> _FullDisk:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+@pytest.mark.parametrize("flag", ["--report", "--sarif", "--html"])
+def test_a_full_disk_leaves_only_the_errors_json_document_on_stdout(
+    flag: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from behavegate import files
+
+    Path("o.json").write_text(json.dumps(_observations()))
+    real = os.fdopen
+
+    def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:  # the output file's only: stdout is written as ever
+        return _FullDisk(fd) if "out.file" in os.readlink(f"/proc/self/fd/{fd}") else real(fd, *args, **kwargs)
+
+    monkeypatch.setattr(files.os, "fdopen", fdopen)
+    code = main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json", flag, "out.file"])
+    out = capsys.readouterr().out
+    document = json.loads(out)  # main: the report, then the error's document (json.loads: "Extra data")
+    assert code == 2 and "No space left on device" in document["error"]
