@@ -382,3 +382,22 @@ def test_a_full_disk_leaves_only_the_errors_json_document_on_stdout(
     out = capsys.readouterr().out
     document = json.loads(out)  # main: the report, then the error's document (json.loads: "Extra data")
     assert code == 2 and "No space left on device" in document["error"]
+
+
+# --- an Action input the CLI refuses still writes the status output --------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, value", [("RUNS", "abc"), ("CONCURRENCY", "four"), ("MAX-SECONDS", "1e400x"), ("FAIL-ON", "sometimes")]
+)
+def test_a_refused_action_input_still_writes_status_error(
+    name: str, value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from behavegate.github import action
+
+    environ = {"GITHUB_WORKSPACE": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "output.txt"), "INPUT_CONTRACT": "c.yml",
+               "INPUT_OBSERVATIONS": "o.json", f"INPUT_{name}": value}  # fmt: skip
+    assert action.main(environ) == 2
+    assert "title=behavegate%3A invalid input" in capsys.readouterr().out
+    outputs = dict(line.split("=", 1) for line in (tmp_path / "output.txt").read_text().splitlines())
+    assert outputs["status"] == "error" and outputs["passed"] == "0"
