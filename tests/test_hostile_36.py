@@ -369,15 +369,13 @@ class _FullDisk:
 def test_a_full_disk_leaves_only_the_errors_json_document_on_stdout(
     flag: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from behavegate import files
-
     Path("o.json").write_text(json.dumps(_observations()))
     real = os.fdopen
 
     def fdopen(fd: int, *args: Any, **kwargs: Any) -> Any:  # the output file's only: stdout is written as ever
         return _FullDisk(fd) if "out.file" in os.readlink(f"/proc/self/fd/{fd}") else real(fd, *args, **kwargs)
 
-    monkeypatch.setattr(files.os, "fdopen", fdopen)
+    monkeypatch.setattr(os, "fdopen", fdopen)  # the one os module behavegate.files writes with
     code = main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json", flag, "out.file"])
     out = capsys.readouterr().out
     document = json.loads(out)  # main: the report, then the error's document (json.loads: "Extra data")
