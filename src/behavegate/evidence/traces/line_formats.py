@@ -12,6 +12,7 @@ from behavegate.evidence.traces.messages import SURROGATE_PROBLEM
 from behavegate.evidence.traces.problems import Problems, decode_resource, decode_span
 from behavegate.evidence.traces.spans import Keep, Span, assay_span, otlp_span
 from behavegate.limits import TRACE_MAX_CONTAINERS, TRACE_MAX_OBJECT_BYTES, TRACE_READ_CHUNK
+from behavegate.magnitude import integer_text
 from behavegate.text import surrogate_paths
 
 _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -40,7 +41,7 @@ def _json_line(line: bytes, number: int, problems: Problems) -> Any:
         return None
     try:
         # Decoded strictly first: json.loads(bytes) lets UTF-8-encoded surrogates through (surrogatepass).
-        value = json.loads(line.decode("utf-8").removeprefix("\ufeff"))
+        value = json.loads(line.decode("utf-8").removeprefix("\ufeff"), parse_int=integer_text)
         if _SURROGATE_BYTES.search(line) and surrogate_paths(value, "line"):
             problems.add(SURROGATE_PROBLEM, number)
             return None
