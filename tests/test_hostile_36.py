@@ -59,7 +59,7 @@ def test_the_number_shortener_counts_digits_past_what_str_converts() -> None:
     from behavegate.magnitude import decimal_digits, shown
 
     assert [decimal_digits(n) for n in (0, 9, 10, 99, 100, 10**4000 - 1, 10**4000, -(10**30))] == [1, 1, 2, 2, 3, 4000, 4001, 31]
-    assert shown(1_500) == "1,500" and shown(10**5000) == "a 5,001-digit number" and shown("9" * 400) == "a 400-digit number"
+    assert shown(1_500) == "1500" and shown(10**5000) == "a 5,001-digit number" and shown("9" * 400) == "a 400-digit number"
 
 
 class HugeUsage(QuietHandler):
@@ -120,6 +120,23 @@ def test_the_budget_and_views_never_price_an_in_process_count_past_a_float() -> 
     assert [r.status for r in report.results] == ["pass", "pass"]
     usage = report.derived.usage
     assert usage is not None and usage.unreported == 2 and usage.cost == 0.0
+
+
+def test_a_5000_digit_shard_count_is_a_usage_error_not_an_internal_one(capsys: pytest.CaptureFixture[str]) -> None:
+    Path("o.json").write_text(json.dumps(_observations()))
+    code, log = _cli(capsys, "test", "c.yml", "--observations", "o.json", "--no-artifacts", "--shard", "1/" + "9" * 5000)
+    assert code == 2 and "internal error" not in log
+    assert "--shard N (the shard count) must be between 1 and 256, got a 5,000-digit number" in log
+
+
+@pytest.mark.parametrize("where", ["contract", "observations"])
+def test_a_4000_digit_version_is_named_short_not_printed_whole(where: str, capsys: pytest.CaptureFixture[str]) -> None:
+    big = "9" * 4000
+    Path("o.json").write_text(json.dumps(_observations()).replace('"version": 2', f'"version": {big}', 1))
+    if where == "contract":
+        Path("c.yml").write_text(PRICED.replace("version: 2", f"version: {big}", 1))
+    code, log = _cli(capsys, "test", "c.yml", "--observations", "o.json", "--no-artifacts")
+    assert code == 2 and "got a 4,000-digit number" in log and "9" * 100 not in log
 
 
 # --- an endpoint URL httpx cannot read is refused as the run starts --------------------------------

@@ -27,7 +27,7 @@ def decimal_digits(value: int) -> int:
 
 
 def shown(value: int | float | str) -> str:
-    """A number as a message shows it: whole when short, "a 4,000-digit number" when not
+    """A number as a message shows it: as written when short, "a 4,000-digit number" when not
     (``str`` is the number's text as written, e.g. a JSON literal not converted yet)."""
     if isinstance(value, float):
         return f"{value:g}"
@@ -35,7 +35,7 @@ def shown(value: int | float | str) -> str:
         digits = sum(char.isdigit() for char in value)
         return value if len(value) <= SHOWN_DIGITS else f"a {digits:,}-digit number"
     count = decimal_digits(value)
-    return f"{value:,}" if count <= SHOWN_DIGITS else f"a {count:,}-digit number"
+    return str(value) if count <= SHOWN_DIGITS else f"a {count:,}-digit number"  # as written: skylos's words print it so
 
 
 def in_range(value: int | float) -> bool:

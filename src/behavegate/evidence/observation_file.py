@@ -140,7 +140,7 @@ def read_observations(
     version = c.take(f.integer, raw.get("version"), "version")
     v2 = attempts and version == 2
     if version is not None and version != 1 and not v2:
-        c.add(f"observation version must be 1, got {version}", "version")
+        c.add(f"observation version must be 1, got {shown(version)}", "version")
     items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)
     observations: list[Observation] = []
     if items is not None:
