@@ -102,12 +102,13 @@ def pull_request_number(environ: Mapping[str, str]) -> int:
 
 def _api(environ: Mapping[str, str]) -> str:
     api = (environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    refused = CommentError("comment: skipped, GITHUB_API_URL is not an http(s) URL without credentials")
     try:
         url = httpx.URL(api)
     except httpx.InvalidURL:
-        url = httpx.URL("invalid:")
+        raise refused from None
     if url.scheme not in ("https", "http") or not url.host or url.userinfo:
-        raise CommentError("comment: skipped, GITHUB_API_URL is not an http(s) URL without credentials")
+        raise refused
     if url.scheme == "http" and not is_loopback_host(url.host):
         # Checked before a byte is sent: the token would cross the network in clear.
         raise CommentError("comment: skipped, GITHUB_API_URL must be https (plain http only to a loopback address)")
