@@ -416,3 +416,28 @@ def test_a_refused_action_input_still_writes_status_error(
     assert "title=behavegate%3A invalid input" in capsys.readouterr().out
     outputs = dict(line.split("=", 1) for line in (tmp_path / "output.txt").read_text().splitlines())
     assert outputs["status"] == "error" and outputs["passed"] == "0"
+
+
+def test_an_honest_run_whose_token_was_redacted_from_the_evidence_still_replays_valid(tmp_path: Path) -> None:
+    """The verdicts were reached on the raw answer (it leaked the token: fail); the sealed copy
+    holds [REDACTED] in its place, which judged again passes. Stricter than its evidence now
+    shows is no forged pass: the run replays valid. The other way round it never would."""
+    from helpers import FACTS, contract, observations
+
+    from behavegate.judge.evaluate import evaluate
+    from behavegate.model import Timing
+    from behavegate.report.build import build_report
+    from behavegate.report.replay import validate_run
+
+    token = "sk-live-0123456789abcdefghij"
+    text = PRICED.replace(
+        "expect: {response: {contains: [hello]}}", 'expect: {response: {not_matches: ["sk-live-[a-z0-9]+"]}}', 1
+    )
+    parsed = contract(text)
+    evidence = observations(_observations(response=f"hello, your key is {token}"), attempts=True)
+    evaluation = evaluate(parsed, evidence.observations, attempts=evidence.attempts)
+    assert evaluation.results[0].status == "fail"
+    report = build_report(parsed, evaluation, mode="offline", provenance={"kind": "observation_file", "trust": "unverified_fixture"},
+                          facts=FACTS, contract_display_path="c.yml", version="t", secrets=(token,), artifacts=True,
+                          timings=(Timing("", "", 1),) * 2)  # fmt: skip
+    assert validate_run(_sealed(report, tmp_path)) == []

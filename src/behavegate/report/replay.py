@@ -22,8 +22,10 @@ from behavegate.report.artifacts import render_event, render_json, sha256_text
 from behavegate.report.digests import evidence_digest, sha256_json
 from behavegate.report.layout import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY
 from behavegate.report.run_files import Invalid, Issue, parse, read_run
+from behavegate.text import MARKER
 
 MAX_SHAPE_ISSUES = 20  # structure problems listed from one run directory
+_STRICTNESS = {"pass": 0, "incomplete": 1, "fail": 2}  # failure beats incomplete beats pass
 
 
 def validate_run(run_dir: Path) -> list[Issue]:
@@ -113,10 +115,16 @@ def rejudged(report: Any) -> list[Issue]:
                 issues.append(
                     Issue("verdict_mismatch", f"{where}: the recorded assertions are not the ones its contract asks for")
                 )
+            # The verdicts were reached on the raw answer, the sealed copy has the run's token
+            # masked (report/redact.py): a check the token failed may pass on the mask. A verdict
+            # recorded stricter than its masked evidence is no forged pass; the reverse always counts.
+            masked = raw is not None and MARKER in json.dumps(raw)  # (a token under 10 characters is masked as asterisks: not told)
             issues += [
                 Issue("verdict_mismatch", f"{where}: {name} was recorded {recorded[name]}, its evidence judges {status}")
                 for name, status in judged.items()
-                if name in recorded and recorded[name] != status
+                if name in recorded
+                and recorded[name] != status
+                and not (masked and _STRICTNESS.get(recorded[name], 0) > _STRICTNESS[status])
             ]
             if len(issues) >= MAX_SHAPE_ISSUES:
                 return issues[:MAX_SHAPE_ISSUES]
