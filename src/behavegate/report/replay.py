@@ -118,7 +118,9 @@ def rejudged(report: Any) -> list[Issue]:
             # The verdicts were reached on the raw answer, the sealed copy has the run's token
             # masked (report/redact.py): a check the token failed may pass on the mask. A verdict
             # recorded stricter than its masked evidence is no forged pass; the reverse always counts.
-            masked = raw is not None and MARKER in json.dumps(raw)  # (a token under 10 characters is masked as asterisks: not told)
+            masked = raw is not None and MARKER in json.dumps(
+                raw
+            )  # (a token under 10 characters is masked as asterisks: not told)
             issues += [
                 Issue("verdict_mismatch", f"{where}: {name} was recorded {recorded[name]}, its evidence judges {status}")
                 for name, status in judged.items()
