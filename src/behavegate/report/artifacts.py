@@ -222,7 +222,10 @@ def _results_text(judged: Report) -> str:
     rest = judged.json_rest()
     carried = {**rest, "behavegate": {**rest["behavegate"], "contract_data": data}}
     text = "".join(chunks(judged.encoded(), carried)) + "\n"
-    return text if len(text.encode("utf-8")) <= MAX_REPORT_BYTES else plain
+    try:
+        return text if len(text.encode("utf-8")) <= MAX_REPORT_BYTES else plain
+    except UnicodeEncodeError:  # a name in the contract that is not UTF-8: the run is kept, its contract is not
+        return plain
 
 
 def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:
