@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError, decode_body
+from behavegate.limits import MAX_EVIDENCE_QUANTITY
 
 FUZZ = settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
@@ -44,6 +45,8 @@ HOSTILE_JSON: list[object] = [
     -1,
     {},
     [],
+    10**400,  # past a float: an OverflowError once it was priced or divided (issue 36)
+    -(10**400),
 ]
 
 
@@ -120,7 +123,13 @@ def test_a_hostile_value_or_key_in_an_observation_file_never_ends_the_run(
 
 
 bodies = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20) | st.sampled_from(HOSTILE_JSON[:6]),
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=20)
+    | st.sampled_from(HOSTILE_JSON[:6])
+    | st.sampled_from([10**400, 2**64, -(2**63)]),
     lambda inner: (
         st.lists(inner, max_size=3)
         | st.dictionaries(
@@ -159,6 +168,8 @@ def test_any_endpoint_body_is_an_observation_or_an_endpoint_error(body: Any) -> 
         except EndpointError:
             continue
         json.dumps(observation.as_dict(), ensure_ascii=False).encode("utf-8")  # every field can be written
+        counts = (observation.total_tokens, observation.input_tokens, observation.output_tokens)
+        assert all(n is None or 0 <= n <= MAX_EVIDENCE_QUANTITY for n in counts)  # never priced past a float
 
 
 def test_a_surrogate_in_one_observation_leaves_the_others_judged(project: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 # stage or an earlier one, never a later one.
 STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "api", "cli"]
 FOUNDATION = {
-    "__init__", "errors", "frozen", "gating", "indented_json", "canonical_json", "finite_json", "typed_json", "limits", "model", "conversation", "judged", "oxy_file", "text", "files", "cost", "http_mapping",
+    "__init__", "errors", "frozen", "gating", "indented_json", "canonical_json", "finite_json", "typed_json", "limits", "model", "conversation", "judged", "oxy_file", "text", "files", "cost", "http_mapping", "magnitude",
 }  # fmt: skip
 ENTRY = {"__main__", "cli", "github.action"}  # entry points: the CLI and the Action's
 API = {"api", "pytest_plugin"}  # the Python API over the commands, and the pytest plugin over it

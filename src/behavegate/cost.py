@@ -5,13 +5,15 @@ tokens when it reports both; else unknown. Cost (``agent.pricing``): prompt toke
 input price plus completion tokens at the output price when both are reported; an
 endpoint that reports only ``total_tokens`` has them all priced as output (the dearer
 side for every priced model we know of, so the cost shown is not an underestimate); no
-usage at all is unknown, never zero."""
+usage at all is unknown, never zero. A count past MAX_EVIDENCE_QUANTITY (an agent's
+``total_tokens: 1e400``) is no count either: it is never multiplied (magnitude.py)."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
 from behavegate.frozen import frozen
+from behavegate.magnitude import quantity
 
 
 class Observation(Protocol):
@@ -42,10 +44,11 @@ def attempt_tokens(observation: Observation | None) -> int | None:
     """The tokens one attempt used, as reported (None: not reported)."""
     if observation is None:
         return None
-    if observation.total_tokens is not None:
-        return observation.total_tokens
-    if observation.input_tokens is not None and observation.output_tokens is not None:
-        return observation.input_tokens + observation.output_tokens
+    total, prompt, completion = _counts(observation)
+    if total is not None:
+        return total
+    if prompt is not None and completion is not None:
+        return prompt + completion
     return None
 
 
@@ -53,11 +56,17 @@ def attempt_cost(pricing: Pricing, observation: Observation | None) -> float | N
     """What one attempt cost in USD (None: its usage was not reported)."""
     if observation is None:
         return None
-    if observation.input_tokens is not None and observation.output_tokens is not None:
-        return (observation.input_tokens * pricing.input_per_mtok + observation.output_tokens * pricing.output_per_mtok) / MTOK
-    if observation.total_tokens is not None:
-        return observation.total_tokens * pricing.output_per_mtok / MTOK
+    total, prompt, completion = _counts(observation)
+    if prompt is not None and completion is not None:
+        return (prompt * pricing.input_per_mtok + completion * pricing.output_per_mtok) / MTOK
+    if total is not None:
+        return total * pricing.output_per_mtok / MTOK
     return None
+
+
+def _counts(observation: Observation) -> tuple[int | None, int | None, int | None]:
+    """Total, prompt and completion tokens, each None when not reported or not a credible count."""
+    return quantity(observation.total_tokens), quantity(observation.input_tokens), quantity(observation.output_tokens)
 
 
 def dollars(amount: float) -> str:

@@ -14,10 +14,13 @@ from typing import Any
 
 import msgspec
 
+from behavegate.magnitude import integer_text
+
 
 def loads(text: str | bytes, **hooks: Any) -> Any:
-    """``json.loads(text, **hooks)``; raises ValueError on a non-finite number."""
-    return json.loads(text, parse_constant=_constant, parse_float=_finite, **hooks)
+    """``json.loads(text, **hooks)``; raises ValueError on a non-finite number, and in a
+    short message on an integer too long to convert (``int`` refuses past 4,300 digits)."""
+    return json.loads(text, parse_constant=_constant, parse_float=_finite, **{"parse_int": integer_text, **hooks})
 
 
 def loads_document(text: str | bytes) -> Any:

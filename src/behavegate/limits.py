@@ -15,6 +15,9 @@ DEFAULT_CONCURRENCY = 4
 MAX_RUN_TOKENS = 1_000_000_000_000  # --max-total-tokens ceiling: the whole run's reported tokens
 MAX_RUN_COST = 1_000_000.0  # --max-cost ceiling (USD)
 MAX_PRICE_PER_MTOK = 100_000.0  # agent.pricing ceiling (USD per million tokens): a typo guard
+# The largest count or measure read from evidence (tokens, steps, latency in ms): far above any
+# real run, and small enough that every sum and product over a run stays a finite float (magnitude.py).
+MAX_EVIDENCE_QUANTITY = 10**15
 MAX_RETRIES = 10  # --retries ceiling (version 2): retries of one request
 RETRY_FIRST_WAIT = 0.5  # seconds before the first retry; doubled before each next one
 RETRY_MAX_WAIT = 8.0  # seconds: the longest backoff (a longer Retry-After is still honoured)
@@ -125,7 +128,10 @@ SARIF_MAX_RESULTS = 5_000  # findings in one SARIF file (code scanning shows the
 SARIF_MESSAGE_CHARS = 2_000  # one finding's message
 GITHUB_COMMENT_MAX_CHARS = 65_536  # GitHub refuses issue and pull-request comments longer than this
 PR_COMMENT_PAGES = 30  # pages of 100 comments read to find the sticky comment
-PR_COMMENT_TIMEOUT_SECONDS = 10.0  # each GitHub REST call of the sticky comment
+PR_COMMENT_TIMEOUT_SECONDS = 10.0  # each GitHub REST call of the sticky comment, whole: connect, send, every byte read
+PR_COMMENT_TOTAL_SECONDS = 60.0  # all of them together (listing up to 30 pages, then one edit or post)
+# One GitHub REST reply: a page of 100 comments at 65,536 characters of 3-byte UTF-8 each is 19.7 MB.
+PR_COMMENT_REPLY_MAX_BYTES = 32 * 1024 * 1024
 
 # --- trace files (evidence/traces) ------------------------------------------------------------
 TRACE_READ_CHUNK = 1024 * 1024  # bytes read at a time: memory is this plus the value being decoded

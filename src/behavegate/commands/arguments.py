@@ -103,9 +103,10 @@ def add_commands(commands: Any, console: Any) -> None:
     _gating(merge)
     _views(merge)
 
-    replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched",
+    replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched, and judge them again",
                                    description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
-        "canonical and sealed, every digest and count re-derived. Exit 0: valid; 1: invalid; 2: unusable input.")  # fmt: skip
+        "canonical and sealed, every digest and count re-derived, every attempt judged again from its evidence. "
+        "Exit 0: valid; 1: invalid; 2: unusable input.")  # fmt: skip
     replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     _format(replay)
 

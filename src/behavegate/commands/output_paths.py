@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +58,20 @@ def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Pat
     else:
         console.out(output if isinstance(output, str) else "".join(output))
     return written
+
+
+def show_and_deliver(
+    args: argparse.Namespace, output: str | Iterable[str], root: Path, console: Console, noun: str,
+    ci: Callable[[dict[str, str]], None],
+) -> None:  # fmt: skip
+    """The run shown (:func:`show_output`), then ``ci`` given the files written. With JSON on
+    stdout the CI files come first: one that cannot be written (a full disk) then leaves the
+    error's JSON document alone on stdout, never the report's followed by the error's."""
+    if args.format == "json" and not args.output:
+        ci({})
+        show_output(args, output, root, console, noun)
+        return
+    ci(show_output(args, output, root, console, noun))
 
 
 def detail(args: argparse.Namespace) -> str:

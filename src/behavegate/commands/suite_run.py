@@ -140,13 +140,14 @@ def _others(contracts: list[Contract], index: int) -> tuple[Scenario, ...]:
 
 def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
     """A suite's views, as :func:`deliver` gives a single run's."""
-    from behavegate.commands.output_paths import detail, show_output
+    from behavegate.commands.output_paths import detail, show_and_deliver
     from behavegate.github.outputs import deliver_suite_ci
     from behavegate.render import suite as views
 
     output = views.report_json(suite) if args.format == "json" else views.table(suite, detail(args))
-    written = show_output(args, output, root, console, "suite report")
-    deliver_suite_ci(args, suite, written, console, root)
+    show_and_deliver(
+        args, output, root, console, "suite report", lambda written: deliver_suite_ci(args, suite, written, console, root)
+    )
 
 
 def _oxy_floor(args: argparse.Namespace, contracts: list[Contract]) -> float | None:

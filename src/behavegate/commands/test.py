@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
-from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_output
+from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_and_deliver
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.gating import FailOn
 from behavegate.github.console import Console
@@ -288,8 +288,7 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
         from behavegate.render import table
 
         output = table.render(report, detail(args))
-    written = show_output(args, output, root, console, "report")
-    deliver_ci(args, report, written, console, root)
+    show_and_deliver(args, output, root, console, "report", lambda written: deliver_ci(args, report, written, console, root))
 
 
 def _error_payload(message: str, details: list[str], status: str, args: argparse.Namespace) -> dict[str, Any]:

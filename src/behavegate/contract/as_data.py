@@ -51,13 +51,38 @@ def contract_data(contract: Contract, positions: Sequence[int]) -> dict[str, Any
         if decoded is None:
             return None
         head, back = decoded
-        original = (replace(contract, scenarios=()), *(contract.scenarios[p] for p in positions))
-        again = (replace(head, path=contract.path, project_root=contract.project_root), *(s for _, s in back))
-    except (msgspec.MsgspecError, TypeError, ValueError):
-        return None
-    if again != original or _text(again) != _text(original):  # the text also holds the compare=False fields
+        # Compared with the local paths left out (they are never carried, and a file name that
+        # is not UTF-8 cannot be encoded to compare).
+        path, root = Path("contract"), Path(".")
+        original = (replace(contract, scenarios=(), path=path, project_root=root), *(contract.scenarios[p] for p in positions))
+        again = (replace(head, path=path, project_root=root), *(s for _, s in back))
+        if again != original or _text(again) != _text(original):  # the text also holds the compare=False fields
+            return None
+    except (msgspec.MsgspecError, TypeError, ValueError):  # UnicodeEncodeError among them
         return None
     return data
+
+
+def whole_contract_data(contract: Contract) -> dict[str, Any] | None:
+    """Every scenario of ``contract`` as data: what a run directory carries so that
+    ``behavegate replay`` can judge its recorded evidence again (None: it would not round-trip)."""
+    return contract_data(contract, range(len(contract.scenarios)))
+
+
+def carried_contract(data: Any, path: Path) -> Contract | None:
+    """The contract a run directory carries (:func:`whole_contract_data`), every scenario at
+    its position and within the loader's bounds; None when the data is no such contract.
+    Nothing ties it to the contract file but the run's seal: replay re-judges against it."""
+    try:
+        decoded = _decode(data) if isinstance(data, dict) and data.get("format") == FORMAT else None
+        if decoded is None:
+            return None
+        head, placed = decoded
+        if [position for position, _ in placed] != list(range(data["count"])) or not _sound(head, (s for _, s in placed)):
+            return None
+        return replace(head, path=path, project_root=path.parent, scenarios=tuple(s for _, s in placed))
+    except (msgspec.MsgspecError, TypeError, ValueError, RecursionError):
+        return None
 
 
 def written_bytes(data: Mapping[str, Any], depth: int) -> int:

@@ -34,6 +34,7 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_SCENARIOS,
 )
+from behavegate.magnitude import shown
 from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
@@ -134,7 +135,7 @@ class _Reader(ExpectFields):
         self.unknown(raw, self.keys("top", TOP_KEYS), "")
         version = c.take(f.integer, raw.get("version"), "version", lines.of_key(raw, "version"))
         if version is not None and version not in (1, 2):
-            c.add(f"version must be 1, got {version}", "version", lines.of_key(raw, "version"))
+            c.add(f"version must be 1, got {shown(version)}", "version", lines.of_key(raw, "version"))
         agent_raw = c.take(f.mapping, raw.get("agent"), "agent", lines.of_key(raw, "agent"), required=True)
         agent = self.agent(agent_raw) if agent_raw is not None else None
         gates, judge = Gates(), JudgeTarget()

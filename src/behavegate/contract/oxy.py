@@ -24,6 +24,7 @@ from behavegate.contract import rules as f
 from behavegate.contract.yaml_lines import LineMap
 from behavegate.errors import ContractError
 from behavegate.limits import MAX_CONCURRENCY, MAX_RUNS
+from behavegate.magnitude import shown
 from behavegate.oxy_file import OxyCase, OxyFile
 
 SUFFIXES = (".test.yml", ".test.yaml")
@@ -158,7 +159,7 @@ def _count(c: f.Collector, block: dict[str, Any], key: str, default: int, high: 
     if value is None:
         return default
     if not 1 <= value <= high:
-        c.add(f"{path} must be between 1 and {high}, got {value}", path, line)
+        c.add(f"{path} must be between 1 and {high}, got {shown(value)}", path, line)
         return default
     return value
 

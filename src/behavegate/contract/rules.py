@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from behavegate.errors import Problem
 from behavegate.limits import INPUT_MAX_DEPTH, INPUT_MAX_TEXT, INPUT_MAX_VALUES
+from behavegate.magnitude import in_range, shown
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -148,6 +149,8 @@ def integer(value: Any, path: str, line: int | None = None) -> int:
 def number(value: Any, path: str, line: int | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise Bad(f"{path} must be a number", path, line)
+    if isinstance(value, int) and not in_range(value):  # float() of it may overflow: checked as an integer
+        raise Bad(f"{path} must be finite (got {shown(value)})", path, line)
     if not math.isfinite(value):
         raise Bad(f"{path} must be finite", path, line)
     return float(value)

@@ -21,6 +21,7 @@ from behavegate.limits import (
     RESPONSE_MAX_TOOL_CALLS,
     RESPONSE_MAX_VALUES,
 )
+from behavegate.magnitude import quantity
 from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
 from behavegate.text import has_surrogate
 
@@ -186,8 +187,8 @@ def normalize(raw: Any, scenario_id: str, missing_tool_calls: str = "unobserved"
 
 
 def _total_tokens(usage: Any, key: str = "total_tokens") -> int | None:
-    total = usage.get(key) if isinstance(usage, dict) else None
-    return total if isinstance(total, int) and not isinstance(total, bool) and total >= 0 else None
+    # Not a whole number, negative, or past any real run's (an agent's 10**400): no count, never zero.
+    return quantity(usage.get(key)) if isinstance(usage, dict) else None
 
 
 def assistant_turn(raw: Any) -> dict[str, Any]:

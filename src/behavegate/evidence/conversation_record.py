@@ -10,6 +10,7 @@ from typing import Any
 from behavegate.contract import rules as f
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.consistency import Consistency
+from behavegate.magnitude import shown
 from behavegate.model import Observation, ToolCall
 
 CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
@@ -79,7 +80,9 @@ def conversation(
         if c.clean_since(mark) and indexed and call is not None and name is not None:
             results.append(ScriptedResult(call, name, result.get("content"), error))
     if turns is not None and max_turns is not None and turns > max_turns:
-        rules.breach("conversation-turns", f"{path}.turns cannot exceed max_turns ({max_turns}), got {turns}", f"{path}.turns")
+        rules.breach(
+            "conversation-turns", f"{path}.turns cannot exceed max_turns ({max_turns}), got {shown(turns)}", f"{path}.turns"
+        )
     elif loop and turns is not None and max_turns is not None and turns < max_turns:
         rules.breach("conversation-loop-turns", f"{path}.possible_loop cannot be true with {turns} of max_turns {max_turns} "
                      "used: a possible loop ran out of max_turns", f"{path}.possible_loop")  # fmt: skip

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from behavegate.contract import rules as f
 from behavegate.conversation import final_answer
@@ -23,6 +23,7 @@ from behavegate.files import read_project_text
 from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.limits import (
     INPUT_MAX_VALUES,
+    MAX_EVIDENCE_QUANTITY,
     MAX_OBSERVATION_BYTES,
     MAX_RUN_SCENARIOS,
     OBSERVATION_MAX_SOURCES,
@@ -31,9 +32,11 @@ from behavegate.limits import (
     V2_MAX_INPUT_BYTES,
     V2_MAX_OBSERVATION_ENTRIES,
 )
+from behavegate.magnitude import in_range, integer_text, shown
 from behavegate.model import Observation, ObservationSet, Retry, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
+T = TypeVar("T")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 OBSERVATION_KEYS = (
@@ -101,10 +104,10 @@ def parse_observation_text(
     source: str, path: Path, *, attempts: bool = False, max_turns: Mapping[str, int] | None = None
 ) -> ObservationSet:
     try:
-        raw = json.loads(source, object_pairs_hook=_unique_object)
+        raw = json.loads(source, object_pairs_hook=_unique_object, parse_int=integer_text)
     except _Duplicate as duplicate:
         raise ObservationError([Problem(str(duplicate))]) from None
-    except (json.JSONDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, or an integer too long to convert
         raise ObservationError([Problem(f"Invalid observation JSON: {exc}")]) from None
     try:
         f.check_shape(raw, "Observation file", V2_INPUT_MAX_VALUES if attempts else INPUT_MAX_VALUES)
@@ -137,7 +140,7 @@ def read_observations(
     version = c.take(f.integer, raw.get("version"), "version")
     v2 = attempts and version == 2
     if version is not None and version != 1 and not v2:
-        c.add(f"observation version must be 1, got {version}", "version")
+        c.add(f"observation version must be 1, got {shown(version)}", "version")
     items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)
     observations: list[Observation] = []
     if items is not None:
@@ -324,10 +327,10 @@ def _v2_fields(
         latency = c.take(f.number, raw["latency_ms"], f"{path}.latency_ms")
         if latency is not None and latency < 0:
             c.add(f"{path}.latency_ms must be non-negative", f"{path}.latency_ms")
-        extras["latency_ms"] = latency
+        extras["latency_ms"] = c.take(_credible, latency, f"{path}.latency_ms")
     for key in ("total_tokens", "input_tokens", "output_tokens", "steps"):
         if raw.get(key) is not None:
-            extras[key] = c.take(non_negative_int, raw[key], f"{path}.{key}")
+            extras[key] = c.take(_credible, c.take(non_negative_int, raw[key], f"{path}.{key}"), f"{path}.{key}")
     if raw.get("tool_errors") is not None:
         errors = c.take(f.listing, raw["tool_errors"], f"{path}.tool_errors")
         if errors is not None:
@@ -350,6 +353,13 @@ def _v2_fields(
     return extras
 
 
+def _credible(value: T | None, path: str) -> T | None:
+    """A count or measure no run could have reached is refused before any view adds or prices it."""
+    if isinstance(value, int | float) and not in_range(value):
+        raise f.Bad(f"{path} must be at most {MAX_EVIDENCE_QUANTITY:,} (got {shown(value)})", path)
+    return value
+
+
 def retries(c: f.Collector, value: Any, path: str) -> tuple[Retry, ...]:
     """The requests a live run sent again (--retries), as recorded: evidence of how the
     answer was obtained, never of what it says."""
@@ -365,7 +375,7 @@ def retries(c: f.Collector, value: Any, path: str) -> tuple[Retry, ...]:
         _unknown(c, record, RETRY_KEYS, where)
         turn = c.take(non_negative_int, record.get("turn"), f"{where}.turn")
         reason = c.take(f.text, record.get("reason"), f"{where}.reason")
-        waited = c.take(non_negative_int, record.get("waited_ms"), f"{where}.waited_ms")
+        waited = c.take(_credible, c.take(non_negative_int, record.get("waited_ms"), f"{where}.waited_ms"), f"{where}.waited_ms")
         if turn is not None and reason is not None and waited is not None:
             found.append(Retry(turn, reason, waited))
     return tuple(found)

@@ -27,6 +27,7 @@ from behavegate.contract.assertion_keys import assertion_count
 from behavegate.errors import UsageError
 from behavegate.frozen import field, frozen
 from behavegate.limits import MAX_SHARDS, SHARD_REQUEST_COST
+from behavegate.magnitude import shown
 from behavegate.model import Contract, Observation, Scenario
 
 _PLAIN_ID = re.compile(r"[A-Za-z0-9._-]*")
@@ -41,12 +42,12 @@ def parse_shard(text: str) -> tuple[int, int]:
     """``K/N`` (1 ≤ K ≤ N ≤ MAX_SHARDS) as (K, N)."""
     index, slash, count = text.strip().partition("/")
     if not (slash and f"{index}{count}".isascii() and index.isdigit() and count.isdigit()):
-        raise UsageError(f"--shard must be K/N, e.g. 2/3 (shard 2 of 3), got {text!r}")
-    k, n = int(index), int(count)
-    if not 1 <= n <= MAX_SHARDS:
-        raise UsageError(f"--shard N (the shard count) must be between 1 and {MAX_SHARDS}, got {n}")
-    if not 1 <= k <= n:
-        raise UsageError(f"--shard K must be between 1 and N ({n}), got {k}")
+        raise UsageError(f"--shard must be K/N, e.g. 2/3 (shard 2 of 3), got {text[:40]!r}")
+    k, n = int(index[-30:]), int(count[-30:])  # int() refuses past 4,300 digits: a longer one is out of range anyway
+    if not 1 <= n <= MAX_SHARDS or len(count.lstrip("0")) > 30:
+        raise UsageError(f"--shard N (the shard count) must be between 1 and {MAX_SHARDS}, got {shown(count.lstrip('0') or '0')}")
+    if not 1 <= k <= n or len(index.lstrip("0")) > 30:
+        raise UsageError(f"--shard K must be between 1 and N ({n}), got {shown(index.lstrip('0') or '0')}")
     return k, n
 
 

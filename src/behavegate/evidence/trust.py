@@ -182,7 +182,20 @@ def _split(url: str, role: Role = AGENT) -> SplitResult:
         raise RunError(f"{who} contains an invalid port") from None
     if port is not None and not 1 <= port <= 65_535:
         raise RunError(f"{who} contains an invalid port")
+    _same_for_httpx(url, who)
     return parts
+
+
+def _same_for_httpx(url: str, who: str) -> None:
+    """The client reads the URL with httpx's parser, which refuses what urlsplit lets pass
+    (``http://[::1]evil.example/``: urlsplit drops the text after the bracket); refused here,
+    as the run starts, not as an internal error in the middle of it."""
+    import httpx  # here: the CLI's other commands start without it
+
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise RunError(f"Invalid {who}: {exc}") from None
 
 
 def choose_endpoint(

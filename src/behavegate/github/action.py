@@ -322,6 +322,22 @@ def give_back(paths: list[Path], workspace: Path) -> None:
                 os.chown(target, owner.st_uid, owner.st_gid, follow_symlinks=False)
 
 
+def refused_outputs(env: Mapping[str, str]) -> None:
+    """An input the CLI would refuse (``runs: abc``) ends the step before the CLI runs: the
+    outputs still say so (status=error), so a later step's ``if:`` is not left reading nothing.
+    Best effort: the error itself is annotated already."""
+    from behavegate.errors import BehavegateError
+    from behavegate.github.outputs import output_block, write_output
+
+    if not env.get("GITHUB_OUTPUT"):
+        return
+    values = dict.fromkeys(("report", "junit", "summary", "html", "sarif", "run-dir", "regressions", "cost"), "")
+    block = output_block({"status": "error", "passed": "0", "failed": "0", "incomplete": "0", **values})
+    root = Path(env.get("GITHUB_WORKSPACE") or os.getcwd())
+    with contextlib.suppress(BehavegateError, OSError):
+        write_output(env["GITHUB_OUTPUT"], block, root, "--github-output", append=True)
+
+
 def main(environ: Mapping[str, str] | None = None) -> int:
     from behavegate.cli import main as cli_main
 
@@ -352,6 +368,7 @@ def main(environ: Mapping[str, str] | None = None) -> int:
             raise ActionInputError("comment: true posts the summary file: set summary-file (default behavegate-summary.md)")
     except ActionInputError as error:
         console.commands([command("error", str(error), title="behavegate: invalid input")])
+        refused_outputs(env)
         return 2
     summary_file = inputs.text("summary-file")
     before = _signature(workdir / summary_file) if summary_file else None

@@ -6,14 +6,16 @@ cut to GitHub's comment limit with a line saying what was left out. The summary
 shows agent text only inside code spans (``render/summary.py``), so a mention,
 a link or HTML written by the agent stays text.
 
-It talks to ``$GITHUB_API_URL`` (the runner's REST endpoint) with the workflow
-token, a timeout on every call, no redirects followed, no proxy or netrc read
-from the environment. Whatever goes wrong (no pull request, no permission, the
+It talks to ``$GITHUB_API_URL`` (the runner's REST endpoint, https unless it is
+loopback) with the workflow token: each call whole within a deadline and each
+answer within a byte cap, no redirects followed, no proxy or netrc read from the
+environment. Whatever goes wrong (no pull request, no permission, the
 API down) is a warning: a comment never changes the verdict or the exit code.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -21,7 +23,15 @@ from typing import Any
 
 import httpx
 
-from behavegate.limits import GITHUB_COMMENT_MAX_CHARS, PR_COMMENT_PAGES, PR_COMMENT_TIMEOUT_SECONDS
+from behavegate import finite_json
+from behavegate.evidence.trust import is_loopback_host
+from behavegate.limits import (
+    GITHUB_COMMENT_MAX_CHARS,
+    PR_COMMENT_PAGES,
+    PR_COMMENT_REPLY_MAX_BYTES,
+    PR_COMMENT_TIMEOUT_SECONDS,
+    PR_COMMENT_TOTAL_SECONDS,
+)
 
 PER_PAGE = 100
 EVENT_MAX_BYTES = 25 * 1024 * 1024  # the runner's event payload
@@ -92,18 +102,25 @@ def pull_request_number(environ: Mapping[str, str]) -> int:
 
 def _api(environ: Mapping[str, str]) -> str:
     api = (environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
-    url = httpx.URL(api)
+    refused = CommentError("comment: skipped, GITHUB_API_URL is not an http(s) URL without credentials")
+    try:
+        url = httpx.URL(api)
+    except httpx.InvalidURL:
+        raise refused from None
     if url.scheme not in ("https", "http") or not url.host or url.userinfo:
-        raise CommentError("comment: skipped, GITHUB_API_URL is not an http(s) URL without credentials")
+        raise refused
+    if url.scheme == "http" and not is_loopback_host(url.host):
+        # Checked before a byte is sent: the token would cross the network in clear.
+        raise CommentError("comment: skipped, GITHUB_API_URL must be https (plain http only to a loopback address)")
     return api
 
 
-def _check(response: httpx.Response, what: str) -> Any:
-    if response.status_code // 100 != 2:
-        raise CommentError(f"comment: {what} failed: HTTP {response.status_code}{_hint(response.status_code)}")
+def _check(status: int, body: bytes, what: str) -> Any:
+    if status // 100 != 2:
+        raise CommentError(f"comment: {what} failed: HTTP {status}{_hint(status)}")
     try:
-        return response.json()
-    except ValueError:
+        return finite_json.loads(body)
+    except (ValueError, RecursionError):
         raise CommentError(f"comment: {what} failed: the API answered with no JSON") from None
 
 
@@ -117,14 +134,57 @@ def _url(comment: Any) -> str:
     return str(comment.get("html_url") or "") if isinstance(comment, dict) else ""
 
 
-def find_comment(client: httpx.Client, repository: str, number: int, mark: str) -> dict[str, Any] | None:
+class Session:
+    """GitHub REST calls, each whole (connect, send, every byte of the answer) within its own
+    deadline and all of them within the comment's, each answer within a byte cap. A read
+    timeout alone is per read: an API trickling a byte a second held the step for minutes."""
+
+    def __init__(self, client: httpx.AsyncClient, total_seconds: float = PR_COMMENT_TOTAL_SECONDS) -> None:
+        self.client = client
+        self.deadline = asyncio.get_running_loop().time() + total_seconds
+
+    async def call(self, method: str, url: str, what: str, **request: Any) -> tuple[int, bytes]:
+        """The answer's status and body (read only when 2xx: nothing else is used)."""
+        seconds = min(PR_COMMENT_TIMEOUT_SECONDS, self.deadline - asyncio.get_running_loop().time())
+        try:
+            async with asyncio.timeout(max(seconds, 0.0)):
+                response = await self.client.send(self.client.build_request(method, url, **request), stream=True)
+                try:
+                    return response.status_code, await _read(response, what) if response.is_success else b""
+                finally:
+                    await response.aclose()
+        except TimeoutError:
+            raise CommentError(f"comment: {what} failed: the GitHub API did not answer whole within {seconds:.3g} s") from None
+
+
+async def _read(response: httpx.Response, what: str) -> bytes:
+    """The body as sent (identity encoding was asked for: no decompression to bound), capped."""
+    cap = PR_COMMENT_REPLY_MAX_BYTES
+    too_large = CommentError(f"comment: {what} failed: the answer is over {cap:,} bytes")
+    if response.headers.get("content-encoding", "identity").lower() != "identity":
+        raise CommentError(f"comment: {what} failed: the answer is compressed, though none was asked for")
+    declared = response.headers.get("content-length", "")
+    if declared.isdigit() and (len(declared) > 18 or int(declared) > cap):
+        raise too_large
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_raw():
+        size += len(chunk)
+        if size > cap:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def find_comment(session: Session, repository: str, number: int, mark: str) -> dict[str, Any] | None:
     """The sticky comment, if one exists: the first (a bot's first) whose body starts with the marker."""
     found: list[dict[str, Any]] = []
+    what = "listing the pull request's comments"
     for page in range(1, PR_COMMENT_PAGES + 1):
-        response = client.get(f"/repos/{repository}/issues/{number}/comments", params={"per_page": PER_PAGE, "page": page})
-        comments = _check(response, "listing the pull request's comments")
+        params = {"per_page": PER_PAGE, "page": page}
+        comments = _check(*await session.call("GET", f"/repos/{repository}/issues/{number}/comments", what, params=params), what)
         if not isinstance(comments, list):
-            raise CommentError("comment: listing the pull request's comments failed: not a list")
+            raise CommentError(f"comment: {what} failed: not a list")
         found += [c for c in comments if isinstance(c, dict) and str(c.get("body") or "").startswith(mark)]
         if len(comments) < PER_PAGE:
             break
@@ -138,7 +198,7 @@ def post(
     contract: str,
     token: str,
     environ: Mapping[str, str],
-    client: Callable[..., httpx.Client] = httpx.Client,
+    client: Callable[..., httpx.AsyncClient] = httpx.AsyncClient,
 ) -> str:
     """Create or update the sticky comment; its URL. Raises CommentError on any failure."""
     if not token:
@@ -147,25 +207,33 @@ def post(
     repository = environ.get("GITHUB_REPOSITORY", "")
     if not _REPOSITORY.match(repository):
         raise CommentError("comment: skipped, GITHUB_REPOSITORY is not owner/name")
+    api = _api(environ)
     mark = marker(environ.get("GITHUB_WORKFLOW", ""), contract)
-    body = comment_body(summary, mark)
     headers = {
         "Authorization": f"Bearer {token}",
         "Accept": "application/vnd.github+json",
+        "Accept-Encoding": "identity",
         "X-GitHub-Api-Version": "2022-11-28",
         "User-Agent": "behavegate",
     }
+    options = {"base_url": api, "headers": headers, "timeout": PR_COMMENT_TIMEOUT_SECONDS}
+    return asyncio.run(_post(client(**options, follow_redirects=False, trust_env=False), comment_body(summary, mark),
+                             repository, number, mark))  # fmt: skip
+
+
+async def _post(client: httpx.AsyncClient, body: str, repository: str, number: int, mark: str) -> str:
     try:
-        with client(
-            base_url=_api(environ), headers=headers, timeout=PR_COMMENT_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
-        ) as session:
-            existing = find_comment(session, repository, number, mark)
+        async with client:
+            session = Session(client)
+            existing = await find_comment(session, repository, number, mark)
             if existing is not None and isinstance(existing.get("id"), int):
-                response = session.patch(f"/repos/{repository}/issues/comments/{existing['id']}", json={"body": body})
-                if response.status_code not in (403, 404):  # not ours to edit (or gone): post a new one
-                    return _url(_check(response, "updating the comment"))
-            return _url(
-                _check(session.post(f"/repos/{repository}/issues/{number}/comments", json={"body": body}), "creating the comment")
-            )
+                what = "updating the comment"
+                status, answer = await session.call("PATCH", f"/repos/{repository}/issues/comments/{existing['id']}", what,
+                                                    json={"body": body})  # fmt: skip
+                if status not in (403, 404):  # not ours to edit (or gone): post a new one
+                    return _url(_check(status, answer, what))
+            what = "creating the comment"
+            return _url(_check(*await session.call("POST", f"/repos/{repository}/issues/{number}/comments", what,
+                                                   json={"body": body}), what))  # fmt: skip
     except httpx.HTTPError as error:
         raise CommentError(f"comment: the GitHub API could not be reached ({type(error).__name__})") from None

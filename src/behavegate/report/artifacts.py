@@ -197,7 +197,7 @@ def build_files(judged: Report) -> dict[str, str]:
             "behavior_provenance": provenance,
         },
     }
-    files = {STATE: render_json(state), SUMMARY: render_json(harness), RESULTS: "".join(judged.json_chunks()) + "\n"}
+    files = {STATE: render_json(state), SUMMARY: render_json(harness), RESULTS: _results_text(judged)}
     lines = "".join(render_event(e) for e in events)
     events_text = lines + render_event(
         {**base, "event": "run_completed", "timestamp": harness["ended_at"], "status": harness["status"],
@@ -206,6 +206,26 @@ def build_files(judged: Report) -> dict[str, str]:
     )  # fmt: skip
     files[EVENTS] = events_text
     return files
+
+
+def _results_text(judged: Report) -> str:
+    """The JSON view, carrying the contract as data (``behavegate.contract_data``) so that
+    replay can judge every attempt's recorded evidence again; left out when it would not
+    round-trip or the file would pass its size limit (replay then says it could not re-judge)."""
+    from behavegate.contract.as_data import whole_contract_data
+    from behavegate.report.json_text import chunks
+
+    plain = "".join(judged.json_chunks()) + "\n"
+    data = whole_contract_data(judged.contract)
+    if data is None:
+        return plain
+    rest = judged.json_rest()
+    carried = {**rest, "behavegate": {**rest["behavegate"], "contract_data": data}}
+    text = "".join(chunks(judged.encoded(), carried)) + "\n"
+    try:
+        return text if len(text.encode("utf-8")) <= MAX_REPORT_BYTES else plain
+    except UnicodeEncodeError:  # a name in the contract that is not UTF-8: the run is kept, its contract is not
+        return plain
 
 
 def write_run(project_root: Path, run_id: str, files: dict[str, str]) -> None:

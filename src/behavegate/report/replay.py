@@ -22,8 +22,10 @@ from behavegate.report.artifacts import render_event, render_json, sha256_text
 from behavegate.report.digests import evidence_digest, sha256_json
 from behavegate.report.layout import EVENTS, LAYOUT, RESULTS, STATE, SUMMARY
 from behavegate.report.run_files import Invalid, Issue, parse, read_run
+from behavegate.text import MARKER
 
 MAX_SHAPE_ISSUES = 20  # structure problems listed from one run directory
+_STRICTNESS = {"pass": 0, "incomplete": 1, "fail": 2}  # failure beats incomplete beats pass
 
 
 def validate_run(run_dir: Path) -> list[Issue]:
@@ -66,7 +68,69 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
             issues.append(invalid.issue)
         except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
             issues.append(Issue("artifact_structure_invalid", f"unexpected structure: {type(exc).__name__}: {exc}"))
+    if not issues:  # whole and sealed: now, do the verdicts follow from the evidence?
+        try:
+            issues += rejudged(report)
+        except (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError) as exc:
+            issues.append(Issue("artifact_structure_invalid", f"unexpected structure: {type(exc).__name__}: {exc}"))
     return (None if issues else report), issues
+
+
+def rejudged(report: Any) -> list[Issue]:
+    """Every attempt judged again from its recorded observation and the contract the run
+    carries (``behavegate.contract_data``): one issue per assertion whose recorded status
+    differs. The seal proves the files were not changed after it was made; only this shows
+    the verdicts it sealed follow from the evidence (a run flipped to pass and re-sealed)."""
+    from behavegate.contract.as_data import carried_contract
+    from behavegate.judge.evaluate import evaluate_scenario
+    from behavegate.report.shard_reports import report_observation
+
+    ours = report.get("behavegate")
+    data = ours.get("contract_data") if isinstance(ours, dict) else None
+    contract = carried_contract(data, Path(str(report["contract"]["path"])))
+    if contract is None or contract.version != report["contract"]["version"]:
+        why = "the run does not carry its contract as data (behavegate.contract_data), or carries one it could not have run"
+        return [Issue("verdicts_not_rejudged", f"{why}: its verdicts cannot be judged again from its evidence")]
+    specs = {s.id: s for s in contract.scenarios}
+    issues: list[Issue] = []
+    for scenario in report["scenarios"]:
+        sid = scenario["id"]
+        spec = specs.get(sid)
+        if spec is None:
+            issues.append(Issue("verdict_mismatch", f"scenario {sid!r} is not in the contract the run carries"))
+            continue
+        tries = scenario.get("attempts", [{**scenario, "attempt": None}])
+        for attempt in tries:
+            raw, number = attempt["observation"], attempt["attempt"]
+            where = f"scenario {sid!r}" + ("" if number is None else f" attempt {number}")
+            try:
+                observation = None if raw is None else report_observation(raw, sid, contract.version >= 2)
+            except ValueError as bad:
+                issues.append(Issue("verdict_mismatch", f"{where}: its observation cannot be judged again: {bad}"))
+                continue
+            again = evaluate_scenario(spec, observation, contract.agent, contract.version)
+            recorded = {a["assertion"]: a["status"] for a in attempt["assertions"]}
+            judged = {v.assertion: v.status for v in again.verdicts}
+            if list(recorded) != list(judged):
+                issues.append(
+                    Issue("verdict_mismatch", f"{where}: the recorded assertions are not the ones its contract asks for")
+                )
+            # The verdicts were reached on the raw answer, the sealed copy has the run's token
+            # masked (report/redact.py): a check the token failed may pass on the mask. A verdict
+            # recorded stricter than its masked evidence is no forged pass; the reverse always counts.
+            masked = raw is not None and MARKER in json.dumps(
+                raw
+            )  # (a token under 10 characters is masked as asterisks: not told)
+            issues += [
+                Issue("verdict_mismatch", f"{where}: {name} was recorded {recorded[name]}, its evidence judges {status}")
+                for name, status in judged.items()
+                if name in recorded
+                and recorded[name] != status
+                and not (masked and _STRICTNESS.get(recorded[name], 0) > _STRICTNESS[status])
+            ]
+            if len(issues) >= MAX_SHAPE_ISSUES:
+                return issues[:MAX_SHAPE_ISSUES]
+    return issues
 
 
 def _expect(condition: bool, code: str, message: str) -> None:

@@ -276,3 +276,15 @@ def _call(r: _Reader, raw: schema.Call, mark: schema.Mark | None, where: str) ->
     if mark is None:
         return ToolCall(raw.name, raw.arguments)
     return ToolCall(raw.name, raw.arguments, call_id=mark.call_id, executed=mark.executed, group=mark.group)
+
+
+def report_observation(raw: Any, scenario_id: str, v2: bool) -> Observation:
+    """An observation as a JSON report shows it, back to the model (replay judges it again);
+    ValueError names what does not fit."""
+    try:
+        value = msgspec.convert(raw, schema.ObservationV2 if v2 else schema.ObservationV1)
+        return _observation(_Reader("the run"), value, "observation", scenario_id)
+    except msgspec.ValidationError as invalid:
+        raise ValueError(f"observation: {invalid}") from None
+    except ShardError as refused:
+        raise ValueError(refused.problems[0].text) from None

@@ -9,6 +9,7 @@ from typing import Any
 
 from behavegate.cost import NOT_SENT, attempt_cost, attempt_tokens, dollars
 from behavegate.frozen import frozen
+from behavegate.magnitude import quantity
 from behavegate.model import Contract, Observation, ScenarioResult
 
 
@@ -68,8 +69,8 @@ def run_usage(contract: Contract, results: tuple[ScenarioResult, ...], provenanc
     observations = [o for result in results for o in _observations(result) if o is not None]
     sent = [o for o in observations if not (o.error or "").startswith(NOT_SENT)]
     unreported = sum(1 for o in sent if attempt_tokens(o) is None)
-    inputs = [o.input_tokens for o in sent if o.input_tokens is not None]
-    outputs = [o.output_tokens for o in sent if o.output_tokens is not None]
+    inputs = [n for o in sent if (n := quantity(o.input_tokens)) is not None]  # cost.py's rule: no credible count, none
+    outputs = [n for o in sent if (n := quantity(o.output_tokens)) is not None]
     return RunUsage(
         attempts=len(sent),
         unreported=unreported,

@@ -9,9 +9,10 @@ from collections.abc import Iterator, Mapping
 from typing import IO, Any
 
 from behavegate.evidence.traces.messages import SURROGATE_PROBLEM
-from behavegate.evidence.traces.problems import Problems, decode_span
-from behavegate.evidence.traces.spans import Keep, Span, assay_span, otlp_resource, otlp_span
+from behavegate.evidence.traces.problems import Problems, decode_resource, decode_span
+from behavegate.evidence.traces.spans import Keep, Span, assay_span, otlp_span
 from behavegate.limits import TRACE_MAX_CONTAINERS, TRACE_MAX_OBJECT_BYTES, TRACE_READ_CHUNK
+from behavegate.magnitude import integer_text
 from behavegate.text import surrogate_paths
 
 _SURROGATE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
@@ -39,12 +40,16 @@ def _json_line(line: bytes, number: int, problems: Problems) -> Any:
         problems.add(f"more than {TRACE_MAX_CONTAINERS} JSON objects and arrays on one line", number)
         return None
     try:
-        value = json.loads(line)
+        # Decoded strictly first: json.loads(bytes) lets UTF-8-encoded surrogates through (surrogatepass).
+        value = json.loads(line.decode("utf-8").removeprefix("\ufeff"), parse_int=integer_text)
         if _SURROGATE_BYTES.search(line) and surrogate_paths(value, "line"):
             problems.add(SURROGATE_PROBLEM, number)
             return None
         return value
-    except (ValueError, RecursionError) as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+    except UnicodeDecodeError as exc:
+        problems.add(f"not UTF-8 text: byte 0x{line[exc.start]:02x} at position {exc.start}", number)
+        return None
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError
         truncated = not line.endswith(b"\n")
         problems.add(f"{'truncated' if truncated else 'invalid'} JSON: {exc}", number)
         return None
@@ -70,7 +75,7 @@ def _document_spans(document: Mapping[str, Any], keep: Keep, problems: Problems,
     for resource_spans in _list(document, "resourceSpans", "resource_spans"):
         if not isinstance(resource_spans, Mapping):
             continue
-        resource = otlp_resource(resource_spans.get("resource"), keep)
+        resource = decode_resource(problems, line, resource_spans.get("resource"), keep)
         for scope_spans in _list(resource_spans, "scopeSpans", "scope_spans"):
             if not isinstance(scope_spans, Mapping):
                 continue

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 from behavegate import finite_json
 from behavegate.evidence.chat import EndpointError, check_shape
 from behavegate.evidence.traces.spans import Span
+from behavegate.magnitude import in_range, quantity
 from behavegate.text import surrogate_paths
 
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
@@ -65,9 +66,8 @@ class ModelReading(NamedTuple):
 def classify(span: Span) -> str | None:
     """model | tool | agent | workflow | None (not a GenAI span), in the spec's order."""
     a = span.attributes
-    op = a.get("gen_ai.operation.name")
+    op, tl = _name(a.get("gen_ai.operation.name")), _name(a.get("traceloop.span.kind"))  # an object names no kind
     oi = str(a.get("openinference.span.kind") or "").upper()
-    tl = a.get("traceloop.span.kind")
     if op in MODEL_OPERATIONS or oi == "LLM" or "llm.request.type" in a:
         return "model"
     if op == "execute_tool" or oi == "TOOL" or tl == "tool":
@@ -134,16 +134,18 @@ def text_of(value: Any, limit: int | None = None) -> str | None:
     return text if limit is None else text[:limit]
 
 
+def _name(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _int(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value >= 0 else None  # a negative count is no count
-    if isinstance(value, float) and value.is_integer() and value >= 0:
-        return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return None
+    """A count as exporters write it (number, float or text); a negative one, or one past any
+    real run's (magnitude.quantity), is no count: unknown, never zero."""
+    if isinstance(value, float) and value.is_integer() and in_range(value):
+        return quantity(int(value))
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+        return quantity(int(value))
+    return quantity(value)
 
 
 def first(attributes: Mapping[str, Any], *keys: str) -> Any:

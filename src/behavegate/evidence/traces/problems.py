@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from behavegate.errors import Problem, TraceError
-from behavegate.evidence.traces.spans import Span, SpanShapeError
+from behavegate.evidence.traces.spans import Keep, Span, SpanShapeError, otlp_resource
 from behavegate.limits import TRACE_MAX_PROBLEMS
 
 
@@ -37,3 +37,12 @@ def decode_span(problems: Problems, line: int | None, make: Callable[..., Span],
     except (SpanShapeError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         problems.add(f"unreadable span: {exc or type(exc).__name__}", line)
         return None
+
+
+def decode_resource(problems: Problems, line: int | None, raw: Any, keep: Keep) -> dict[str, Any]:
+    """A resource's attributes; one that cannot be read is a problem of the file, never a crash."""
+    try:
+        return otlp_resource(raw, keep)
+    except (SpanShapeError, TypeError, ValueError, AttributeError, RecursionError) as exc:
+        problems.add(f"unreadable resource: {exc or type(exc).__name__}", line)
+        return {}

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
+
+from behavegate.magnitude import shown
 
 # Attribute families the normalizer reads (GenAI, OpenInference, OpenLLMetry, Assay,
 # errors, binding). Everything else (http.*, db.*, ...) is dropped as it is read.
@@ -105,7 +108,9 @@ def any_value(value: Any) -> Any:
             return _integer(value[key], "intValue")
     for key in ("doubleValue", "double_value"):
         if key in value:
-            return float(value[key])
+            number = float(value[key])
+            # proto3 JSON writes "NaN" and "Infinity": kept as that text, never a number in a report
+            return number if math.isfinite(number) else str(value[key])
     for key in ("arrayValue", "array_value"):
         if key in value:
             return [any_value(item) for item in (value[key] or {}).get("values") or ()]
@@ -118,22 +123,36 @@ def any_value(value: Any) -> Any:
     return None  # an empty AnyValue
 
 
-def _integer(value: Any, what: str) -> int:
+INT64 = (-(2**63), 2**63 - 1)  # an OTLP intValue
+UINT64 = (0, 2**64 - 1)  # an OTLP time in Unix nanoseconds (fixed64)
+
+
+def _integer(value: Any, what: str, bounds: tuple[int, int] = INT64) -> int:
+    """A 64-bit integer as OTLP writes it (a number, or its decimal text); a longer one is
+    refused before any conversion or arithmetic (a 400-digit end time, a 5,000-digit string)."""
     if isinstance(value, bool):
         raise SpanShapeError(f"{what} must be an integer")
+    number: int | None = None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value)
-    raise SpanShapeError(f"{what} must be an integer, not {value!r:.40}")
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        text = value.strip()
+        if len(text) > 21:  # 2**64 has 20 digits: past that the text is out of range, unconverted
+            raise SpanShapeError(f"{what} is {shown(text)}, not a 64-bit integer")
+        number = int(text)
+    if number is None:
+        raise SpanShapeError(f"{what} must be an integer, not {value!r:.40}")
+    if not bounds[0] <= number <= bounds[1]:
+        raise SpanShapeError(f"{what} is {shown(number)}, not a 64-bit integer")
+    return number
 
 
 def _time(value: Any, what: str) -> int | None:
     if value is None or value == "" or value == 0 or value == "0":
         return None  # proto3 default: not set
-    return _integer(value, what)
+    return _integer(value, what, UINT64)
 
 
 def otlp_id(value: Any, size: int, what: str) -> tuple[str | None, bool]:
@@ -169,7 +188,11 @@ def _attributes(raw: Any, keep: Keep) -> dict[str, Any]:
             if keep(key):
                 found[key] = value
         return found
-    for item in raw or ():
+    if raw is None:
+        return found
+    if not isinstance(raw, list):
+        raise SpanShapeError(f"attributes must be a list of key-value objects, not {type(raw).__name__}")
+    for item in raw:
         if not isinstance(item, Mapping):
             continue
         key = item.get("key")

@@ -11,13 +11,14 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from behavegate.evidence.traces.messages import SURROGATE_PROBLEM
-from behavegate.evidence.traces.problems import Problems, decode_span
-from behavegate.evidence.traces.spans import Keep, Span, console_shaped, console_span, otlp_resource, otlp_span
+from behavegate.evidence.traces.problems import Problems, decode_resource, decode_span
+from behavegate.evidence.traces.spans import Keep, Span, console_shaped, console_span, otlp_span
 from behavegate.limits import TRACE_MAX_CONTAINERS, TRACE_MAX_OBJECT_BYTES, TRACE_READ_CHUNK
+from behavegate.magnitude import integer_text
 from behavegate.text import surrogate_paths
 
 _WHITESPACE = re.compile(r"[ \t\r\n]*")
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(parse_int=integer_text)  # a 5,000-digit integer: refused in a short message
 _SURROGATE_TEXT = re.compile(r"\\u[dD][89a-fA-F]")
 
 
@@ -89,6 +90,8 @@ class _Text:
                     raise _Malformed(f"a value longer than {TRACE_MAX_OBJECT_BYTES} characters", self.line()) from None
                 self.fill(len(self.buf) - self.pos)  # doubling: a long value costs linear time
                 continue
+            except ValueError as exc:  # an integer too long to convert (magnitude.integer_text)
+                raise _Malformed(f"invalid JSON: {exc}", self.line()) from None
             except RecursionError:
                 raise _Malformed("JSON nested too deeply", self.line()) from None
             if end == len(self.buf) and not self.eof:  # a number may go on in the next chunk
@@ -171,7 +174,7 @@ def _one_document(text: _Text, keep: Keep, problems: Problems) -> Iterator[Span]
             resource: dict[str, Any] = {}  # filled when its key comes, before or after the spans
             for part in text.members():
                 if part == "resource":
-                    resource.update(otlp_resource(text.value(), keep))
+                    resource.update(decode_resource(problems, text.line(), text.value(), keep))
                 elif part in ("scopeSpans", "scope_spans"):
                     yield from _scope_spans(text, resource, keep, problems)
                 else:
