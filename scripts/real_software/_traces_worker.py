@@ -357,21 +357,23 @@ def source_pydantic_ai(out: Path, name: str) -> dict[str, Any]:
     runs = []
     with ScriptedModel() as model:
         chat = OpenAIChatModel(MODEL, provider=OpenAIProvider(base_url=model.base_url, api_key="sk-scripted"))
+        # The tools are coroutines: pydantic-ai runs a sync tool in a worker thread, and two calls of one step
+        # at once would then log (and read the clock) in whichever order the threads ran.
         Agent.instrument_all(True)  # pydantic-ai 2.x: what `Agent(instrument=True)` was, for every agent
         agent = Agent(chat, instructions=SYSTEM, name="support-agent")
 
         @agent.tool_plain
-        def lookup_order(order_id: str) -> dict[str, Any]:
+        async def lookup_order(order_id: str) -> dict[str, Any]:
             """Look an order up by its number."""
             return run_tool("lookup_order", order_id=order_id)
 
         @agent.tool_plain
-        def issue_refund(order_id: str, amount: float) -> dict[str, Any]:
+        async def issue_refund(order_id: str, amount: float) -> dict[str, Any]:
             """Pay an order's amount back."""
             return run_tool("issue_refund", order_id=order_id, amount=amount)
 
         @agent.tool_plain
-        def escalate_to_human(order_id: str, reason: str) -> dict[str, Any]:
+        async def escalate_to_human(order_id: str, reason: str) -> dict[str, Any]:
             """Hand the conversation to a human colleague."""
             return run_tool("escalate_to_human", order_id=order_id, reason=reason)
 
@@ -384,6 +386,52 @@ def source_pydantic_ai(out: Path, name: str) -> dict[str, Any]:
     return {
         "file": _file("pydantic-ai", "document", PROMPT_BIND, runs, what),
         "versions": _versions("pydantic-ai-slim", "openai"),
+    }
+
+
+def source_openai_agents(out: Path, name: str) -> dict[str, Any]:
+    """The OpenAI Agents SDK (chat completions model, three function tools) traced by
+    openinference-instrumentation-openai-agents; bound by the prompt."""
+    from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, function_tool, set_trace_processors
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    provider, _ = _setup(71, out / name, layout="document")
+    set_trace_processors([])  # the SDK's default processor exports to OpenAI's backend: none here
+    OpenAIAgentsInstrumentor().instrument(tracer_provider=provider)
+    current: list[ToolLog] = []
+
+    # Coroutines, as for pydantic-ai: a sync tool would run in a thread, two of one step in either order.
+    @function_tool
+    async def lookup_order(order_id: str) -> dict[str, Any]:
+        """Look an order up by its number."""
+        return current[-1].run("lookup_order", {"order_id": order_id})
+
+    @function_tool
+    async def issue_refund(order_id: str, amount: float) -> dict[str, Any]:
+        """Pay an order's amount back."""
+        return current[-1].run("issue_refund", {"order_id": order_id, "amount": amount})
+
+    @function_tool
+    async def escalate_to_human(order_id: str, reason: str) -> dict[str, Any]:
+        """Hand the conversation to a human colleague."""
+        return current[-1].run("escalate_to_human", {"order_id": order_id, "reason": reason})
+
+    runs = []
+    with ScriptedModel() as model:
+        chat = OpenAIChatCompletionsModel(model=MODEL, openai_client=_openai_client(model, asynchronous=True))
+        agent = Agent(
+            name="support-agent", instructions=SYSTEM, model=chat, tools=[lookup_order, issue_refund, escalate_to_human]
+        )
+        for plan in PLANS:
+            current.append(ToolLog())
+            # group_id is the SDK's conversation id; this instrumentor version records it nowhere: bound by prompt.
+            result = Runner.run_sync(agent, plan.prompt, run_config=RunConfig(group_id=plan.scenario))
+            runs.append(Run(plan, current[-1], str(result.final_output)))
+    provider.shutdown()
+    what = "OpenAI Agents SDK traced by openinference-instrumentation-openai-agents (AGENT, LLM, TOOL spans)"
+    return {
+        "file": _file("openai-agents-openinference", "document", PROMPT_BIND, runs, what),
+        "versions": _versions("openai-agents", "openinference-instrumentation-openai-agents", "openai"),
     }
 
 
@@ -508,6 +556,7 @@ SOURCES: dict[str, tuple[str, Callable[[Path, str], dict[str, Any]]]] = {
     "openai-v2": ("openai_v2_content.jsonl", source_openai_v2),
     "openai-v2-no-content": ("openai_v2_no_content.json", source_openai_v2_no_content),
     "pydantic-ai": ("pydantic_ai.json", source_pydantic_ai),
+    "openai-agents": ("openai_agents_openinference.json", source_openai_agents),
     "litellm": ("litellm_otel.json", source_litellm),
     "mcp-sdk": ("mcp_sdk_client.json", source_mcp_sdk),
     "mcp-sdk-no-content": ("mcp_sdk_client_no_content.json", source_mcp_sdk_no_content),

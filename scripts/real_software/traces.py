@@ -25,6 +25,9 @@ spans with the SDK's real exporters into tests/fixtures/real/traces/:
   openai_v2_no_content.json         the same instrumentor with its defaults (1.30 conventions, no content).
   pydantic_ai.json                  pydantic-ai Agent with three real tools, Agent.instrument_all(True) (its
                                     invoke_agent / chat / execute_tool spans); no span of ours: bound by prompt.
+  openai_agents_openinference.json  the OpenAI Agents SDK (chat completions model, three function_tools),
+                                    its tracing sent to openinference-instrumentation-openai-agents only
+                                    (set_trace_processors([]): nothing to OpenAI); bound by prompt.
   litellm_otel.json                 litellm.completion with litellm.callbacks = ["otel"] (its own
                                     litellm_request / raw_gen_ai_request spans, USE_OTEL_LITELLM_REQUEST_SPAN).
   mcp_sdk_client.json               the tools behind an mcp SDK MCPServer (stdio subprocess): the SDK's own
@@ -48,8 +51,8 @@ scripted model's fixed ids and `created`. What the packages themselves draw from
 rewritten in ONE pass over each written file (`normalise`): UUIDs (LiteLLM call ids, pydantic-ai's
 UUIDv7 agent call and conversation ids) become 00000000-0000-4000-8000-<n> by first appearance, the
 scripted model's port becomes 8000, HTTP dates a fixed one, the venv and checkout paths in stack
-traces /venv and /checkout; LiteLLM stamps its spans with its own wall-clock times, so in its file
-(only) every time becomes BASE + its rank in milliseconds. Everything else is the exporters' bytes.
+traces /venv and /checkout; LiteLLM and the Agents SDK stamp their spans with their own wall-clock
+times, so in their files (only) every time becomes BASE + its rank in milliseconds. Everything else is the exporters' bytes.
 
 Regenerate:  python3 scripts/real_software/traces.py
 Check (CI):  python3 scripts/real_software/traces.py --check   (exit 1 if a committed file differs)
@@ -86,11 +89,14 @@ SOURCES = (
     "openai-v2",
     "openai-v2-no-content",
     "pydantic-ai",
+    "openai-agents",
     "litellm",
     "mcp-sdk",
     "mcp-sdk-no-content",
 )
 BASE_NS = 1_772_442_900_000_000_000
+# Sources whose spans carry the package's own wall-clock times (not the SDK clock): ranked in `normalise`.
+WALL_CLOCK = ("litellm", "openai-agents")
 
 
 def ensure_venv(venv: Path) -> Path:
@@ -103,8 +109,8 @@ def ensure_venv(venv: Path) -> Path:
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     uv = shutil.which("uv") or next((str(p) for p in [ROOT / ".venv" / "bin" / "uv"] if p.exists()), None)
-    if uv:
-        subprocess.run([uv, "pip", "install", "--quiet", "--python", str(python), "-r", str(REQUIREMENTS)], check=True)
+    if uv:  # sync: exactly the pins, whatever an earlier requirements file left behind
+        subprocess.run([uv, "pip", "sync", "--quiet", "--python", str(python), str(REQUIREMENTS)], check=True)
     else:
         pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
         subprocess.run([*pip, "-r", str(REQUIREMENTS)], check=True)
@@ -152,7 +158,7 @@ def generate(python: Path, venv: Path, out: Path, only: list[str]) -> dict[str, 
             for name, truth in result.items():
                 port = truth.pop("port")
                 text = (Path(scratch) / name).read_text(encoding="utf-8")
-                (out / name).write_text(normalise(text, port, venv, source == "litellm"), encoding="utf-8")
+                (out / name).write_text(normalise(text, port, venv, source in WALL_CLOCK), encoding="utf-8")
                 files[name] = truth
     return files
 
@@ -179,6 +185,7 @@ SHOWS: dict[str, dict[str, Any]] = {
     "openai-v2": {"calls": "requested", "errors": False, "answer": True},
     "openai-v2-no-content": {"calls": "none", "errors": False, "answer": False},
     "pydantic-ai": {"calls": "executed", "errors": True, "answer": True},
+    "openai-agents-openinference": {"calls": "executed", "errors": True, "answer": True},
     "litellm-otel": {"calls": "requested", "errors": False, "answer": True},
     "mcp-sdk": {"calls": "mcp", "errors": False, "answer": True},
     "mcp-sdk-no-content": {"calls": "mcp-names", "errors": False, "answer": False},
