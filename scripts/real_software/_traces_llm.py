@@ -324,33 +324,23 @@ def make_app(log: ServedLog) -> Any:
     return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
 
 
-STARTED: list[ScriptedModel] = []  # every model this process started, for the worker's own checks
+class Loopback:
+    """An ASGI app served by uvicorn on 127.0.0.1 (an ephemeral port) in a thread."""
 
-
-class ScriptedModel:
-    """The app served by uvicorn on 127.0.0.1 (an ephemeral port) in a thread."""
-
-    def __init__(self) -> None:
+    def __init__(self, app: Any, lifespan: str = "off") -> None:
         import uvicorn
 
-        STARTED.append(self)
-        self.log = ServedLog()
         self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", 0))
-        self.port = self._socket.getsockname()[1]
-        config = uvicorn.Config(make_app(self.log), log_level="warning", lifespan="off")
-        self._server = uvicorn.Server(config)
+        self.port: int = self._socket.getsockname()[1]
+        self._server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan=lifespan))
         self._thread = threading.Thread(target=self._serve, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
 
     def _serve(self) -> None:
         asyncio.run(self._server.serve(sockets=[self._socket]))
 
-    def __enter__(self) -> ScriptedModel:
+    def __enter__(self) -> Loopback:
         self._thread.start()
         while not self._server.started:
             threading.Event().wait(0.01)
@@ -360,3 +350,23 @@ class ScriptedModel:
         self._server.should_exit = True
         self._thread.join(5)
         self._socket.close()
+
+
+STARTED: list[ScriptedModel] = []  # every model this process started, for the worker's own checks
+
+
+class ScriptedModel(Loopback):
+    """The scripted model's app on loopback."""
+
+    def __init__(self) -> None:
+        STARTED.append(self)
+        self.log = ServedLog()
+        super().__init__(make_app(self.log))
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self) -> ScriptedModel:
+        super().__enter__()
+        return self

@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _traces_llm import MODEL, PLANS, STARTED, SYSTEM, TOOL_SCHEMAS, Plan, ScriptedModel, ToolLog
+from _traces_llm import MODEL, PLANS, STARTED, SYSTEM, TOOL_SCHEMAS, Loopback, Plan, ScriptedModel, ToolLog
 
 # 2026-03-02T09:15:00Z; every span and event time is BASE + n milliseconds, n counting clock reads.
 BASE_NS = 1_772_442_900_000_000_000
@@ -483,9 +483,10 @@ def source_litellm(out: Path, name: str) -> dict[str, Any]:
 # --- f. MCP client spans ------------------------------------------------------------------------------------------
 
 
-async def _mcp_loop(client: Any, plan: Plan, server_log: Path) -> tuple[ToolLog, str]:
-    """The agent loop with its tools behind an MCP server (mcp SDK, stdio subprocess)."""
+async def _mcp_loop(client: Any, plan: Plan, server_log: Path, url: str | None = None) -> tuple[ToolLog, str]:
+    """The agent loop with its tools behind an MCP server (mcp SDK): a stdio subprocess, or ``url``."""
     from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
 
     server = StdioServerParameters(
         command=sys.executable,
@@ -494,7 +495,8 @@ async def _mcp_loop(client: Any, plan: Plan, server_log: Path) -> tuple[ToolLog,
     )
     messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": plan.prompt}]
     server_log.write_text("")
-    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+    transport = streamable_http_client(url) if url else stdio_client(server)
+    async with transport as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         while True:
             response = await client.chat.completions.create(model=MODEL, messages=messages, tools=list(TOOL_SCHEMAS))
@@ -549,6 +551,38 @@ def source_mcp_sdk_no_content(out: Path, name: str) -> dict[str, Any]:
     return _mcp_sdk(out, name, content=False)
 
 
+def source_mcp_both_sides(out: Path, name: str) -> dict[str, Any]:
+    """The MCP server in-process over streamable HTTP on loopback, so the mcp SDK's server spans (it
+    continues the client's trace from _meta) land in the file next to its client spans; openai-v2 model
+    spans without content."""
+    from _traces_mcp_server import build
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    provider, tracer = _setup(63, out / name, layout="document")
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    tool_log = out / f".{name}.tools"
+    app = build(tool_log).streamable_http_app()
+    runs = []
+
+    async def main() -> None:
+        client = _openai_client(model, asynchronous=True)
+        for plan in PLANS:
+            with _root(tracer, plan, bind=True):
+                log, answer = await _mcp_loop(client, plan, tool_log, url=f"http://127.0.0.1:{tools.port}/mcp")
+            runs.append(Run(plan, log, answer, bound_by=SCENARIO_ATTRIBUTE))
+
+    with ScriptedModel() as model, Loopback(app, lifespan="on") as tools:
+        asyncio.run(main())
+    tool_log.unlink()
+    provider.shutdown()
+    what = "the mcp SDK's client AND server spans (server in-process, streamable HTTP), openai-v2 without content"
+    return {
+        "file": _file("mcp-sdk-both-sides", "document", ATTRIBUTE_BIND, runs, what),
+        "versions": _versions("mcp", "opentelemetry-instrumentation-openai-v2", "opentelemetry-util-genai", "openai"),
+        "ports": {tools.port: 8001},
+    }
+
+
 SOURCES: dict[str, tuple[str, Callable[[Path, str], dict[str, Any]]]] = {
     "openinference": ("openinference_openai.jsonl", source_openinference),
     "openinference-stream": ("openinference_openai_stream.json", source_openinference_stream),
@@ -560,6 +594,7 @@ SOURCES: dict[str, tuple[str, Callable[[Path, str], dict[str, Any]]]] = {
     "litellm": ("litellm_otel.json", source_litellm),
     "mcp-sdk": ("mcp_sdk_client.json", source_mcp_sdk),
     "mcp-sdk-no-content": ("mcp_sdk_client_no_content.json", source_mcp_sdk_no_content),
+    "mcp-sdk-both-sides": ("mcp_sdk_both_sides.json", source_mcp_both_sides),
 }
 
 
@@ -575,7 +610,7 @@ def main() -> None:
     planned = [{"scenario": p.scenario, "step": i} for p in PLANS for i in range(len(p.steps))]
     if [{"scenario": r["scenario"], "step": r["step"]} for r in served.log.requests] != planned:
         raise SystemExit(f"{source}: the scripted model served {served.log.requests}, not the plans")
-    result["file"]["port"] = served.port
+    result["file"]["ports"] = {str(served.port): 8000} | {str(p): n for p, n in result.pop("ports", {}).items()}
     result["file"]["versions"] = result.pop("versions") | _versions("opentelemetry-sdk", "opentelemetry-exporter-otlp-json-file")
     json.dump({name: result["file"]}, sys.stdout, indent=1)
 

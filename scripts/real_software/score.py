@@ -85,9 +85,12 @@ def _run(behavegate: Path, args: list[str]) -> dict[str, Any]:
 def _inspect_right(inspected: dict[str, Any], truth: dict[str, Any]) -> tuple[int, int]:
     """How many traces `traces inspect` read the right tool names (in order) and the right answer of."""
     by_prompt = {t["prompt"]: t for t in truth["traces"]}
+    by_id = {t["scenario"]: t for t in truth["traces"]}
     calls = answers = 0
     for trace in inspected.get("traces", []):
-        right = by_prompt.get(trace["binding"].get("first_user_message") or "")
+        binding = trace["binding"]
+        ids = binding.get("scenario_attribute") or []
+        right = by_id.get(ids[0]) if ids else by_prompt.get(binding.get("first_user_message") or "")
         if right is None:
             continue
         calls += [c["name"] for c in trace["tool_calls"]] == [c["name"] for c in right["tool_calls"]]
@@ -102,7 +105,9 @@ def score(behavegate: Path, fixtures: Path = FIXTURES) -> list[Score]:
     for file, entry in expected.items():
         mismatches = compare(file, entry, verdicts(_run(behavegate, [*judge_args(file, entry), "--no-artifacts"])))
         total = sum(len(a) for a in entry["scenarios"].values())
-        inspected = _run(behavegate, ["traces", "inspect", f"tests/fixtures/real/traces/{file}", "--format", "json"])
+        attribute = entry["bind"][1:] if entry["bind"][0] == "--trace-attribute" else []
+        inspect = ["traces", "inspect", f"tests/fixtures/real/traces/{file}", "--format", "json"]
+        inspected = _run(behavegate, [*inspect, *(["--trace-attribute", *attribute] if attribute else [])])
         calls, answers = _inspect_right(inspected, truth[file])
         traces = len(truth[file]["traces"])
         scores.append(Score(file, entry["source"], total - len(mismatches), total, tuple(mismatches), calls, answers, traces))

@@ -35,6 +35,9 @@ spans with the SDK's real exporters into tests/fixtures/real/traces/:
                                     model spans (content span_only); behavegate.scenario.id on the app span.
   mcp_sdk_client_no_content.json    the same with openai-v2's defaults (no content): the MCP client spans are
                                     the only record of which tools ran (their names only in the span names).
+  mcp_sdk_both_sides.json           the MCPServer in-process over streamable HTTP on loopback: the SDK's server
+                                    spans (SERVER, gen_ai.operation.name execute_tool, gen_ai.tool.name,
+                                    error.type tool_error) under its client spans; openai-v2 without content.
 
 Which package and version wrote each file is in truth.json (`versions`). Scenarios (every file has
 one trace of each, in this order): refund-forbidden (lookup_order, then the forbidden issue_refund),
@@ -93,6 +96,7 @@ SOURCES = (
     "litellm",
     "mcp-sdk",
     "mcp-sdk-no-content",
+    "mcp-sdk-both-sides",
 )
 BASE_NS = 1_772_442_900_000_000_000
 # Sources whose spans carry the package's own wall-clock times (not the SDK clock): ranked in `normalise`.
@@ -127,11 +131,12 @@ OVERHEAD = re.compile(r'(\\"(?:litellm_overhead_time_ms|_response_ms)\\": )[0-9.
 OTLP_TIME = re.compile(r'"(startTimeUnixNano|endTimeUnixNano|timeUnixNano)":"(\d+)"')
 
 
-def normalise(text: str, port: int, venv: Path, rank_times: bool) -> str:
+def normalise(text: str, ports: dict[str, int], venv: Path, rank_times: bool) -> str:
     seen: dict[str, str] = {}
     text = UUID.sub(lambda m: seen.setdefault(m[0], f"00000000-0000-4000-8000-{len(seen) + 1:012d}"), text)
-    text = text.replace(f"127.0.0.1:{port}", "127.0.0.1:8000").replace(f'"intValue":"{port}"', '"intValue":"8000"')
-    text = text.replace(f'"server.port": {port}', '"server.port": 8000')
+    for port, fixed in ports.items():
+        text = text.replace(f"127.0.0.1:{port}", f"127.0.0.1:{fixed}").replace(f'"intValue":"{port}"', f'"intValue":"{fixed}"')
+        text = text.replace(f'"server.port": {port}', f'"server.port": {fixed}')
     text = OVERHEAD.sub(r"\g<1>0.0", text)
     text = HTTP_DATE.sub("Mon, 02 Mar 2026 09:15:00 GMT", text)
     text = text.replace(str(venv.resolve()), "/venv").replace(str(venv), "/venv").replace(str(ROOT), "/checkout")
@@ -156,9 +161,9 @@ def generate(python: Path, venv: Path, out: Path, only: list[str]) -> dict[str, 
             )
             result = json.loads(done.stdout)
             for name, truth in result.items():
-                port = truth.pop("port")
+                ports = truth.pop("ports")
                 text = (Path(scratch) / name).read_text(encoding="utf-8")
-                (out / name).write_text(normalise(text, port, venv, source in WALL_CLOCK), encoding="utf-8")
+                (out / name).write_text(normalise(text, ports, venv, source in WALL_CLOCK), encoding="utf-8")
                 files[name] = truth
     return files
 
@@ -189,6 +194,7 @@ SHOWS: dict[str, dict[str, Any]] = {
     "litellm-otel": {"calls": "requested", "errors": False, "answer": True},
     "mcp-sdk": {"calls": "mcp", "errors": False, "answer": True},
     "mcp-sdk-no-content": {"calls": "mcp-names", "errors": False, "answer": False},
+    "mcp-sdk-both-sides": {"calls": "mcp-names", "errors": True, "answer": False},
 }
 
 
