@@ -296,6 +296,67 @@ def _chunks(plan: Plan, index: int, model: str, usage: bool) -> list[dict[str, A
     return chunks
 
 
+def _response(plan: Plan, index: int, model: str, status: str = "completed") -> dict[str, Any]:
+    """A Responses API response object for one step."""
+    step = plan.steps[index]
+    if step.calls:
+        output = [
+            {
+                "type": "function_call",
+                "id": f"fc_{call_id(plan, index, i)}",
+                "call_id": call_id(plan, index, i),
+                "name": c.name,
+                "arguments": json.dumps(c.arguments),
+                "status": "completed",
+            }
+            for i, c in enumerate(step.calls)
+        ]
+    else:
+        text = {"type": "output_text", "text": step.answer, "annotations": []}
+        output = [{"type": "message", "id": f"msg_{plan.scenario}_{index}", "role": "assistant", "status": "completed"}]
+        output[0]["content"] = [text]
+    usage = {"input_tokens": step.prompt_tokens, "output_tokens": step.completion_tokens}
+    usage |= {"total_tokens": step.prompt_tokens + step.completion_tokens}
+    usage |= {"input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+    return {
+        "id": f"resp_{plan.scenario}_{index}",
+        "object": "response",
+        "created_at": CREATED,
+        "status": status,
+        "model": model,
+        "output": output if status == "completed" else [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": usage if status == "completed" else None,
+    }
+
+
+def _response_events(plan: Plan, index: int, model: str) -> list[dict[str, Any]]:
+    """The Responses API stream of one step: created, each item added / its deltas / done, completed."""
+    final = _response(plan, index, model)
+    events: list[dict[str, Any]] = [{"type": "response.created", "response": _response(plan, index, model, "in_progress")}]
+    for n, item in enumerate(final["output"]):
+        if item["type"] == "function_call":
+            events.append({"type": "response.output_item.added", "output_index": n, "item": item | {"arguments": ""}})
+            delta = {"type": "response.function_call_arguments.delta", "item_id": item["id"], "output_index": n}
+            events.append(delta | {"delta": item["arguments"]})
+        else:
+            events.append({"type": "response.output_item.added", "output_index": n, "item": item | {"content": []}})
+            for piece in item["content"][0]["text"].split(" "):
+                delta = {"type": "response.output_text.delta", "item_id": item["id"], "output_index": n}
+                events.append(delta | {"content_index": 0, "delta": piece + " "})
+        events.append({"type": "response.output_item.done", "output_index": n, "item": item})
+    events.append({"type": "response.completed", "response": final})
+    return [e | {"sequence_number": i} for i, e in enumerate(events)]
+
+
+def _responses_step(items: list[dict[str, Any]]) -> int:
+    """A Responses request's step: one past the last step whose function calls it carries back."""
+    steps = [int(i["call_id"].rsplit("_", 2)[1]) for i in items if i.get("type") == "function_call"]
+    return max(steps) + 1 if steps else 0
+
+
 def make_app(log: ServedLog) -> Any:
     from starlette.applications import Starlette
     from starlette.requests import Request
@@ -321,7 +382,23 @@ def make_app(log: ServedLog) -> Any:
 
         return StreamingResponse(events(), media_type="text/event-stream")
 
-    return Starlette(routes=[Route("/v1/chat/completions", chat, methods=["POST"])])
+    async def responses(request: Request) -> Response:
+        body = await request.json()
+        items = body["input"] if isinstance(body["input"], list) else [{"role": "user", "content": body["input"]}]
+        plan, index, model = plan_of(items), _responses_step(items), body.get("model", MODEL)
+        streamed = bool(body.get("stream"))
+        log.requests.append({"scenario": plan.scenario, "step": index, "streamed": streamed, "api": "responses"})
+        if not streamed:
+            return JSONResponse(_response(plan, index, model))
+
+        async def events() -> AsyncIterator[bytes]:
+            for event in _response_events(plan, index, model):
+                yield f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+    routes = [Route("/v1/chat/completions", chat, methods=["POST"]), Route("/v1/responses", responses, methods=["POST"])]
+    return Starlette(routes=routes)
 
 
 class Loopback:

@@ -272,6 +272,50 @@ def source_openinference_stream(out: Path, name: str) -> dict[str, Any]:
     }
 
 
+def responses_loop(client: Any, plan: Plan) -> tuple[ToolLog, str]:
+    """The agent loop over the Responses API, streamed: the answer is whatever the deltas spelled."""
+    log = ToolLog()
+    tools = [{"type": "function", **schema["function"]} for schema in TOOL_SCHEMAS]
+    items: list[dict[str, Any]] = [{"role": "user", "content": plan.prompt}]
+    while True:
+        text: list[str] = []
+        final: Any = None
+        events = client.responses.create(model=MODEL, instructions=SYSTEM, input=items, tools=tools, stream=True)
+        for event in events:
+            if event.type == "response.output_text.delta":
+                text.append(event.delta)
+            elif event.type == "response.completed":
+                final = event.response
+        calls = [o for o in final.output if o.type == "function_call"]
+        if not calls:
+            return log, "".join(text).strip()
+        for call in calls:
+            items.append({"type": "function_call", "call_id": call.call_id, "name": call.name, "arguments": call.arguments})
+            result = _tool_message(log, call.call_id, call.name, call.arguments)
+            items.append({"type": "function_call_output", "call_id": call.call_id, "output": result["content"]})
+
+
+def source_openinference_responses(out: Path, name: str) -> dict[str, Any]:
+    """The Responses API, streamed, under the openai instrumentor; tools uninstrumented; bound by prompt."""
+    from openinference.instrumentation.openai import OpenAIInstrumentor
+
+    provider, tracer = _setup(13, out / name, layout="document")
+    OpenAIInstrumentor().instrument(tracer_provider=provider)
+    runs = []
+    with ScriptedModel() as model:
+        client = _openai_client(model)
+        for plan in PLANS:
+            with _root(tracer, plan, bind=False):
+                log, answer = responses_loop(client, plan)
+            runs.append(Run(plan, log, answer, streamed=True))
+    provider.shutdown()
+    what = "OpenInference: openai instrumentor on streamed Responses API calls, tools uninstrumented, bound by prompt"
+    return {
+        "file": _file("openinference-openai-responses-stream", "document", PROMPT_BIND, runs, what),
+        "versions": _versions("openinference-instrumentation-openai", "openinference-instrumentation", "openai"),
+    }
+
+
 # --- b. OpenLLMetry (traceloop) --------------------------------------------------------------------------------
 
 
@@ -586,6 +630,7 @@ def source_mcp_both_sides(out: Path, name: str) -> dict[str, Any]:
 SOURCES: dict[str, tuple[str, Callable[[Path, str], dict[str, Any]]]] = {
     "openinference": ("openinference_openai.jsonl", source_openinference),
     "openinference-stream": ("openinference_openai_stream.json", source_openinference_stream),
+    "openinference-responses": ("openinference_openai_responses_stream.json", source_openinference_responses),
     "openllmetry": ("openllmetry_openai_console.log", source_openllmetry),
     "openai-v2": ("openai_v2_content.jsonl", source_openai_v2),
     "openai-v2-no-content": ("openai_v2_no_content.json", source_openai_v2_no_content),

@@ -17,6 +17,10 @@ spans with the SDK's real exporters into tests/fixtures/real/traces/:
   openinference_openai_stream.json  the same instrumentor on stream=True calls; tools uninstrumented; under
                                     the app's plain span; bound only by the first user prompt. One OTLP
                                     JSON document (FileSpanExporter behind a BatchSpanProcessor flushed once).
+  openinference_openai_responses_stream.json
+                                    the same instrumentor on stream=True Responses API calls (the scripted
+                                    model serves /v1/responses too): no llm.input_messages, the prompt only
+                                    in input.value; bound by prompt.
   openllmetry_openai_console.log    traceloop's opentelemetry-instrumentation-openai (content on, its
                                     default); ConsoleSpanExporter; behavegate.scenario.id on the app span.
   openai_v2_content.jsonl           opentelemetry-instrumentation-openai-v2 with
@@ -88,6 +92,7 @@ DEFAULT_VENV = Path.home() / ".cache" / "behavegate-real-software" / "traces-ven
 SOURCES = (
     "openinference",
     "openinference-stream",
+    "openinference-responses",
     "openllmetry",
     "openai-v2",
     "openai-v2-no-content",
@@ -186,6 +191,7 @@ ANSWER_NOT_SHOWN = "content capture is off: no output text is recorded"
 SHOWS: dict[str, dict[str, Any]] = {
     "openinference-openai": {"calls": "executed", "errors": True, "answer": True},
     "openinference-openai-stream": {"calls": "requested", "errors": False, "answer": True},
+    "openinference-openai-responses-stream": {"calls": "requested", "errors": False, "answer": True},
     "openllmetry-openai": {"calls": "requested", "errors": False, "answer": True},
     "openai-v2": {"calls": "requested", "errors": False, "answer": True},
     "openai-v2-no-content": {"calls": "none", "errors": False, "answer": False},
