@@ -70,13 +70,18 @@ def classify(span: Span) -> str | None:
     oi = str(a.get("openinference.span.kind") or "").upper()
     if op in MODEL_OPERATIONS or oi == "LLM" or "llm.request.type" in a:
         return "model"
-    if op == "execute_tool" or oi == "TOOL" or tl == "tool":
+    if op == "execute_tool" or oi == "TOOL" or tl == "tool" or (op is None and mcp_tool_call(span)):
         return "tool"
     if op in AGENT_OPERATIONS or oi == "AGENT" or tl == "agent":
         return "agent"
     if op == "invoke_workflow" or tl == "workflow" or oi == "CHAIN":
         return "workflow"
     return None
+
+
+def mcp_tool_call(span: Span) -> bool:
+    """An MCP ``tools/call`` span (OTel MCP conventions; ``gen_ai.operation.name`` is optional there)."""
+    return span.attributes.get("mcp.method.name") == "tools/call"
 
 
 def finish_reason(value: str) -> str:

@@ -26,6 +26,7 @@ from behavegate.evidence.traces.messages import (
     ModelReading,
     UnreadableText,
     classify,
+    mcp_tool_call,
     parse_json,
     read_messages,
     read_model,
@@ -38,6 +39,10 @@ from behavegate.limits import TRACE_MAX_TEXT
 _LATE = float("inf")
 CONVERSATION = "gen_ai.conversation.id"
 NO_STATUS = "tool span {span} records no status (an Assay row has none), so a failed call would look like a success"
+MCP_CLIENT_OK = (
+    "MCP client span {span} records the tools/call request, not the tool's result: a tool that answered with an "
+    "error result (isError) leaves it OK, so a failed call would look like a success"
+)
 NO_ANSWER_CONTENT = "the model steps' output was not recorded (content capture off?)"
 NO_ANSWER_RECORDED = "no agent, workflow or model span recorded an answer"
 ANSWER_ELSEWHERE = (
@@ -84,6 +89,9 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
         return None
     models = sorted((s for s in trace.spans if kinds[s.span_id] == "model"), key=_when)
     tools = sorted((s for s in trace.spans if kinds[s.span_id] == "tool"), key=_when)
+    # An MCP client's tools/call span and the server's execute_tool span under it are one call: the server's says more.
+    served = {s.parent_id for s in tools if not mcp_client(s)}
+    tools = [s for s in tools if not (mcp_client(s) and s.span_id in served)]
     readings = [read_model(span) for span in models]
     calls = trace_calls(models, readings, tools)
     steps = tuple(_step(span, r) for span, r in zip(models, readings, strict=True))
@@ -114,10 +122,19 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
     )
 
 
+def mcp_client(span: Span) -> bool:
+    """An MCP client's ``tools/call`` span (no ``gen_ai.operation.name``: not the server's execution)."""
+    return mcp_tool_call(span) and "gen_ai.operation.name" not in span.attributes
+
+
 def _errors_gap(tools: Sequence[Span]) -> str | None:
-    """Why the tool calls' outcomes are not all known: a span with no status and no ``error.type``."""
+    """Why the tool calls' outcomes are not all known: a span with no status and no ``error.type``,
+    or an MCP client span that succeeded (a tool's error result, ``isError``, leaves the call OK)."""
     blind = next((t for t in tools if not t.status_recorded and "error.type" not in t.attributes), None)
-    return None if blind is None else NO_STATUS.format(span=blind.span_id)
+    if blind is not None:
+        return NO_STATUS.format(span=blind.span_id)
+    client = next((t for t in tools if mcp_client(t) and not t.error and "error.type" not in t.attributes), None)
+    return None if client is None else MCP_CLIENT_OK.format(span=client.span_id)
 
 
 def _step(span: Span, r: ModelReading) -> ModelStep:

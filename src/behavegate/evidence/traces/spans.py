@@ -34,6 +34,7 @@ KEPT_PREFIXES = (
     "error.",
     "exception.",
     "behavegate.",
+    "mcp.method.name",  # an MCP tools/call span (its tool is in the span name)
 )
 KEPT_EVENTS = ("gen_ai.", "exception")
 # Kept families' attributes nothing reads, and often the largest (the system prompt, repeated every step).

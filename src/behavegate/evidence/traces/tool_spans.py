@@ -6,7 +6,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from behavegate.evidence.traces.messages import arguments_of, completion, first, parse_json, read_messages, text_of
+from behavegate.evidence.traces.messages import (
+    arguments_of,
+    completion,
+    first,
+    mcp_tool_call,
+    parse_json,
+    read_messages,
+    text_of,
+)
 from behavegate.evidence.traces.spans import Span
 from behavegate.limits import TRACE_MAX_TEXT
 
@@ -22,6 +30,9 @@ class ToolReading(NamedTuple):
 def read_tool(span: Span) -> ToolReading:
     a = span.attributes
     name = first(a, "gen_ai.tool.name", "tool.name", "traceloop.entity.name")
+    if (not isinstance(name, str) or not name.strip()) and mcp_tool_call(span):
+        # The MCP conventions name the span "{mcp.method.name} {target}" (the mcp SDK: "MCP send tools/call NAME").
+        name = span.name.partition("tools/call")[2]
     if not isinstance(name, str) or not name.strip():
         name = span.name.removeprefix("execute_tool ").removesuffix(".tool").strip() or span.name
     name = name.strip()  # as the live adapter reads names; what is left must still be a tool name
