@@ -5,11 +5,13 @@ settle what they settle (a forbidden call seen fails, a required call matched pa
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from helpers import contract
 
+from behavegate.cli import main
 from behavegate.evidence import responses
 from behavegate.evidence.chat import normalize
 from behavegate.evidence.chat_stream import Assembly
@@ -108,3 +110,55 @@ def test_the_calls_that_could_be_read_settle_what_they_settle_and_nothing_else()
     # Version 1 keeps skylos's verdicts: incomplete evidence decides nothing.
     v1 = evaluate_scenario(SCENARIO, partial, CONTRACT.agent, 1)
     assert {v.status for v in v1.verdicts} == {"incomplete"}
+
+
+# --- traces: a model step that ended asking for tools, its calls in no attribute behavegate reads --------
+
+
+def _attr(key: str, value: Any) -> dict[str, Any]:
+    return {"key": key, "value": {"stringValue": value} if isinstance(value, str) else {"intValue": str(value)}}
+
+
+ASKED = {
+    "genai-latest": [_attr("gen_ai.operation.name", "chat"), _attr("gen_ai.response.finish_reasons", '["tool_calls"]'),
+                     _attr("gen_ai.output.messages", '[{"role": "assistant", "parts": [], "finish_reason": "tool_calls"}]')],
+    "openllmetry": [_attr("llm.request.type", "chat"), _attr("gen_ai.completion.0.role", "assistant"),
+                    _attr("gen_ai.completion.0.content", ""), _attr("gen_ai.completion.0.finish_reason", "tool_calls")],
+    "openinference": [_attr("openinference.span.kind", "LLM"), _attr("llm.finish_reason", "tool_calls"),
+                      _attr("llm.output_messages.0.message.role", "assistant"),
+                      _attr("llm.output_messages.0.message.content", "")],
+}  # fmt: skip
+
+
+def judge_one_span(
+    attributes: list[dict[str, Any]], expect: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, Any]:
+    """One model span (bound to scenario s) as an OTLP JSON file, judged: the first verdict."""
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "step", "kind": 3, "startTimeUnixNano": "1000",
+            "endTimeUnixNano": "2000", "attributes": [*attributes, _attr("behavegate.scenario.id", "s")]}  # fmt: skip
+    document = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "x"}, "spans": [span]}]}]}
+    (tmp_path / "trace.json").write_text(json.dumps(document))
+    (tmp_path / "contract.yml").write_text(f"version: 2\nagent: {{}}\nscenarios:\n  - {{id: s, prompt: p, expect: {expect}}}\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(tmp_path)  # paths are read from the project root
+        main(["test", "contract.yml", "--traces", "trace.json", "--no-artifacts", "--format", "json"])
+    verdict: dict[str, Any] = json.loads(capsys.readouterr().out)["scenarios"][0]["assertions"][0]
+    return verdict
+
+
+@pytest.mark.parametrize("dialect", list(ASKED))
+def test_a_trace_step_that_asked_for_tools_it_does_not_show_leaves_the_calls_not_known(
+    dialect: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdict = judge_one_span(ASKED[dialect], "{tools: {forbidden: [issue_refund]}}", tmp_path, capsys)
+    assert verdict["status"] == "incomplete" and verdict["message"].startswith("calls not known"), verdict["message"]
+
+
+def test_a_streamed_openinference_answer_kept_only_in_output_value_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    response = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Order A-1 has shipped."},
+                             "finish_reason": "stop"}]}  # fmt: skip
+    attributes = [_attr("openinference.span.kind", "LLM"), _attr("output.value", json.dumps(response))]
+    verdict = judge_one_span(attributes, "{response: {contains: [shipped]}}", tmp_path, capsys)
+    assert verdict["status"] == "pass", verdict["message"]

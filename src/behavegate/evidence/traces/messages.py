@@ -293,12 +293,15 @@ def read_model(span: Span) -> ModelReading:
         items = group(a, prefix)
         if items:
             (outputs if output else inputs).append(_traceloop(items, output))
+    # OpenInference with no output messages (a streamed answer): the response in output.value
+    if not outputs and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
+        outputs.append(_output_value(a["output.value"]))
     # Assay rows: plain text
     if isinstance(a.get("gen_ai.prompt"), str):
         inputs.append(completion(a["gen_ai.prompt"], role="user"))
     if isinstance(a.get("gen_ai.completion"), str):
         outputs.append(completion(a["gen_ai.completion"]))
-    reasons = _reasons(a.get("gen_ai.response.finish_reasons"))
+    reasons = _reasons(first(a, "gen_ai.response.finish_reasons", "llm.finish_reason"))  # OpenInference: llm.finish_reason
     for found in outputs:
         reasons.extend(r for r in found.finish if r not in reasons)
     texts = [t for found in outputs for t in found.texts]
@@ -341,6 +344,31 @@ def completion(value: Any, role: str = "assistant") -> _Messages:
     if role == "user":
         return _Messages([], [], [], value)
     return _Messages([value], [], [], None)
+
+
+def _output_value(value: Any) -> _Messages:
+    """OpenInference's ``output.value`` of a model span: a Chat Completions response (its
+    choices), a Responses API response (its output items' text and calls) or plain text."""
+    parsed = parse_json(value) if isinstance(value, str) and value.lstrip()[:1] == "{" else None
+    if isinstance(parsed, dict) and isinstance(parsed.get("choices"), list):
+        return read_messages(parsed["choices"], output=True)
+    if isinstance(parsed, dict) and isinstance(parsed.get("output"), list):
+        texts: list[str] = []
+        calls: list[Requested] = []
+        for item in parsed["output"]:
+            if isinstance(item, Mapping) and item.get("type") == "message":
+                texts += [
+                    c["text"] for c in item.get("content") or () if isinstance(c, Mapping) and isinstance(c.get("text"), str)
+                ]
+            elif isinstance(item, Mapping) and item.get("type") == "function_call" and isinstance(item.get("name"), str):
+                call_id = item.get("call_id")
+                calls.append(
+                    Requested(call_id if isinstance(call_id, str) else None, item["name"], arguments_of(item.get("arguments")))
+                )
+        return _Messages(texts, calls, [], None)
+    if isinstance(value, str) and parsed is None and value.lstrip()[:1] not in ("{", "["):
+        return _Messages([value] if value else [], [], [], None)
+    return _Messages([], [], [], None, readable=False)  # JSON of a shape not known: not a guess
 
 
 def _openinference(items: list[dict[str, Any]], output: bool) -> _Messages:
