@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test test-slow demo e2e lint typecheck pytest bench clean golden
+.PHONY: test test-slow demo e2e lint typecheck pytest bench clean golden real-fixtures real-fixtures-check
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -49,6 +49,17 @@ e2e: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py
+
+# Fixtures written by real software (an LLM proxy, two agent frameworks, ten instrumentations, the MCP SDK),
+# each in a venv of its own from exact pins (network: PyPI only; everything runs on loopback). Tests read
+# the committed files: make test needs neither network nor these packages.
+real-fixtures:
+	$(PYTHON) scripts/real_software/traces.py
+	$(PYTHON) scripts/real_software/served.py
+
+real-fixtures-check:
+	$(PYTHON) scripts/real_software/traces.py --check
+	$(PYTHON) scripts/real_software/served.py --check
 
 golden: $(STAMP)
 	$(BIN)/pytest --update-golden -m "slow or not slow"

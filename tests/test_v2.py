@@ -249,24 +249,18 @@ def test_v2_observations_carry_latency_usage_steps_and_tool_errors(
                                 "expected": 300.0, "observed": {"attempts": 1, "p95": 450}}]  # fmt: skip
 
 
-def test_usage_is_incomplete_when_the_endpoint_reports_none(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.chdir(tmp_path)
-    contract = textwrap.dedent("""\
-        version: 2
-        agent: {model: m}
-        scenarios:
-          - {id: s, prompt: p, expect: {usage: {max_total_tokens: 5}}}
-        """)
-    write(tmp_path, contract, {"version": 2, "scenarios": [obs("s", "ok")]})
-    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
-    assert code == 2 and report["scenarios"][0]["assertions"][0]["message"] == "the endpoint reported no token usage"
-
-
-def test_input_and_output_tokens_without_a_total_are_the_tokens_the_check_judges(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+@pytest.mark.parametrize(
+    ("usage", "code", "status", "observed"),
+    [
+        pytest.param({}, 2, "incomplete", None, id="no usage: not observed"),
+        pytest.param({"input_tokens": 600, "output_tokens": 300}, 1, "fail", 900, id="input + output, no total: their sum"),
+        pytest.param({"total_tokens": 700, "input_tokens": 600, "output_tokens": 300}, 0, "pass", 700, id="the total first"),
+    ],
+)
+def test_the_tokens_judged_are_the_total_else_input_plus_output(
+    usage: dict[str, int], code: int, status: str, observed: int | None,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
     monkeypatch.chdir(tmp_path)
     contract = textwrap.dedent("""\
         version: 2
@@ -274,10 +268,12 @@ def test_input_and_output_tokens_without_a_total_are_the_tokens_the_check_judges
         scenarios:
           - {id: s, prompt: p, expect: {usage: {max_total_tokens: 800}}}
         """)
-    write(tmp_path, contract, {"version": 2, "scenarios": [{**obs("s", "ok"), "input_tokens": 600, "output_tokens": 300}]})
-    code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
+    write(tmp_path, contract, {"version": 2, "scenarios": [{**obs("s", "ok"), **usage}]})
+    exit_code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
     verdict = report["scenarios"][0]["assertions"][0]
-    assert code == 1 and (verdict["status"], verdict["observed"]) == ("fail", 900)
+    assert (exit_code, verdict["status"], verdict["observed"]) == (code, status, observed)
+    if status == "incomplete":
+        assert verdict["message"] == "the endpoint reported no token usage"
 
 
 def test_golden_queries_filter_by_category_and_gate_on_accuracy(
