@@ -111,8 +111,10 @@ def _xml(text: str, quotes: bool) -> str:
     return text.replace('"', "&quot;").replace("'", "&#x27;") if quotes else text
 
 
-def _workflow(text: str, property_value: bool) -> str:
-    """GitHub workflow-command escaping (annotation messages and their properties)."""
+def workflow_escaped(text: str, property_value: bool = False) -> str:
+    """GitHub workflow-command escaping, exactly as the runner unescapes: a command's data
+    (``%``, CR, LF) and, for a property's value, also ``:`` and ``,``. The one place it is
+    written: annotations, ``::add-mask::`` and the secret's encoded forms use it."""
     text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return text.replace(":", "%3A").replace(",", "%2C") if property_value else text
 
@@ -135,8 +137,8 @@ def encoded_forms(secret: str) -> tuple[str, ...]:
         _xml(secret, quotes=False),
         _xml(secret, quotes=True),
         _xml(secret, quotes=False).replace('"', "&quot;"),
-        _workflow(secret, property_value=False),
-        _workflow(secret, property_value=True),
+        workflow_escaped(secret, property_value=False),
+        workflow_escaped(secret, property_value=True),
     }
     if '"' not in secret:
         forms.add(repr(secret + "'")[1:-2])  # ...and double-quoted when it does

@@ -33,7 +33,7 @@ import sys
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, NoReturn, TextIO
 
-from behavegate.text import LEGACY_COMMAND, SEPARATOR, neutralize, neutralize_json
+from behavegate.text import LEGACY_COMMAND, SEPARATOR, neutralize, neutralize_json, workflow_escaped
 
 
 def in_actions(environ: Mapping[str, str] | None = None) -> bool:
@@ -96,8 +96,7 @@ class Console:
         """``::add-mask::`` for a secret: the runner hides exactly the data it unescapes,
         so the value is escaped only as it unescapes (``%``, CR, LF), never neutralised:
         a neutralised copy would mask some other string and leave the secret shown."""
-        data = secret.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        self._write(self._stdout, f"::add-mask::{data}\n")
+        self._write(self._stdout, f"::add-mask::{workflow_escaped(secret)}\n")
 
     def commands(self, lines: Iterable[str], *, stderr: bool = False) -> None:
         """Our own workflow commands, each already escaped (see render.annotations).

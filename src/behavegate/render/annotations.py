@@ -19,7 +19,7 @@ from behavegate.render.table import failure_note
 from behavegate.report.comparison import REGRESSIONS
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
-from behavegate.text import neutralize, one_line
+from behavegate.text import neutralize, one_line, workflow_escaped
 
 # Every assertion kind, ranked: violations that mean harm come first (a leaked
 # secret beats a forbidden call beats a missing citation). A test keeps this
@@ -64,11 +64,11 @@ SEVERITY = {
 def escape_data(text: str) -> str:
     """As the runner unescapes (``%``, CR, LF); any other line separator and
     ``##[`` made inert as everywhere else on the console."""
-    return neutralize(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
+    return neutralize(workflow_escaped(text))
 
 
 def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+    return neutralize(workflow_escaped(text, property_value=True))
 
 
 def command(name: str, message: str, **properties: Any) -> str:
