@@ -17,6 +17,7 @@ from behavegate.contract.json_schema import render, schema
 from behavegate.contract.load import parse_contract_text
 from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
 from behavegate.errors import ContractError
+from behavegate.limits import MAX_RUN_SCENARIOS, MAX_RUNS, MAX_TIMEOUT_SECONDS, MAX_TOOLS, MAX_TURNS
 
 REPO = Path(__file__).resolve().parents[1]
 VALIDATOR = jsonschema.Draft202012Validator(schema())
@@ -126,3 +127,34 @@ def test_the_threshold_mode_flag_offers_what_the_reader_accepts() -> None:
     commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     flag = next(a for a in commands.choices["test"]._actions if "--threshold-mode" in a.option_strings)
     assert tuple(flag.choices or ()) == THRESHOLD_MODES
+
+
+def _sized(
+    version: int, scenarios: int = 1, runs: int = 1, turns: int = 1, timeout: float = 30, tools: int = 1
+) -> dict[str, Any]:
+    declared = [{"name": f"t{i}", "description": "d", "parameters": {"type": "object"}} for i in range(tools)]
+    scenario: dict[str, Any] = {"id": "s0", "prompt": "p", "expect": {"refusal": False}}
+    if version == 2:
+        scenario.update(runs=runs, max_turns=turns)
+    return {"version": version, "agent": {"model": "m", "timeout_seconds": timeout, "tools": declared},
+            "scenarios": [{**scenario, "id": f"s{i}"} for i in range(scenarios)]}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("version", "size"),
+    [
+        (2, {"scenarios": MAX_RUN_SCENARIOS + 1}),  # the editor refused 1,001 scenarios the loader reads
+        (2, {"runs": MAX_RUNS}), (2, {"runs": MAX_RUNS + 1}),
+        (2, {"turns": MAX_TURNS}), (2, {"turns": MAX_TURNS + 1}),
+        (2, {"timeout": MAX_TIMEOUT_SECONDS}), (2, {"timeout": MAX_TIMEOUT_SECONDS + 0.5}),
+        (1, {"tools": MAX_TOOLS}), (1, {"tools": MAX_TOOLS + 1}),
+    ],
+)  # fmt: skip
+def test_the_loader_and_the_editor_schema_accept_and_refuse_the_same_sizes(version: int, size: dict[str, Any]) -> None:
+    document = _sized(version, **size)
+    try:
+        parse_contract_text(json.dumps(document), ROOT / "c.yml", ROOT)
+        loaded = True
+    except ContractError:
+        loaded = False
+    assert VALIDATOR.is_valid(document) == loaded, size

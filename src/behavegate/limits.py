@@ -30,6 +30,7 @@ INPUT_MAX_DEPTH = 32  # nesting of a contract or observation document
 INPUT_MAX_VALUES = 20_000  # keys, values and list indexes counted as skylos counts them
 INPUT_MAX_TEXT = 100_000  # characters in one string
 MAX_TOOLS = 1_000  # agent.tools
+MAX_TIMEOUT_SECONDS = 300  # agent.timeout_seconds (and the judge's): at most this, and more than 0
 MAX_ASSERTIONS = 250  # per version-1 contract
 OBSERVATION_MAX_TOOL_CALLS = 250
 OBSERVATION_MAX_SOURCES = 1_000

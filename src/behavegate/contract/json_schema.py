@@ -33,7 +33,18 @@ from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
-from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS, MAX_PRICE_PER_MTOK
+from behavegate.limits import (
+    MAX_JUDGE_REQUESTS_CEILING,
+    MAX_JUDGE_VOTES,
+    MAX_OUTPUT_TOKENS,
+    MAX_PRICE_PER_MTOK,
+    MAX_RUN_SCENARIOS,
+    MAX_RUNS,
+    MAX_TIMEOUT_SECONDS,
+    MAX_TOOLS,
+    MAX_TURNS,
+    V2_MAX_SCENARIOS,
+)
 
 TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
 TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
@@ -163,7 +174,7 @@ def build(version: int) -> dict[str, Any]:
             "steps": _block({"max": {"type": "integer", "minimum": 1}}, ("max",)),
             "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
             "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
-            "turns": _block({"max": {"type": "integer", "minimum": 1, "maximum": 20}}, ("max",)),
+            "turns": _block({"max": {"type": "integer", "minimum": 1, "maximum": MAX_TURNS}}, ("max",)),
             "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}},
                               "pii_regions": {"type": "array", "minItems": 1, "uniqueItems": True,
                                               "items": {"type": "string", "pattern": "^[A-Z]{2}$"}},
@@ -174,10 +185,10 @@ def build(version: int) -> dict[str, Any]:
     )  # fmt: skip
     expect["type"] = "object"
     run_settings = {
-        "runs": {"type": "integer", "minimum": 1, "maximum": 100},
+        "runs": {"type": "integer", "minimum": 1, "maximum": MAX_RUNS},
         "min_pass_rate": RATE,
         "gate": {"enum": list(GATES)},
-        "max_turns": {"type": "integer", "minimum": 1, "maximum": 20},
+        "max_turns": {"type": "integer", "minimum": 1, "maximum": MAX_TURNS},
         "sequential": {"oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": False, "properties": {
             key: {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5} for key in SEQUENTIAL_KEYS}}]},
     }  # fmt: skip
@@ -208,9 +219,9 @@ def build(version: int) -> dict[str, Any]:
         {
             "endpoint": TEXT,
             "model": TEXT,
-            "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": 300},
+            "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECONDS},
             "capabilities": {"type": ["array", "null"], "items": {"enum": list(CAPABILITIES)}, "uniqueItems": True},
-            "tools": {"type": ["array", "null"], "maxItems": 1000, "items": {
+            "tools": {"type": ["array", "null"], "maxItems": MAX_TOOLS, "items": {
                 "type": "object", "required": list(TOOL_KEYS), "additionalProperties": False,
                 "properties": {"name": TOOL_NAME, "description": TEXT, "parameters": {"type": "object"}}}},
             "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
@@ -229,7 +240,7 @@ def build(version: int) -> dict[str, Any]:
         {
             "version": {"const": version},
             "agent": agent,
-            "scenarios": {"type": "array", "minItems": 1, "maxItems": 1000, "items": scenario},
+            "scenarios": {"type": "array", "minItems": 1, "maxItems": V2_MAX_SCENARIOS if v2 else MAX_RUN_SCENARIOS, "items": scenario},
             "defaults": _block(run_settings, DEFAULT_KEYS),
             "gates": _block({"min_pass_rate": RATE, "threshold_mode": {"enum": list(THRESHOLD_MODES)},
                              "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0},
@@ -239,7 +250,7 @@ def build(version: int) -> dict[str, Any]:
                              "min_score": RATE}, GATE_KEYS),
             "include": {"type": "array", "items": TEXT},
             "judge": _block({"endpoint": TEXT, "model": TEXT,
-                             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": 300},
+                             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECONDS},
                              "max_requests": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_REQUESTS_CEILING},
                              "max_tokens": {"type": "integer", "minimum": 1, "maximum": MAX_OUTPUT_TOKENS},
                              "parameters": {"type": "object", "not": {"anyOf": [

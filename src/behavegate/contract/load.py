@@ -28,6 +28,7 @@ from behavegate.limits import (
     MAX_ASSERTIONS_CEILING,
     MAX_CONTRACT_BYTES,
     MAX_RUN_SCENARIOS,
+    MAX_TIMEOUT_SECONDS,
     MAX_TOOLS,
     V2_INPUT_MAX_VALUES,
     V2_MAX_ASSERTIONS,
@@ -218,8 +219,8 @@ class _Reader(ExpectFields):
         model = c.take(f.optional_text, raw.get("model"), "agent.model", lines.of_key(raw, "model"))
         timeout_line = lines.of_key(raw, "timeout_seconds")
         timeout = c.take(f.number, raw.get("timeout_seconds", 30), "agent.timeout_seconds", timeout_line)
-        if timeout is not None and not 0 < timeout <= 300:
-            c.add("agent.timeout_seconds must be between 0 and 300", "agent.timeout_seconds", timeout_line)
+        if timeout is not None and not 0 < timeout <= MAX_TIMEOUT_SECONDS:
+            c.add(f"agent.timeout_seconds must be between 0 and {MAX_TIMEOUT_SECONDS}", "agent.timeout_seconds", timeout_line)
         capabilities = self.names(raw, "capabilities", "agent.capabilities", f.text)
         cap_line = lines.of_key(raw, "capabilities")
         self.no_duplicates(capabilities, "agent capability", "agent.capabilities", cap_line)
