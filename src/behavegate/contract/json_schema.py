@@ -19,6 +19,7 @@ from behavegate.contract.v2 import (
     DEFAULT_KEYS,
     GATE_KEYS,
     GATES,
+    MCP_KEYS,
     MESSAGE_ROLES,
     MISSING_TOOL_CALLS,
     PII_DETECTORS,
@@ -221,6 +222,8 @@ def build(version: int) -> dict[str, Any]:
                         "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK}
                                        for key in PRICING_KEYS}},
             "http": _http(),
+            "mcp": {"type": "object", "required": list(MCP_KEYS), "additionalProperties": False,
+                    "properties": {"serve": {"type": "boolean"}}},
         },
         keys("agent", AGENT_KEYS),
     )  # fmt: skip
