@@ -109,6 +109,7 @@ def test_a_forbidden_tool_the_agent_runs_over_mcp_fails_though_its_answer_shows_
 
     code, report = verdicts(tmp_path, REFUND, Refunds)
     capsys.readouterr()
+    assert report["provenance"]["mcp_tool_server"]["listen"] == "127.0.0.1"
     assert statuses(report) == {
         "response.contains[0]": "pass",
         "response.uses_tool_result[0]": "pass",  # the scripted {status: shipped} reached the answer
@@ -249,3 +250,28 @@ def test_the_responses_api_is_offered_the_attempts_mcp_server_instead_of_functio
     assert body["tools"] == [
         {"type": "mcp", "server_label": "behavegate", "server_url": "http://127.0.0.1:5/mcp/t", "require_approval": "never"}
     ]
+
+
+def test_a_responses_agent_that_calls_the_served_mcp_server_is_judged_on_those_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Responses(QuietHandler):
+        """A Responses API server that runs the request's MCP tool itself, as OpenAI's does."""
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            (tool,) = body["tools"]
+            texts = run_tools(tool["server_url"], [("lookup_order", {"order_id": "A-1"}), ("issue_refund", {})])
+            output = [
+                {"type": "mcp_call", "name": "lookup_order", "server_label": tool["server_label"], "output": texts[0]},
+                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "A-1 shipped"}]},
+            ]
+            send_json(self, {"status": "completed", "output": output})
+
+    text = REFUND.replace(HTTP_AGENT, f"version: 2\nagent:\n  model: m\n  api: responses\n  mcp: {{serve: true}}\n{TOOLS}")
+    code, report = verdicts(tmp_path, text, Responses)
+    capsys.readouterr()
+    found = statuses(report)
+    assert found["tools.required[0]"] == "pass" and found["tools.forbidden[0]"] == "fail"
+    assert found["response.uses_tool_result[0]"] == "pass"
+    assert code == 1

@@ -19,7 +19,6 @@ from behavegate.contract.v2 import (
     DEFAULT_KEYS,
     GATE_KEYS,
     GATES,
-    MCP_KEYS,
     MESSAGE_ROLES,
     MISSING_TOOL_CALLS,
     PII_DETECTORS,
@@ -32,6 +31,7 @@ from behavegate.contract.v2 import (
 from behavegate.contract.v2_http import CALLS_KEYS, EXECUTED_KEYS, HTTP_KEYS
 from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
+from behavegate.contract.v2_mcp import MCP_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
 from behavegate.limits import MAX_JUDGE_REQUESTS_CEILING, MAX_JUDGE_VOTES, MAX_OUTPUT_TOKENS, MAX_PRICE_PER_MTOK

@@ -8,7 +8,7 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
-from behavegate.contract import v2_http
+from behavegate.contract import v2_http, v2_mcp
 from behavegate.contract import v2_run as run
 from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
 from behavegate.conversation import ToolField
@@ -24,7 +24,6 @@ RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
 WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
 PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
-MCP_KEYS = ("serve",)  # agent.mcp: where it listens is the person running's choice (--mcp-listen), never the contract's
 # safety.pii detector names: the contract's vocabulary; judge/safety.py implements each (a test keeps them equal).
 PII_DETECTORS = (
     "email", "phone", "credit_card", "iban", "us_ssn", "aws_access_key", "github_token", "jwt", "private_key", "api_key",
@@ -225,29 +224,13 @@ class V2Fields:
         api = self._take(lambda v, p, ln: choice(v, p, ln, WIRE_APIS), raw, "api", "agent")
         pricing = self.pricing(raw) if "pricing" in raw else None
         http = v2_http.http_mapping(self.c, raw, self.lines.of_key) if "http" in raw else None
-        serve_mcp = self.mcp(raw) if "mcp" in raw else None
-        extras.update(
-            {
-                k: v
-                for k, v in (("stream", stream), ("api", api), ("pricing", pricing), ("http", http), ("serve_mcp", serve_mcp))
-                if v is not None
-            }
-        )
+        serve_mcp = v2_mcp.serve(self.c, raw, self.lines.of_key) if "mcp" in raw else None
+        found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http), ("serve_mcp", serve_mcp))
+        extras.update({k: v for k, v in found if v is not None})
         if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
             message = "agent.stream is for api: chat; the Responses API is read unstreamed"
             self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))
         return extras
-
-    def mcp(self, raw: dict[str, Any]) -> bool | None:
-        """``agent.mcp: {serve: true}``: a live run serves the agent's tools over MCP."""
-        block = self._block(raw, "mcp", "agent", MCP_KEYS)
-        if block is None:
-            return None
-        if "serve" not in block:
-            self.c.add("agent.mcp.serve is required", "agent.mcp.serve", self.lines.of_key(raw, "mcp"))
-            return None
-        serve = self._take(f.boolean, block, "serve", "agent.mcp")
-        return serve if isinstance(serve, bool) else None
 
     def pricing(self, raw: dict[str, Any]) -> Pricing | None:
         """``agent.pricing``: USD per million input and output tokens, both required."""

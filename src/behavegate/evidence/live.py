@@ -332,6 +332,24 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
         },
         "source_digest": None,
         **judge_provenance(settings),
+        **mcp_provenance(settings),
+    }
+
+
+def mcp_provenance(settings: LiveSettings) -> dict[str, object]:
+    """Where the MCP tool server listened (agent.mcp), and its bounds; only when there was one."""
+    from behavegate import limits
+
+    if settings.mcp_listen is None:
+        return {}
+    bounds = ("MCP_MAX_CALLS", "MCP_MAX_REQUESTS", "MCP_MAX_REQUEST_BYTES", "MCP_MAX_CONNECTIONS", "MCP_REQUEST_SECONDS")
+    return {
+        "mcp_tool_server": {
+            "listen": settings.mcp_listen,
+            "transport": "streamable-http",
+            "paths": "one unguessable path per attempt",
+            "limits": {name.removeprefix("MCP_").lower(): getattr(limits, name) for name in bounds},
+        }
     }
 
 
