@@ -275,3 +275,22 @@ def test_a_responses_agent_that_calls_the_served_mcp_server_is_judged_on_those_c
     assert found["tools.required[0]"] == "pass" and found["tools.forbidden[0]"] == "fail"
     assert found["response.uses_tool_result[0]"] == "pass"
     assert code == 1
+
+
+def test_a_huge_body_and_a_flood_on_an_attempts_path_are_refused_and_record_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("behavegate.evidence.mcp_server.MCP_MAX_REQUESTS", 3)
+    parsed = contract(REFUND)
+
+    async def hostile() -> tuple[list[int], int]:
+        server = ToolServer(parsed.agent, "127.0.0.1")
+        async with server.running(), server.attempt(parsed.scenarios[0]) as tools, httpx.AsyncClient() as http:
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "issue_refund", "arguments": {}}}
+            huge = json.dumps({**call, "padding": "x" * (2 * 1024 * 1024)})
+            codes = [(await http.post(tools.url, content=huge, headers={"content-type": "application/json"})).status_code]
+            for _ in range(3):
+                codes.append((await http.post(tools.url, json=call)).status_code)
+            return codes, len(tools.calls)
+
+    codes, recorded = asyncio.run(hostile())
+    assert codes[0] == 413 and codes[-1] == 429
+    assert recorded <= 2  # only requests within the bound can be calls

@@ -208,6 +208,9 @@ class ToolServer:
                 interface="asgi3",
                 lifespan="off",
                 http="h11",
+                # No logging setup of its own: its handlers would write to stderr past the console
+                # boundary (github/console.py); its records, all but critical ones silenced, go to the root logger.
+                log_config=None,
                 log_level=logging.CRITICAL,
                 access_log=False,
                 limit_concurrency=MCP_MAX_CONNECTIONS,
