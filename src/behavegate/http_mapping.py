@@ -17,9 +17,9 @@ from typing import Any
 
 from behavegate.frozen import field, frozen
 
-PLACEHOLDERS = ("prompt", "messages", "tools", "model", "max_tokens")
+PLACEHOLDERS = ("prompt", "messages", "tools", "model", "max_tokens", "mcp_url")
 # Only text can be spliced into a longer string ("Question: {{prompt}}"); the others are whole values.
-INLINE_PLACEHOLDERS = ("prompt", "model")
+INLINE_PLACEHOLDERS = ("prompt", "model", "mcp_url")
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 USAGE_KEYS = ("input_tokens", "output_tokens", "total_tokens")
 MAX_PATH_SEGMENTS = 32

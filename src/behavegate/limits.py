@@ -74,6 +74,13 @@ STREAM_MAX_CHUNKS = 50_000  # events in one streamed response (a 32,768-token an
 RESPONSE_MAX_PIECES = 2 * STREAM_MAX_CHUNKS
 MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
 
+# --- the scripted MCP tool server of a live run (agent.mcp, evidence/mcp_server.py) --------------
+MCP_MAX_CALLS = RESPONSE_MAX_TOOL_CALLS  # tools/call recorded for one attempt; past it refused, evidence incomplete
+MCP_MAX_REQUESTS = 4 * MCP_MAX_CALLS  # HTTP requests on one attempt's path (calls, listings, handshakes); then 429
+MCP_MAX_REQUEST_BYTES = 1024 * 1024  # one request body; larger: 413 before it is parsed
+MCP_MAX_CONNECTIONS = 64  # open at once; more: 503
+MCP_REQUEST_SECONDS = 30.0  # one request, read and answered; a slower one is cut
+
 # --- one attempt, all its turns together (version-2 multi-turn) ---------------------------
 # The history is re-sent every turn, so per-response caps alone let a conversation
 # grow with max_turns. A run holds at most --concurrency attempts at a time, so its

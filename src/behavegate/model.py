@@ -49,6 +49,7 @@ class AgentTarget:
     api: str = "chat"  # the wire format: "chat" (Chat Completions) or "responses" (the OpenAI Responses API)
     pricing: Pricing | None = None  # USD per million tokens: the run's cost is shown, --max-cost enforced
     http: HttpMapping | None = None  # a custom JSON agent: its request template and response paths
+    serve_mcp: bool = False  # agent.mcp.serve: a live run serves the tools over MCP (evidence/mcp_server.py)
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)

@@ -33,6 +33,9 @@ def add_commands(commands: Any, console: Any) -> None:
     test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
                       help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
                       "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
+    test.add_argument("--mcp-listen", default=None, metavar="ADDR",
+                      help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
+                      "the Action container's own address on the job network, for an agent in a service container")  # fmt: skip
     _judge_options(test)
     test.add_argument("--concurrency", type=int, default=None, metavar="N",
                       help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "

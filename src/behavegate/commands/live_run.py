@@ -43,7 +43,9 @@ def run_live(
     from behavegate.commands.output_paths import place_flag
     from behavegate.files import write_file
 
-    settings = trusted_settings(contract, options, args.allow_host, options.concurrency, clock.monotonic)
+    settings = trusted_settings(
+        contract, options, args.allow_host, options.concurrency, clock.monotonic, mcp_listen=getattr(args, "mcp_listen", None)
+    )
     if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
         tokens, cost = getattr(args, "spent_before", (0, 0.0))
         settings = records.replace(settings, spend=records.replace(settings.spend, before_tokens=tokens, before_cost=cost))
@@ -62,10 +64,17 @@ def run_live(
 
 
 def trusted_settings(
-    contract: Contract, options: RunOptions, allow_hosts: list[str] | tuple[str, ...], concurrency: int, started: float
+    contract: Contract,
+    options: RunOptions,
+    allow_hosts: list[str] | tuple[str, ...],
+    concurrency: int,
+    started: float,
+    *,
+    mcp_listen: str | None = None,
 ) -> live.LiveSettings:
     """The endpoint the person running it allowed (evidence/trust.py), with its credentials
-    and the run's budgets. Raises before any request when the endpoint is not allowed."""
+    and the run's budgets. Raises before any request when the endpoint is not allowed.
+    ``mcp_listen``: where the MCP tool server (agent.mcp) may listen; loopback by default."""
     from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
 
@@ -94,7 +103,28 @@ def trusted_settings(
         judge=judge,
         retry=RetryPolicy(options.retries or 0),
         spend=spend_limit(contract, options),
+        mcp_listen=mcp_address(mcp_listen) if contract.version >= 2 and contract.agent.serve_mcp else None,
     )
+
+
+def mcp_address(given: str | None) -> str:
+    """The address the MCP tool server binds: 127.0.0.1 unless the person running named one
+    (an IP address the agent reaches; never a wildcard, which would listen everywhere)."""
+    import ipaddress
+
+    from behavegate.errors import RunError
+
+    if given is None:
+        return "127.0.0.1"
+    try:
+        address = ipaddress.ip_address(given)
+    except ValueError:
+        raise RunError(
+            f"--mcp-listen must be an IP address (e.g. 127.0.0.1, or the container's own address), not {given!r}"
+        ) from None
+    if address.is_unspecified:
+        raise RunError("--mcp-listen must name one address the agent reaches, not a wildcard that listens on every interface")
+    return str(address)
 
 
 def spend_limit(contract: Contract, options: RunOptions) -> SpendLimit | None:
@@ -241,7 +271,8 @@ def run_callable(
     from behavegate.evidence import in_process
 
     # An in-process agent is called with (messages, tools): agent.api and agent.http name an endpoint's wire format.
-    contract = records.replace(contract, agent=records.replace(contract.agent, api="chat", http=None))
+    # agent.mcp serves an endpoint's own tool calls: an in-process agent reports its calls in its answer.
+    contract = records.replace(contract, agent=records.replace(contract.agent, api="chat", http=None, serve_mcp=False))
     settings = live.LiveSettings(
         endpoint=None,
         credentials=None,

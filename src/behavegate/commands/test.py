@@ -108,7 +108,9 @@ def _preflight(
     if plan.observations is None and not plan.args.traces:
         from behavegate.commands.live_run import trusted_settings
 
-        trusted_settings(plan.selected, plan.options, plan.args.allow_host, plan.options.concurrency, 0.0)  # checked, not used
+        trusted_settings(  # checked, not used
+            plan.selected, plan.options, plan.args.allow_host, plan.options.concurrency, 0.0, mcp_listen=plan.args.mcp_listen
+        )
 
 
 def _prepare(
@@ -154,7 +156,7 @@ def _prepare(
         )
     offline = observations is not None or bool(args.traces)
     options = resolve(from_args(args), contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
-    if observations is not None and (args.allow_host or args.save_observations):
+    if observations is not None and (args.allow_host or args.save_observations or args.mcp_listen):
         raise UsageError("--observations cannot be combined with live endpoint options")
     selected = select(contract, options, observations)
     return _Plan(args, contract, selected, options, observations, baseline)

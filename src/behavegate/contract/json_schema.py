@@ -31,6 +31,7 @@ from behavegate.contract.v2 import (
 from behavegate.contract.v2_http import CALLS_KEYS, EXECUTED_KEYS, HTTP_KEYS
 from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
+from behavegate.contract.v2_mcp import MCP_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
 from behavegate.limits import (
@@ -232,6 +233,8 @@ def build(version: int) -> dict[str, Any]:
                         "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK}
                                        for key in PRICING_KEYS}},
             "http": _http(),
+            "mcp": {"type": "object", "required": list(MCP_KEYS), "additionalProperties": False,
+                    "properties": {"serve": {"type": "boolean"}}},
         },
         keys("agent", AGENT_KEYS),
     )  # fmt: skip

@@ -325,7 +325,7 @@ class _Reader(ExpectFields):
         if self.v2 and agent is not None and agent.http is not None:
             from behavegate.contract.v2_http import unplaced
 
-            for text, where, at in unplaced(agent.http, raw, path, lines.of_key):
+            for text, where, at in unplaced(agent.http, raw, path, lines.of_key, agent.serve_mcp):
                 c.add(text, where, at)
         self.grounding = []
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)

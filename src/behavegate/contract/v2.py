@@ -8,7 +8,7 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
-from behavegate.contract import v2_http
+from behavegate.contract import v2_http, v2_mcp
 from behavegate.contract import v2_run as run
 from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
 from behavegate.conversation import ToolField
@@ -32,7 +32,7 @@ PII_DETECTORS = (
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
-    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing", "http"),
+    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing", "http", "mcp"),
     "scenario": (
         "messages",
         "tags",
@@ -224,9 +224,9 @@ class V2Fields:
         api = self._take(lambda v, p, ln: choice(v, p, ln, WIRE_APIS), raw, "api", "agent")
         pricing = self.pricing(raw) if "pricing" in raw else None
         http = v2_http.http_mapping(self.c, raw, self.lines.of_key) if "http" in raw else None
-        extras.update(
-            {k: v for k, v in (("stream", stream), ("api", api), ("pricing", pricing), ("http", http)) if v is not None}
-        )
+        serve_mcp = v2_mcp.serve(self.c, raw, self.lines.of_key) if "mcp" in raw else None
+        found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http), ("serve_mcp", serve_mcp))
+        extras.update({k: v for k, v in found if v is not None})
         if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
             message = "agent.stream is for api: chat; the Responses API is read unstreamed"
             self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))

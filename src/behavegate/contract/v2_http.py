@@ -53,9 +53,12 @@ def http_mapping(c: f.Collector, agent: dict[str, Any], line_of: LineOf) -> Http
     return HttpMapping(request=request, **mapping)
 
 
-def unplaced(mapping: HttpMapping, scenario: dict[str, Any], path: str, line_of: LineOf) -> Iterator[tuple[str, str, int | None]]:
+def unplaced(
+    mapping: HttpMapping, scenario: dict[str, Any], path: str, line_of: LineOf, serve_mcp: bool = False
+) -> Iterator[tuple[str, str, int | None]]:
     """A scenario the template cannot carry whole: without ``{{messages}}`` only the last
-    user message is sent, so a history, a system prompt or scripted tool results would be lost."""
+    user message is sent, so a history, a system prompt or scripted tool results would be lost
+    (tool results served over MCP, agent.mcp, are not carried in the request)."""
     if mapping.places("messages"):
         return
     lost = (
@@ -64,6 +67,8 @@ def unplaced(mapping: HttpMapping, scenario: dict[str, Any], path: str, line_of:
         ("messages", "has more than one message"),
     )
     for key, what in lost:
+        if key == "tool_results" and serve_mcp:
+            continue
         if key in scenario and (key != "messages" or len(scenario[key] or ()) > 1):
             text = f"{path}.{key}: the scenario {what}, but agent.http.request places only {{{{prompt}}}}: place {{{{messages}}}}"
             yield text, f"{path}.{key}", line_of(scenario, key)
@@ -121,6 +126,8 @@ def _placeholders(c: f.Collector, template: Any, agent: dict[str, Any], line: in
     if "prompt" not in placed and "messages" not in placed:
         text = f"{_WHERE}.request must place {{{{prompt}}}} or {{{{messages}}}}: else the agent never sees the scenario"
         c.add(text, f"{_WHERE}.request", line)
+    if "mcp_url" in placed and not (isinstance(agent.get("mcp"), dict) and agent["mcp"].get("serve") is True):
+        c.add(f"{_WHERE}.request places {{{{mcp_url}}}}, but agent.mcp.serve is not true", f"{_WHERE}.request", line)
     if "model" in placed and not agent.get("model"):
         c.add(f"{_WHERE}.request places {{{{model}}}}, but agent.model is not set", f"{_WHERE}.request", line)
 

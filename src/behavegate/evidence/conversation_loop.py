@@ -23,11 +23,12 @@ from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario
 
 
 async def conversation(
-    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry]
+    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry], mcp_url: str | None = None
 ) -> Observation:
-    """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``."""
+    """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``;
+    ``mcp_url``: the attempt's own MCP URL (agent.mcp), placed in the request."""
     agent = contract.agent
-    payload, conversation = wire.first_request(agent, scenario, settings.max_tokens)
+    payload, conversation = wire.first_request(agent, scenario, settings.max_tokens, mcp_url)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
     # what grows, and nothing else holds a copy of them.
     history = [encode_message(message) for message in conversation]

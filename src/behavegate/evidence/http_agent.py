@@ -61,9 +61,10 @@ def prompt_of(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
-def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int) -> dict[str, Any]:
+def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int, mcp_url: str | None = None) -> dict[str, Any]:
     """The body with every placeholder filled; ``{{messages}}`` holds a slot :func:`encode`
-    fills with the conversation. A scenario's ``parameters`` join the body's top level."""
+    fills with the conversation; ``{{mcp_url}}`` is the attempt's own MCP URL (agent.mcp).
+    A scenario's ``parameters`` join the body's top level."""
     assert agent.http is not None
     values: dict[str, Any] = {
         "prompt": prompt_of(first_messages(scenario)),
@@ -71,6 +72,7 @@ def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int) -> di
         "tools": offered_tools(agent, scenario),
         "model": agent.model,
         "max_tokens": max_tokens,
+        "mcp_url": mcp_url,
     }
     body = _render(dict(agent.http.request), values)
     assert isinstance(body, dict)

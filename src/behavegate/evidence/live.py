@@ -14,11 +14,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from collections.abc import Set as AbstractSet
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
 from behavegate.evidence.budgets import Spent, spend_limits
@@ -41,14 +41,21 @@ from behavegate.frozen import frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import Contract, Observation, Retry, Scenario, Timing
 
+if TYPE_CHECKING:  # the MCP SDK (and its web server) is imported only by a run that serves tools
+    from behavegate.evidence.mcp_server import AttemptTools, ToolServer
+
+MCP_URL_HEADER = "X-Behavegate-MCP-URL"  # every request of an attempt carries its MCP URL here (agent.mcp)
 OnDone = Callable[["Job", Observation, Timing], None]
+Opened = Callable[[Mapping[str, str]], AbstractAsyncContextManager[Send]]  # an attempt's connection, with its own headers
 
 
 def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSettings, spent: Spent) -> tuple[Observation, Timing]:
+async def _observe(
+    send: Send, contract: Contract, job: Job, settings: LiveSettings, spent: Spent, tools: AttemptTools | None = None
+) -> tuple[Observation, Timing]:
     started_at, started = _stamp(), time.monotonic()
     # Version 2: an attempt the run's time budget cuts (never sent, or timed out in
     # flight) is incomplete with the reason; the attempts that finished keep their verdicts.
@@ -57,7 +64,12 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
     # Any version: past the spend budget nothing more is sent; attempts in flight finish (up to concurrency - 1).
     if (spent_reason := spent.exhausted()) is not None:
         return Observation(scenario_id=job.scenario.id, error=spent_reason), Timing(started_at, started_at, 0)
-    observation = await converse(send, contract, job.scenario, settings)
+    observation = await converse(send, contract, job.scenario, settings, tools.url if tools else None)
+    if tools is not None:  # the answer is in: what reaches the attempt's MCP path later is not its evidence
+        from behavegate.evidence.mcp_server import tool_side
+
+        tools.close()
+        observation = tool_side(observation, tools)
     spent.add(observation)
     if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
         observation = replace(observation, error=budget_reason(settings, observation.error))
@@ -67,11 +79,15 @@ async def _observe(send: Send, contract: Contract, job: Job, settings: LiveSetti
     return observation, Timing(started_at, _stamp(), int(duration))
 
 
-def http_sender(client: Client, settings: LiveSettings, contract: Contract | None = None) -> Send:
+def http_sender(
+    client: Client, settings: LiveSettings, contract: Contract | None = None, extra: Mapping[str, str] | None = None
+) -> Send:
     """Requests to the run's endpoint over ``client``. A version-2 contract's endpoint
     may answer with an event stream (asked for by ``agent.stream``, or sent unasked:
-    known by its Content-Type); a version-1 answer is JSON, as skylos reads it."""
+    known by its Content-Type); a version-1 answer is JSON, as skylos reads it.
+    ``extra``: the attempt's own headers (its MCP URL)."""
     url, headers = endpoint_target(settings.endpoint, settings.credentials)
+    headers = {**headers, **(extra or {})}
     # A custom agent (agent.http) answers JSON only: a stream from it is not read as Chat Completions deltas.
     events = contract is not None and contract.version >= 2 and contract.agent.http is None
     if contract is not None and contract.agent.stream:
@@ -86,7 +102,7 @@ def http_sender(client: Client, settings: LiveSettings, contract: Contract | Non
 
 @asynccontextmanager
 async def http_connection(
-    settings: LiveSettings, contract: Contract | None = None, spares: Spares | None = None
+    settings: LiveSettings, contract: Contract | None = None, spares: Spares | None = None, extra: Mapping[str, str] | None = None
 ) -> AsyncIterator[Send]:
     """One attempt's connection to the endpoint, closed when the attempt ends: HTTP/1.1 has
     no correlation, so an answer meant for one attempt (sent twice, or late) can never be
@@ -94,17 +110,20 @@ async def http_connection(
     ``spares``, opened ahead and never used (evidence/h11_transport.py)."""
     assert settings.endpoint is not None
     async with new_client(1, spares) as client:
-        yield http_sender(client, settings, contract)
+        yield http_sender(client, settings, contract, extra)
 
 
 async def _ask(client: Client, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
     return await converse(http_sender(client, settings, contract), contract, scenario, settings)
 
 
-async def converse(send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
+async def converse(
+    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, mcp_url: str | None = None
+) -> Observation:
     """One attempt. Version 1: one request. Version 2: while the agent calls tools
     the scenario scripts results for, send them back (never executing anything),
-    up to ``max_turns`` requests, within the attempt's budget."""
+    up to ``max_turns`` requests, within the attempt's budget; ``mcp_url``: the
+    attempt's own MCP URL (agent.mcp), placed in its requests."""
     agent = contract.agent
     if contract.version < 2:
         payload = build_request(agent, scenario, settings.max_tokens)
@@ -114,7 +133,7 @@ async def converse(send: Send, contract: Contract, scenario: Scenario, settings:
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
     retried: list[Retry] = []
-    observation = await conversation(send, contract, scenario, settings, retried)
+    observation = await conversation(send, contract, scenario, settings, retried, mcp_url)
     return replace(observation, retries=tuple(retried)) if retried else observation
 
 
@@ -172,7 +191,7 @@ async def observe_all(
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
     spares = Spares(settings.concurrency)  # one ready for each worker's next attempt
-    opened: Connect = connect or (lambda: http_connection(settings, contract, spares))
+    opened: Opened = (lambda extra: connect()) if connect else (lambda extra: http_connection(settings, contract, spares, extra))
     judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None
 
     async with AsyncExitStack() as stack:
@@ -184,8 +203,31 @@ async def observe_all(
             # No connection kept: a judge's answer to one question is never read as another's.
             client = await stack.enter_async_context(new_client(0))
             ask_judge = http_judge(client, judge)
-        await _work(contract, settings, todo, results, pending, opened, on_done, schedule, judge, ask_judge)
+        served = await _serve_tools(stack, contract, settings) if connect is None else None
+        await _work(contract, settings, todo, results, pending, opened, on_done, schedule, judge, ask_judge, served)
     return [r for r in results if r is not None]
+
+
+async def _serve_tools(stack: AsyncExitStack, contract: Contract, settings: LiveSettings) -> ToolServer | str | None:
+    """The run's MCP tool server (agent.mcp.serve), stopped with the run; the reason when it
+    could not start (every attempt is then incomplete with it, never "no call")."""
+    if contract.version < 2 or not contract.agent.serve_mcp or settings.mcp_listen is None:
+        return None
+    from behavegate.evidence.mcp_server import ToolServer
+
+    try:
+        return await stack.enter_async_context(ToolServer(contract.agent, settings.mcp_listen).running())
+    except OSError as error:
+        return f"the MCP tool server could not be started on {settings.mcp_listen}: {error.strerror or error}"
+
+
+@asynccontextmanager
+async def _attempt_tools(served: ToolServer | str | None, scenario: Scenario) -> AsyncIterator[AttemptTools | str | None]:
+    if served is None or isinstance(served, str):
+        yield served
+        return
+    async with served.attempt(scenario) as tools:
+        yield tools
 
 
 async def _work(
@@ -194,11 +236,12 @@ async def _work(
     todo: list[Job],
     results: list[tuple[Job, Observation, Timing] | None],
     pending: list[int],
-    opened: Connect,
+    opened: Opened,
     on_done: OnDone | None,
     schedule: Schedule | None,
     judge: JudgeSettings | None,
     ask_judge: JudgeSend | None,
+    served: ToolServer | str | None = None,
 ) -> None:
     from behavegate.evidence.judge_client import judged
 
@@ -218,8 +261,14 @@ async def _work(
                 job = todo[index]
                 sending += 1
                 try:
-                    async with opened() as send:  # each attempt on connections of its own
-                        observation, timing = await _observe(send, contract, job, settings, tally)
+                    async with _attempt_tools(served, job.scenario) as tools:
+                        if isinstance(tools, str):  # the MCP tool server is not running: no evidence of calls
+                            stamp = _stamp()
+                            observation, timing = Observation(scenario_id=job.scenario.id, error=tools), Timing(stamp, stamp, 0)
+                        else:
+                            extra = {MCP_URL_HEADER: tools.url} if tools is not None else {}
+                            async with opened(extra) as send:  # each attempt on connections of its own
+                                observation, timing = await _observe(send, contract, job, settings, tally, tools)
                     if judge is not None and ask_judge is not None:
                         # One more evidence step, inside the run's time budget.
                         deadline = settings.started + settings.max_seconds
@@ -283,6 +332,24 @@ def provenance(settings: LiveSettings, max_scenarios: int, timeout_seconds: floa
         },
         "source_digest": None,
         **judge_provenance(settings),
+        **mcp_provenance(settings),
+    }
+
+
+def mcp_provenance(settings: LiveSettings) -> dict[str, object]:
+    """Where the MCP tool server listened (agent.mcp), and its bounds; only when there was one."""
+    from behavegate import limits
+
+    if settings.mcp_listen is None:
+        return {}
+    bounds = ("MCP_MAX_CALLS", "MCP_MAX_REQUESTS", "MCP_MAX_REQUEST_BYTES", "MCP_MAX_CONNECTIONS", "MCP_REQUEST_SECONDS")
+    return {
+        "mcp_tool_server": {
+            "listen": settings.mcp_listen,
+            "transport": "streamable-http",
+            "paths": "one unguessable path per attempt",
+            "limits": {name.removeprefix("MCP_").lower(): getattr(limits, name) for name in bounds},
+        }
     }
 
 

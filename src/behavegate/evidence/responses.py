@@ -58,10 +58,15 @@ def input_items(scenario: Scenario) -> list[dict[str, Any]]:
     return items
 
 
-def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int) -> dict[str, Any]:
-    """The request body; the contract's ``agent.parameters`` can never replace these keys."""
+def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int, mcp_url: str | None = None) -> dict[str, Any]:
+    """The request body; the contract's ``agent.parameters`` can never replace these keys.
+    With an MCP URL (agent.mcp) the tools are offered as one remote MCP server, the
+    attempt's own, instead of as function tools: the agent runs them where behavegate sees them."""
     payload: dict[str, Any] = {**agent.parameters, **scenario.parameters}
     payload.update(model=agent.model, input=input_items(scenario), stream=False, max_output_tokens=max_tokens)
+    if mcp_url is not None:
+        payload["tools"] = [{"type": "mcp", "server_label": "behavegate", "server_url": mcp_url, "require_approval": "never"}]
+        return payload
     tools = [{"type": "function", **tool["function"]} for tool in offered_tools(agent, scenario)]
     if tools:
         payload["tools"] = tools

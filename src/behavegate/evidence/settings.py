@@ -34,3 +34,4 @@ class LiveSettings:
     judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
     retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
     spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's
+    mcp_listen: str | None = None  # agent.mcp.serve: the address the tool server binds (--mcp-listen; loopback by default)

@@ -14,12 +14,15 @@ from behavegate.model import AgentTarget, Observation, Scenario
 _HISTORY_KEY = {"chat": "messages", "responses": "input"}  # the body's key that holds the conversation
 
 
-def first_request(agent: AgentTarget, scenario: Scenario, max_tokens: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The first request body and the conversation it carries (the loop keeps it encoded)."""
+def first_request(
+    agent: AgentTarget, scenario: Scenario, max_tokens: int, mcp_url: str | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The first request body and the conversation it carries (the loop keeps it encoded);
+    ``mcp_url``: the attempt's MCP URL, where the wire format has a place for it."""
     if agent.http is not None:
-        return http_agent.build_request(agent, scenario, max_tokens), first_messages(scenario)
+        return http_agent.build_request(agent, scenario, max_tokens, mcp_url), first_messages(scenario)
     if agent.api == "responses":
-        body = responses.build_request(agent, scenario, max_tokens)
+        body = responses.build_request(agent, scenario, max_tokens, mcp_url)
     else:
         body = build_request(agent, scenario, max_tokens)
     return body, body[_HISTORY_KEY[agent.api]]

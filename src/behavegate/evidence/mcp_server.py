@@ -1,0 +1,256 @@
+"""The scripted MCP tool server of a live run (``agent.mcp.serve``, version 2).
+
+An agent that runs its own tools through MCP is observed where its calls land: behavegate
+serves the contract's tools over Streamable HTTP (the official ``mcp`` SDK, stateless, JSON
+answers; uvicorn underneath), one unguessable path per attempt (``/mcp/<token>``). Each
+``tools/call`` on an attempt's path is answered from the scenario's ``tool_results`` rules
+(evidence/scripted.py: same matching, ``error``, ``default``) and recorded as that attempt's
+tool-side evidence. Nothing is ever executed.
+
+Binding: a path is registered when its attempt starts and forgotten when the attempt's answer
+has arrived. A request on any other path (unknown, or an attempt already answered) is refused
+with 404 before the MCP layer reads it, and is never anyone's evidence.
+
+Bounds: the server binds only the address it is given (loopback unless the person running it
+said otherwise, commands/live_run.py), on an ephemeral port; request bodies, open
+connections, requests per path, recorded calls per attempt and each request's time are
+limited (limits.py); it stops when the run ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import mcp_types as types
+import uvicorn
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from starlette.types import Receive, Scope, Send
+
+from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.evidence.chat import offered_tools
+from behavegate.evidence.scripted import answer, shown_call
+from behavegate.frozen import frozen, replace
+from behavegate.limits import (
+    MCP_MAX_CALLS,
+    MCP_MAX_CONNECTIONS,
+    MCP_MAX_REQUEST_BYTES,
+    MCP_MAX_REQUESTS,
+    MCP_REQUEST_SECONDS,
+)
+from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
+
+_PREFIX = "/mcp/"
+
+
+@frozen
+class ServedCall:
+    """One ``tools/call`` an attempt's path received, and what behavegate answered."""
+
+    call: ToolCall
+    result: ScriptedResult
+
+
+class AttemptTools:
+    """One attempt's path and what arrived on it. Mutable while the attempt runs (the
+    server appends), read once by :func:`tool_side` after :meth:`close`."""
+
+    def __init__(self, agent: AgentTarget, scenario: Scenario, url: str) -> None:
+        self.agent = agent
+        self.scenario = scenario
+        self.url = url
+        self.calls: list[ServedCall] = []
+        self.requests = 0
+        self.open = True
+        self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
+        self.unmatched: str | None = None  # a call no tool_results rule answers
+
+    def close(self) -> None:
+        """The attempt's answer has arrived: what comes later is not its evidence."""
+        self.open = False
+
+    def tools(self) -> list[types.Tool]:
+        return [
+            types.Tool(
+                name=tool["function"]["name"],
+                description=tool["function"]["description"] or None,
+                input_schema=_object_schema(tool["function"]["parameters"]),
+            )
+            for tool in offered_tools(self.agent, self.scenario)
+        ]
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        """Answers one call from the scenario's rules and records it (while the attempt is open)."""
+        if not self.open:
+            return _refused("this attempt has ended: the call is not recorded")
+        if len(self.calls) >= MCP_MAX_CALLS:
+            self.overflow = True
+            return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
+        index = len(self.calls)
+        call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
+        scripted = answer(self.scenario, call, index)
+        if scripted is None:  # a rule list with no rule (and no default) for this call: as the loop, incomplete
+            self.unmatched = self.unmatched or (
+                f"no tool_results rule matches the MCP call {shown_call(call)}: add a rule for it, or a {{default: ...}} rule"
+            )
+            error = "no scripted result for this call"
+            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error)))
+            return _refused(error)
+        self.calls.append(ServedCall(call, scripted.record))
+        return types.CallToolResult(
+            content=[types.TextContent(text=scripted.content)], is_error=scripted.record.error is not None
+        )
+
+
+def _object_schema(parameters: Any) -> dict[str, Any]:
+    schema = dict(parameters) if isinstance(parameters, dict) else {}
+    return schema if schema.get("type") == "object" else {"type": "object", **schema}
+
+
+def _refused(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
+    """The attempt's evidence with its tool calls taken from what its MCP path received
+    (executed calls, their scripted errors and results). Pure, once the attempt is closed.
+
+    The MCP side is the evidence of which tools ran, even when the answer also reports
+    calls: those are the agent's words, these are where its calls landed."""
+    if observation.error is not None:
+        return observation  # no answer: the attempt is incomplete whatever arrived
+    if tools.unmatched is not None:
+        return Observation(scenario_id=observation.scenario_id, error=tools.unmatched)
+    calls = tuple(served.call for served in tools.calls)
+    results = tuple(served.result for served in tools.calls)
+    went = observation.conversation
+    conversation = Conversation(went.turns if went else 1, went.max_turns if went else 1, results) if results else None
+    overflow = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    return replace(
+        observation,
+        tool_calls=calls,
+        tool_calls_complete=not tools.overflow,
+        tool_calls_absent=False,
+        tool_errors=tuple(result.error for result in results),
+        tool_gap=overflow if tools.overflow else None,
+        steps=None,  # the agent's own model steps are not seen from the tool side
+        conversation=conversation,
+    )
+
+
+class ToolServer:
+    """The run's MCP server: started once, one path per attempt (:meth:`attempt`)."""
+
+    def __init__(self, agent: AgentTarget, host: str) -> None:
+        self.agent = agent
+        self.host = host
+        self.port = 0
+        self._paths: dict[str, AttemptTools] = {}
+        server: Server[Any] = Server("behavegate", on_list_tools=self._list_tools, on_call_tool=self._call_tool)
+        # Stateless: every POST stands alone, so nothing of one attempt outlives its request.
+        self._manager = StreamableHTTPSessionManager(
+            server, json_response=True, stateless=True, max_request_body_size=MCP_MAX_REQUEST_BYTES
+        )
+
+    def _tools_of(self, ctx: ServerRequestContext[Any, Any]) -> AttemptTools | None:
+        request = ctx.request
+        path = getattr(getattr(request, "url", None), "path", None)
+        return self._paths.get(path[len(_PREFIX) :]) if isinstance(path, str) and path.startswith(_PREFIX) else None
+
+    async def _list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        tools = self._tools_of(ctx)
+        return types.ListToolsResult(tools=tools.tools() if tools is not None else [])
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
+        tools = self._tools_of(ctx)
+        if tools is None:  # the attempt ended between the path check and this call
+            return _refused("this attempt has ended: the call is not recorded")
+        return tools.call(params.name, params.arguments)
+
+    async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Only the registered per-attempt paths reach the MCP layer; each request is bounded in time."""
+        if scope["type"] != "http":
+            return
+        path = scope.get("path", "")
+        tools = self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
+        if tools is None or not tools.open:
+            await _plain(send, 404, b"not found")
+            return
+        tools.requests += 1
+        if tools.requests > MCP_MAX_REQUESTS:
+            await _plain(send, 429, b"too many requests for this attempt")
+            return
+        with anyio.move_on_after(MCP_REQUEST_SECONDS):
+            await self._manager.handle_request(scope, receive, send)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[ToolServer]:
+        """Binds (raises OSError when it cannot), serves, and stops when the block ends."""
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((self.host, 0))
+            sock.listen(MCP_MAX_CONNECTIONS)
+            sock.setblocking(False)
+            self.port = sock.getsockname()[1]
+            config = uvicorn.Config(
+                self._app,
+                interface="asgi3",
+                lifespan="off",
+                http="h11",
+                # No logging setup of its own: its handlers would write to stderr past the console
+                # boundary (github/console.py); its records, all but critical ones silenced, go to the root logger.
+                log_config=None,
+                log_level=logging.CRITICAL,
+                access_log=False,
+                limit_concurrency=MCP_MAX_CONNECTIONS,
+                timeout_keep_alive=5,
+                timeout_graceful_shutdown=1,
+                proxy_headers=False,
+                server_header=False,
+            )
+            server = uvicorn.Server(config)
+            async with self._manager.run():
+                # startup/shutdown, not serve(): serve() would take over the process's signal handlers.
+                config.load()
+                server.lifespan = config.lifespan_class(config)
+                await server.startup(sockets=[sock])
+                try:
+                    yield self
+                finally:
+                    server.should_exit = True
+                    await server.shutdown(sockets=[sock])
+        finally:
+            sock.close()
+
+    def base_url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{_PREFIX}"
+
+    @asynccontextmanager
+    async def attempt(self, scenario: Scenario) -> AsyncIterator[AttemptTools]:
+        """A fresh unguessable path for one attempt, forgotten when the block ends."""
+        token = secrets.token_urlsafe(24)
+        tools = AttemptTools(self.agent, scenario, self.base_url() + token)
+        self._paths[token] = tools
+        try:
+            yield tools
+        finally:
+            tools.close()
+            del self._paths[token]
+
+
+async def _plain(send: Send, status: int, body: bytes) -> None:
+    headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
