@@ -335,3 +335,34 @@ def test_a_compressed_file_the_reader_cannot_open_is_listed_when_found_in_a_fold
     found = read_traces(trace_paths(["."], tmp_path), attribute="behavegate.scenario.id")
     assert [(Path(path).name, "zstd" in why) for path, why in found.skipped] == [("old.jsonl.zst", True)]
     assert len(found.traces) == 1
+
+
+def test_an_mcp_client_span_and_the_server_span_under_it_naming_different_tools_leave_the_calls_not_known(
+    tmp_path: Path,
+) -> None:
+    trace = "ab" * 16
+    path = tmp_path / "mcp.jsonl"
+    client = {"mcp__method__name": "tools/call", "gen_ai__tool__name": "delete_all"}
+    server = {"mcp__method__name": "tools/call", "gen_ai__operation__name": "execute_tool", "gen_ai__tool__name": "lookup"}
+    path.write_text(
+        otlp_line(
+            span(trace, "01" * 8, "invoke_agent a", gen_ai__operation__name="invoke_agent"),
+            span(trace, "02" * 8, "MCP send tools/call delete_all", "01" * 8, 2, **client),
+            span(trace, "03" * 8, "tools/call lookup", "02" * 8, 3, **server),
+        )
+        + "\n"
+    )
+    (found,) = read(path).traces
+    # Dropping the client span would leave only 'lookup': a forbidden delete_all would pass.
+    assert found.calls_gap is not None and "called 'delete_all'" in found.calls_gap and "ran 'lookup'" in found.calls_gap
+    server["gen_ai__tool__name"] = "delete_all"
+    path.write_text(
+        otlp_line(
+            span(trace, "01" * 8, "invoke_agent a", gen_ai__operation__name="invoke_agent"),
+            span(trace, "02" * 8, "MCP send tools/call delete_all", "01" * 8, 2, **client),
+            span(trace, "03" * 8, "tools/call delete_all", "02" * 8, 3, **server),
+        )
+        + "\n"
+    )
+    (agreed,) = read(path).traces
+    assert agreed.calls_gap is None and [c.name for c in agreed.calls] == ["delete_all"]
