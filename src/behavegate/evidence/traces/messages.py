@@ -148,7 +148,9 @@ def _int(value: Any) -> int | None:
     real run's (magnitude.quantity), is no count: unknown, never zero."""
     if isinstance(value, float) and value.is_integer() and in_range(value):
         return quantity(int(value))
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+    if (
+        isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 20
+    ):  # '²' is a digit int() refuses
         return quantity(int(value))
     return quantity(value)
 
@@ -161,6 +163,9 @@ def first(attributes: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
+_MAX_INDEX_DIGITS = 9
+
+
 def group(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
     """Flattened ``prefix.N.rest`` keys as a list of ``{rest: value}``, in index order."""
     found: dict[int, dict[str, Any]] = {}
@@ -169,8 +174,13 @@ def group(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
         if not key.startswith(start):
             continue
         index, _, rest = key[len(start) :].partition(".")
-        if index.isdigit() and rest:
-            found.setdefault(int(index), {})[rest] = value
+        if not index.isdigit() or not rest:
+            continue
+        if not index.isascii() or len(index) > _MAX_INDEX_DIGITS:  # '²' is a digit int() refuses; 5,000 digits too
+            raise UnreadableText(
+                f"attribute {prefix}.{index[:12]}{'…' if len(index) > 12 else ''}: not an index (1-9 ASCII digits)"
+            )
+        found.setdefault(int(index), {})[rest] = value
     return [found[index] for index in sorted(found)]
 
 
