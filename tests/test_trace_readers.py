@@ -371,7 +371,11 @@ def test_an_mcp_client_span_and_the_server_span_under_it_naming_different_tools_
 @pytest.mark.parametrize("index", ["\u00b2", "9" * 5000])
 def test_a_flattened_index_int_cannot_read_is_a_trace_error_not_an_internal_error(tmp_path: Path, index: str) -> None:
     path = tmp_path / "t.jsonl"
-    chat = {"gen_ai__operation__name": "chat", "gen_ai__prompt__0__role": "user", "gen_ai__prompt__0__content": "hi"}
+    chat: dict[str, Any] = {
+        "gen_ai__operation__name": "chat",
+        "gen_ai__prompt__0__role": "user",
+        "gen_ai__prompt__0__content": "hi",
+    }
     chat[f"gen_ai__completion__{index}__content"] = "Done."
     path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
     with pytest.raises(TraceError, match="not an index"):
@@ -380,7 +384,11 @@ def test_a_flattened_index_int_cannot_read_is_a_trace_error_not_an_internal_erro
 
 def test_a_token_count_in_digits_int_cannot_read_is_no_count(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    chat = {"gen_ai__operation__name": "chat", "gen_ai__usage__input_tokens": "\u00b2", "gen_ai__usage__output_tokens": "3"}
+    chat: dict[str, Any] = {
+        "gen_ai__operation__name": "chat",
+        "gen_ai__usage__input_tokens": "\u00b2",
+        "gen_ai__usage__output_tokens": "3",
+    }
     path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
     (found,) = read(path).traces
     assert found.total_tokens is None
