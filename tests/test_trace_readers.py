@@ -392,3 +392,23 @@ def test_a_token_count_in_digits_int_cannot_read_is_no_count(tmp_path: Path) -> 
     path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
     (found,) = read(path).traces
     assert found.total_tokens is None
+
+
+def test_a_model_span_that_writes_its_output_two_ways_counts_each_call_and_the_text_once(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    parts: list[dict[str, Any]] = [{"type": "text", "content": "Done."}]
+    parts += [{"type": "tool_call", "id": f"c{i}", "name": name, "arguments": {}} for i, name in enumerate(["a", "b", "a"])]
+    chat: dict[str, Any] = {
+        "gen_ai__operation__name": "chat",
+        "gen_ai__output__messages": json.dumps([{"role": "assistant", "parts": parts, "finish_reason": "tool_calls"}]),
+        # The same output as OpenLLMetry's indexed attributes (LiteLLM's function_call form: N counts the calls)
+        "gen_ai__completion__0__content": "Done.",
+        "gen_ai__completion__0__function_call__name": "a",
+        "gen_ai__completion__1__function_call__name": "b",
+        "gen_ai__completion__2__function_call__name": "a",
+        "gen_ai__completion__3__function_call__name": "c",  # listed one way only: still a call
+    }
+    path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
+    (found,) = read(path).traces
+    assert [c.name for c in found.calls] == ["a", "b", "a", "c"]
+    assert found.final_answer == "Done."

@@ -20,6 +20,7 @@ value that is present but unusable (arguments that are not a JSON object) is
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -276,11 +277,13 @@ def read_model(span: Span) -> ModelReading:
     a = span.attributes
     inputs: list[_Messages] = []
     outputs: list[_Messages] = []
+    dialects: list[int] = []  # which way of writing each output came from: one span may carry the same output twice
     # GenAI 1.37+: message attributes (JSON strings, or structured values)
     if "gen_ai.input.messages" in a:
         inputs.append(read_messages(parse_json(a["gen_ai.input.messages"]), output=False))
     if "gen_ai.output.messages" in a:
         outputs.append(read_messages(parse_json(a["gen_ai.output.messages"]), output=True))
+        dialects.append(0)
     # GenAI 1.28-1.36 and ≤1.27: events
     for event in span.events:
         body = _event_body(event.attributes)
@@ -288,33 +291,39 @@ def read_model(span: Span) -> ModelReading:
             inputs.append(read_messages(parse_json(event.attributes.get("gen_ai.prompt")), output=False))
         elif event.name == "gen_ai.content.completion":
             outputs.append(completion(event.attributes.get("gen_ai.completion")))
+            dialects.append(1)
         elif event.name == "gen_ai.user.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "user"}, output=False))
         elif event.name == "gen_ai.assistant.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "assistant"}, output=False))
         elif event.name == "gen_ai.choice" and isinstance(body, Mapping):
             outputs.append(read_messages(body, output=True))
+            dialects.append(1)
     # OpenInference and OpenLLMetry: flattened, indexed attributes
     for prefix, output in (("llm.input_messages", False), ("llm.output_messages", True)):
         items = group(a, prefix)
         if items:
             (outputs if output else inputs).append(_openinference(items, output))
+            dialects.extend([2] if output else [])
     for prefix, output in (("gen_ai.prompt", False), ("gen_ai.completion", True)):
         items = group(a, prefix)
         if items:
             (outputs if output else inputs).append(_traceloop(items, output))
+            dialects.extend([3] if output else [])
     # OpenInference with no output messages (a streamed answer): the response in output.value
     if not outputs and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
         outputs.append(_output_value(a["output.value"]))
+        dialects.append(4)
     # Assay rows: plain text
     if isinstance(a.get("gen_ai.prompt"), str):
         inputs.append(completion(a["gen_ai.prompt"], role="user"))
     if isinstance(a.get("gen_ai.completion"), str):
         outputs.append(completion(a["gen_ai.completion"]))
+        dialects.append(5)
     reasons = _reasons(first(a, "gen_ai.response.finish_reasons", "llm.finish_reason"))  # OpenInference: llm.finish_reason
     for found in outputs:
         reasons.extend(r for r in found.finish if r not in reasons)
-    texts = [t for found in outputs for t in found.texts]
+    texts, requested = _one_output(outputs, dialects)
     input_tokens = _int(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"))
     output_tokens = _int(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"))
     total = _int(first(a, "llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"))
@@ -324,7 +333,7 @@ def read_model(span: Span) -> ModelReading:
     model = first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
     return ModelReading(
         text="".join(texts) if texts else None,
-        requested=tuple(c for found in outputs for c in found.calls),
+        requested=requested,
         finish_reasons=tuple(reasons),
         captured=bool(outputs) and all(found.readable for found in outputs),
         first_user=next((found.first_user for found in inputs if found.first_user is not None), None),
@@ -334,6 +343,29 @@ def read_model(span: Span) -> ModelReading:
         model=model if isinstance(model, str) else None,
         history=history,
     )
+
+
+def _one_output(outputs: list[_Messages], dialects: list[int]) -> tuple[list[str], tuple[Requested, ...]]:
+    """The output's text and requested calls when a span writes them in several ways at once
+    (GenAI messages and the indexed attributes, say): the longest text one way gives, and each
+    tool's calls as many times as the way that lists it most (never the sum: one call, not two)."""
+    by_way: dict[int, list[_Messages]] = {}
+    for found, way in zip(outputs, dialects, strict=True):
+        by_way.setdefault(way, []).append(found)
+    texts = max(
+        ([t for found in way_outputs for t in found.texts] for way_outputs in by_way.values()),
+        key=lambda t: len("".join(t)),
+        default=[],
+    )
+    requested: list[Requested] = []
+    for way_outputs in by_way.values():
+        had = Counter(c.name for c in requested)
+        seen: Counter[str] = Counter()
+        for call in (c for found in way_outputs for c in found.calls):  # in the order this way lists them
+            seen[call.name] += 1
+            if seen[call.name] > had[call.name]:
+                requested.append(call)
+    return texts, tuple(requested)
 
 
 def _reasons(value: Any) -> list[str]:
