@@ -20,12 +20,12 @@ value that is present but unusable (arguments that are not a JSON object) is
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from behavegate import finite_json
 from behavegate.evidence.chat import EndpointError, check_shape
+from behavegate.evidence.traces.flattened import UnreadableText, group, one_output
 from behavegate.evidence.traces.spans import Span
 from behavegate.magnitude import in_range, quantity
 from behavegate.text import surrogate_paths
@@ -95,10 +95,6 @@ def finish_reason(value: str) -> str:
 SURROGATE_PROBLEM = "text with an unpaired surrogate (a \\ud800-\\udfff escape) cannot be judged or reported"
 
 
-class UnreadableText(Exception):
-    """Text in a span that no report can hold (observation files refuse it as well)."""
-
-
 def parse_json(value: Any) -> Any:
     """A JSON string's value (NaN and Infinity refused); anything else as it is; None when the
     string is not JSON; UnreadableText when it decodes to text with an unpaired surrogate."""
@@ -162,27 +158,6 @@ def first(attributes: Mapping[str, Any], *keys: str) -> Any:
         if value is not None:
             return value
     return None
-
-
-_MAX_INDEX_DIGITS = 9
-
-
-def group(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """Flattened ``prefix.N.rest`` keys as a list of ``{rest: value}``, in index order."""
-    found: dict[int, dict[str, Any]] = {}
-    start = prefix + "."
-    for key, value in flat.items():
-        if not key.startswith(start):
-            continue
-        index, _, rest = key[len(start) :].partition(".")
-        if not index.isdigit() or not rest:
-            continue
-        if not index.isascii() or len(index) > _MAX_INDEX_DIGITS:  # '²' is a digit int() refuses; 5,000 digits too
-            raise UnreadableText(
-                f"attribute {prefix}.{index[:12]}{'…' if len(index) > 12 else ''}: not an index (1-9 ASCII digits)"
-            )
-        found.setdefault(int(index), {})[rest] = value
-    return [found[index] for index in sorted(found)]
 
 
 # --- message lists (GenAI parts, OpenAI format) -------------------------------------------------
@@ -276,54 +251,53 @@ def _event_body(attributes: Mapping[str, Any]) -> Any:
 def read_model(span: Span) -> ModelReading:
     a = span.attributes
     inputs: list[_Messages] = []
-    outputs: list[_Messages] = []
-    dialects: list[int] = []  # which way of writing each output came from: one span may carry the same output twice
+    ways: list[tuple[int, _Messages]] = []  # each output and the way it was written: a span may write one output twice
     # GenAI 1.37+: message attributes (JSON strings, or structured values)
     if "gen_ai.input.messages" in a:
         inputs.append(read_messages(parse_json(a["gen_ai.input.messages"]), output=False))
     if "gen_ai.output.messages" in a:
-        outputs.append(read_messages(parse_json(a["gen_ai.output.messages"]), output=True))
-        dialects.append(0)
+        ways.append((0, read_messages(parse_json(a["gen_ai.output.messages"]), output=True)))
     # GenAI 1.28-1.36 and ≤1.27: events
     for event in span.events:
         body = _event_body(event.attributes)
         if event.name == "gen_ai.content.prompt":
             inputs.append(read_messages(parse_json(event.attributes.get("gen_ai.prompt")), output=False))
         elif event.name == "gen_ai.content.completion":
-            outputs.append(completion(event.attributes.get("gen_ai.completion")))
-            dialects.append(1)
+            ways.append((1, completion(event.attributes.get("gen_ai.completion"))))
         elif event.name == "gen_ai.user.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "user"}, output=False))
         elif event.name == "gen_ai.assistant.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "assistant"}, output=False))
         elif event.name == "gen_ai.choice" and isinstance(body, Mapping):
-            outputs.append(read_messages(body, output=True))
-            dialects.append(1)
+            ways.append((1, read_messages(body, output=True)))
     # OpenInference and OpenLLMetry: flattened, indexed attributes
     for prefix, output in (("llm.input_messages", False), ("llm.output_messages", True)):
         items = group(a, prefix)
         if items:
-            (outputs if output else inputs).append(_openinference(items, output))
-            dialects.extend([2] if output else [])
+            if output:
+                ways.append((2, _openinference(items, output)))
+            else:
+                inputs.append(_openinference(items, output))
     for prefix, output in (("gen_ai.prompt", False), ("gen_ai.completion", True)):
         items = group(a, prefix)
         if items:
-            (outputs if output else inputs).append(_traceloop(items, output))
-            dialects.extend([3] if output else [])
+            if output:
+                ways.append((3, _traceloop(items, output)))
+            else:
+                inputs.append(_traceloop(items, output))
     # OpenInference with no output messages (a streamed answer): the response in output.value
-    if not outputs and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
-        outputs.append(_output_value(a["output.value"]))
-        dialects.append(4)
+    if not ways and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
+        ways.append((4, _output_value(a["output.value"])))
     # Assay rows: plain text
     if isinstance(a.get("gen_ai.prompt"), str):
         inputs.append(completion(a["gen_ai.prompt"], role="user"))
     if isinstance(a.get("gen_ai.completion"), str):
-        outputs.append(completion(a["gen_ai.completion"]))
-        dialects.append(5)
+        ways.append((5, completion(a["gen_ai.completion"])))
+    outputs = [found for _, found in ways]
     reasons = _reasons(first(a, "gen_ai.response.finish_reasons", "llm.finish_reason"))  # OpenInference: llm.finish_reason
     for found in outputs:
         reasons.extend(r for r in found.finish if r not in reasons)
-    texts, requested = _one_output(outputs, dialects)
+    texts, requested = one_output(ways)
     input_tokens = _int(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"))
     output_tokens = _int(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"))
     total = _int(first(a, "llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"))
@@ -343,29 +317,6 @@ def read_model(span: Span) -> ModelReading:
         model=model if isinstance(model, str) else None,
         history=history,
     )
-
-
-def _one_output(outputs: list[_Messages], dialects: list[int]) -> tuple[list[str], tuple[Requested, ...]]:
-    """The output's text and requested calls when a span writes them in several ways at once
-    (GenAI messages and the indexed attributes, say): the longest text one way gives, and each
-    tool's calls as many times as the way that lists it most (never the sum: one call, not two)."""
-    by_way: dict[int, list[_Messages]] = {}
-    for found, way in zip(outputs, dialects, strict=True):
-        by_way.setdefault(way, []).append(found)
-    texts = max(
-        ([t for found in way_outputs for t in found.texts] for way_outputs in by_way.values()),
-        key=lambda t: len("".join(t)),
-        default=[],
-    )
-    requested: list[Requested] = []
-    for way_outputs in by_way.values():
-        had = Counter(c.name for c in requested)
-        seen: Counter[str] = Counter()
-        for call in (c for found in way_outputs for c in found.calls):  # in the order this way lists them
-            seen[call.name] += 1
-            if seen[call.name] > had[call.name]:
-                requested.append(call)
-    return texts, tuple(requested)
 
 
 def _reasons(value: Any) -> list[str]:

@@ -22,9 +22,9 @@ from typing import Any, NamedTuple
 
 from behavegate.errors import Problem, TraceError
 from behavegate.evidence.traces.calls import calls_gap, trace_calls
+from behavegate.evidence.traces.flattened import UnreadableText
 from behavegate.evidence.traces.messages import (
     ModelReading,
-    UnreadableText,
     classify,
     mcp_tool_call,
     parse_json,
