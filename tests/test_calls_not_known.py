@@ -16,6 +16,7 @@ from behavegate.evidence import responses
 from behavegate.evidence.chat import normalize
 from behavegate.evidence.chat_stream import Assembly
 from behavegate.evidence.http_agent import read
+from behavegate.frozen import replace
 from behavegate.judge.evaluate import evaluate_scenario
 from behavegate.model import Observation, ToolCall
 
@@ -162,3 +163,30 @@ def test_a_streamed_openinference_answer_kept_only_in_output_value_is_read(
     attributes = [_attr("openinference.span.kind", "LLM"), _attr("output.value", json.dumps(response))]
     verdict = judge_one_span(attributes, "{response: {contains: [shipped]}}", tmp_path, capsys)
     assert verdict["status"] == "pass", verdict["message"]
+
+
+def test_a_count_with_min_and_max_short_of_min_on_the_calls_read_stays_incomplete() -> None:
+    counted = contract("""\
+version: 2
+agent:
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object}}
+scenarios:
+  - id: s
+    prompt: p
+    expect:
+      tools:
+        calls: {lookup_order: {min: 2, max: 3}}
+  - id: t
+    prompt: p
+    expect:
+      tools:
+        calls: {lookup_order: {max: 1}}
+""")
+    partial = Observation("s", response=None, response_complete=False, finish_reason="length",
+                          tool_calls=(ToolCall("lookup_order"), ToolCall("lookup_order")), tool_calls_complete=False)  # fmt: skip
+    short = replace(partial, tool_calls=(ToolCall("lookup_order"),))
+    # One of at least two read, the rest not known: more calls may have reached the minimum.
+    assert [v.status for v in evaluate_scenario(counted.scenarios[0], short, counted.agent, 2).verdicts] == ["incomplete"]
+    # Two read against at most one: more calls cannot undo it.
+    assert [v.status for v in evaluate_scenario(counted.scenarios[1], partial, counted.agent, 2).verdicts] == ["fail"]

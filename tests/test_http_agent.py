@@ -436,3 +436,11 @@ def test_executed_calls_that_cannot_be_read_are_calls_not_known_never_none() -> 
     assert unnamed.tool_calls is None
     none = observed({"output": "Done.", "steps": []}, text)
     assert none.tool_calls == () and none.finish_reason == "stop" and none.tool_errors == ()
+
+
+def test_a_where_filter_compares_as_json_so_true_is_not_one() -> None:
+    text = RAN_ITSELF.replace("path: steps,", "path: steps, where: {done: true},")
+    assert "where: {done: true}" in text
+    steps = [{"tool": "lookup_order", "done": 1}, {"tool": "issue_refund", "done": True}, {"tool": "lookup_order", "done": 1.0}]
+    found = observed({"output": "Done.", "steps": steps}, text)
+    assert [call.name for call in found.tool_calls or ()] == ["issue_refund"]

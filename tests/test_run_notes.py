@@ -85,3 +85,40 @@ def test_a_stream_without_tool_call_deltas_is_calls_not_known_said_once_with_the
         (tmp_path / "contract.yml").write_text(STREAMED % ", missing_tool_calls: none")
         assert main(["test", "contract.yml", "--endpoint", url, "--no-artifacts"]) == 0
         assert "left out message.tool_calls" not in capsys.readouterr().out
+
+
+class AnswerNoCalls(QuietHandler):
+    """A plain JSON answer with text and no tool-call list: Chat Completions and a custom agent at once."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}],
+                           "output": "x"}).encode()  # fmt: skip
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+CUSTOM = """\
+version: 2
+agent:
+  http: {request: {input: "{{prompt}}"}, response: {content: output, complete: true}}
+scenarios:
+  - {id: a, prompt: hi, expect: {tools: {forbidden: [issue_refund]}}}
+"""
+
+
+def test_the_left_out_tool_calls_note_is_said_only_for_chat_answers_of_scenarios_with_tool_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with loopback(AnswerNoCalls) as url:
+        (tmp_path / "contract.yml").write_text(CONTRACT)  # response checks only: no tool check left incomplete
+        assert main(["test", "contract.yml", "--endpoint", url, "--no-artifacts"]) == 0
+        assert "left out message.tool_calls" not in capsys.readouterr().out
+        (tmp_path / "contract.yml").write_text(CUSTOM)  # agent.http: its check says why in its own words
+        assert main(["test", "contract.yml", "--endpoint", url, "--no-artifacts"]) == 2
+        out = capsys.readouterr().out
+        assert "left out message.tool_calls" not in out and "maps no tool_calls" in out

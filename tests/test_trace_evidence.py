@@ -332,6 +332,27 @@ def test_by_default_a_prompt_two_scenarios_share_leaves_the_trace_unbound_never_
     assert code == 2
 
 
+def test_by_default_a_trace_that_names_one_scenario_and_asks_another_ones_prompt_is_unbound(tmp_path: Path) -> None:
+    contract = (
+        CONTRACT
+        + '      response: {contains: ["x"]}\n'
+        + "  - id: other\n    prompt: Close my account\n    expect: {refusal: false}\n"
+    )
+    code, report = judge(tmp_path, "", agent_trace(scenario="other"), contract=contract)
+    assert report["provenance"]["traces"]["bound"] == 0
+    assert report["provenance"]["unbound_traces"]["shown"][0]["reason"] == (
+        "it names scenario 'other' but its first user message is the prompt of 'refund'"
+    )
+    assert code == 2
+    # Named explicitly (--trace-bind attribute), the attribute decides: the user chose the rule.
+    assert (
+        judge(tmp_path, "", agent_trace(scenario="other"), contract=contract, extra=("--trace-bind", "attribute"))[1][
+            "provenance"
+        ]["traces"]["bound"]
+        == 1
+    )
+
+
 @pytest.mark.parametrize(
     ("bind", "trace"),
     [

@@ -335,3 +335,80 @@ def test_a_compressed_file_the_reader_cannot_open_is_listed_when_found_in_a_fold
     found = read_traces(trace_paths(["."], tmp_path), attribute="behavegate.scenario.id")
     assert [(Path(path).name, "zstd" in why) for path, why in found.skipped] == [("old.jsonl.zst", True)]
     assert len(found.traces) == 1
+
+
+def test_an_mcp_client_span_and_the_server_span_under_it_naming_different_tools_leave_the_calls_not_known(
+    tmp_path: Path,
+) -> None:
+    trace = "ab" * 16
+    path = tmp_path / "mcp.jsonl"
+    client = {"mcp__method__name": "tools/call", "gen_ai__tool__name": "delete_all"}
+    server = {"mcp__method__name": "tools/call", "gen_ai__operation__name": "execute_tool", "gen_ai__tool__name": "lookup"}
+    path.write_text(
+        otlp_line(
+            span(trace, "01" * 8, "invoke_agent a", gen_ai__operation__name="invoke_agent"),
+            span(trace, "02" * 8, "MCP send tools/call delete_all", "01" * 8, 2, **client),
+            span(trace, "03" * 8, "tools/call lookup", "02" * 8, 3, **server),
+        )
+        + "\n"
+    )
+    (found,) = read(path).traces
+    # Dropping the client span would leave only 'lookup': a forbidden delete_all would pass.
+    assert found.calls_gap is not None and "called 'delete_all'" in found.calls_gap and "ran 'lookup'" in found.calls_gap
+    server["gen_ai__tool__name"] = "delete_all"
+    path.write_text(
+        otlp_line(
+            span(trace, "01" * 8, "invoke_agent a", gen_ai__operation__name="invoke_agent"),
+            span(trace, "02" * 8, "MCP send tools/call delete_all", "01" * 8, 2, **client),
+            span(trace, "03" * 8, "tools/call delete_all", "02" * 8, 3, **server),
+        )
+        + "\n"
+    )
+    (agreed,) = read(path).traces
+    assert agreed.calls_gap is None and [c.name for c in agreed.calls] == ["delete_all"]
+
+
+@pytest.mark.parametrize("index", ["\u00b2", "9" * 5000])
+def test_a_flattened_index_int_cannot_read_is_a_trace_error_not_an_internal_error(tmp_path: Path, index: str) -> None:
+    path = tmp_path / "t.jsonl"
+    chat: dict[str, Any] = {
+        "gen_ai__operation__name": "chat",
+        "gen_ai__prompt__0__role": "user",
+        "gen_ai__prompt__0__content": "hi",
+    }
+    chat[f"gen_ai__completion__{index}__content"] = "Done."
+    path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
+    with pytest.raises(TraceError, match="not an index"):
+        read(path)
+
+
+def test_a_token_count_in_digits_int_cannot_read_is_no_count(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    chat: dict[str, Any] = {
+        "gen_ai__operation__name": "chat",
+        "gen_ai__usage__input_tokens": "\u00b2",
+        "gen_ai__usage__output_tokens": "3",
+    }
+    path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
+    (found,) = read(path).traces
+    assert found.total_tokens is None
+
+
+def test_a_model_span_that_writes_its_output_two_ways_counts_each_call_and_the_text_once(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    parts: list[dict[str, Any]] = [{"type": "text", "content": "Done."}]
+    parts += [{"type": "tool_call", "id": f"c{i}", "name": name, "arguments": {}} for i, name in enumerate(["a", "b", "a"])]
+    chat: dict[str, Any] = {
+        "gen_ai__operation__name": "chat",
+        "gen_ai__output__messages": json.dumps([{"role": "assistant", "parts": parts, "finish_reason": "tool_calls"}]),
+        # The same output as OpenLLMetry's indexed attributes (LiteLLM's function_call form: N counts the calls)
+        "gen_ai__completion__0__content": "Done.",
+        "gen_ai__completion__0__function_call__name": "a",
+        "gen_ai__completion__1__function_call__name": "b",
+        "gen_ai__completion__2__function_call__name": "a",
+        "gen_ai__completion__3__function_call__name": "c",  # listed one way only: still a call
+    }
+    path.write_text(otlp_line(span("ab" * 16, "01" * 8, "chat m", **chat)) + "\n")
+    (found,) = read(path).traces
+    assert [c.name for c in found.calls] == ["a", "b", "a", "c"]
+    assert found.final_answer == "Done."

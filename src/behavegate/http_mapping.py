@@ -171,8 +171,14 @@ def select_items(raw: Any, path: ListPath, where: tuple[tuple[FieldPath, Any], .
             return "unreadable", None, f"{path.text} is {kind_of(value)}, not a list"
         items.extend(value)
     if where:
-        items = [item for item in items if all(lookup(item, key)[:2] == (True, wanted) for key, wanted in where)]
+        items = [item for item in items if all(_equals(lookup(item, key), wanted) for key, wanted in where)]
     return "found", items, ""
+
+
+def _equals(found: tuple[bool, Any, str], wanted: Any) -> bool:
+    """A JSON value equal to ``wanted``: Python's ``True == 1`` is no JSON equality (``{done: true}`` is not ``1``)."""
+    present, value, _ = found
+    return present and isinstance(value, bool) == isinstance(wanted, bool) and value == wanted
 
 
 def kind_of(value: Any) -> str:

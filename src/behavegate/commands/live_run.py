@@ -20,6 +20,7 @@ from behavegate.evidence import live
 from behavegate.evidence.budgets import SpendLimit, spend_limits
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
+from behavegate.judge.assertions import requested_assertions
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
 from behavegate.model import Contract, Observation, Scenario, ScenarioResult, Timing
 from behavegate.render.progress import Progress
@@ -216,7 +217,11 @@ def absent_calls_note(contract: Contract, observations: list[Observation]) -> st
     why that is the default, and the setting that changes it."""
     if contract.version < 2 or contract.agent.missing_tool_calls != "unobserved":
         return None
-    absent = sum(1 for o in observations if o.error is None and o.tool_calls_absent and o.tool_calls is None)
+    # Only attempts with a tool check to leave incomplete: the note is about those checks.
+    checked = {s.id for s in contract.scenarios if any(e.key.startswith("tools.") for e, _, _ in requested_assertions(s.expect))}
+    absent = sum(
+        1 for o in observations if o.error is None and o.tool_calls_absent and o.tool_calls is None and o.scenario_id in checked
+    )
     if not absent:
         return None
     stream = ", or streamed with no tool-call delta" if contract.agent.stream else ""

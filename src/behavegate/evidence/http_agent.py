@@ -124,7 +124,8 @@ def read(raw: Any, agent: AgentTarget, scenario_id: str, turn: int) -> tuple[Obs
     if usage:
         renamed = {"input_tokens": "prompt_tokens", "output_tokens": "completion_tokens"}
         chat["usage"] = {renamed.get(key, key): value for key, value in usage.items()}
-    observation = normalize(chat, scenario_id, agent.missing_tool_calls)
+    # The mapping's own reasons say why calls are not known; "left out message.tool_calls" is Chat Completions' case.
+    observation = replace(normalize(chat, scenario_id, agent.missing_tool_calls), tool_calls_absent=False)
     if complete_gap is not None:
         response_gap = response_gap or f"final response completion evidence was not observed: {complete_gap}"
         tool_gap = tool_gap or f"tool-call completion evidence was not observed: {complete_gap}"

@@ -68,9 +68,12 @@ def _pass(spec: Any) -> str:
     return "pass"
 
 
-def _counted(spec: CallCount) -> str:
-    """More calls can only raise a count: past ``max`` is final; reaching ``min`` is, with no ``max``."""
-    return "fail" if spec.max is not None else "pass"
+def _counted(spec: CallCount) -> str | None:
+    """More calls can only raise a count: past ``max`` is final; reaching ``min`` is, with no ``max``.
+    With both, a fail on the calls read may be short of ``min`` (more may have run): not final."""
+    if spec.max is None:
+        return "pass"
+    return "fail" if not spec.min else None
 
 
 def _ordered(spec: TrajectorySpec) -> str | None:

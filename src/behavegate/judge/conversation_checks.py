@@ -32,7 +32,9 @@ def field_value(content: Any, path: str) -> Any:
     for step in field_steps(path):
         if isinstance(value, dict) and isinstance(step, str) and step in value:
             value = value[step]
-        elif isinstance(value, list) and (isinstance(step, int) or step.isdigit()) and int(step) < len(value):
+        elif (
+            isinstance(value, list) and (isinstance(step, int) or (step.isascii() and step.isdigit())) and int(step) < len(value)
+        ):
             value = value[int(step)]
         else:
             return _MISSING

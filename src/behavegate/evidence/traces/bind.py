@@ -7,8 +7,9 @@ attempt (an :class:`Observation`) each bound trace gives.
 * ``prompt``: its first user message is exactly the scenario's prompt;
 * ``auto`` (the default): the first of these three that the trace holds: the
   attribute, a conversation id that is a scenario id, else its first user message.
-  A trace that two scenarios could claim under the rule it falls to is listed as
-  unbound, never a guess (an explicit rule makes that an error).
+  A trace that two scenarios could claim under the rule it falls to, or that names one
+  scenario and asks exactly another one's prompt, is listed as unbound, never a guess
+  (an explicit rule makes the first an error and lets the named scenario decide the second).
 
 A trace that names two scenarios, or whose prompt is two scenarios' prompt, is
 an error: it would be judged as something it may not be. A trace that binds to
@@ -116,6 +117,11 @@ def bind(
             unbound.append(
                 Unbound(trace.trace_id, trace.file, f"it names scenario {names[0]!r}, which the contract does not have")
             )
+        elif binding.mode == "auto" and mode != "prompt" and message in prompts and names[0] not in prompts[message]:
+            # Named one scenario, asked another's prompt: contradictory evidence is listed, never judged.
+            others_named = ", ".join(map(repr, prompts[message]))
+            reason = f"it names scenario {names[0]!r} but its first user message is the prompt of {others_named}"
+            unbound.append(Unbound(trace.trace_id, trace.file, reason))
         elif names[0] not in selected:
             elsewhere += 1
         else:

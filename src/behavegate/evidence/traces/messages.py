@@ -25,6 +25,7 @@ from typing import Any, NamedTuple
 
 from behavegate import finite_json
 from behavegate.evidence.chat import EndpointError, check_shape
+from behavegate.evidence.traces.flattened import UnreadableText, group, one_output
 from behavegate.evidence.traces.spans import Span
 from behavegate.magnitude import in_range, quantity
 from behavegate.text import surrogate_paths
@@ -94,10 +95,6 @@ def finish_reason(value: str) -> str:
 SURROGATE_PROBLEM = "text with an unpaired surrogate (a \\ud800-\\udfff escape) cannot be judged or reported"
 
 
-class UnreadableText(Exception):
-    """Text in a span that no report can hold (observation files refuse it as well)."""
-
-
 def parse_json(value: Any) -> Any:
     """A JSON string's value (NaN and Infinity refused); anything else as it is; None when the
     string is not JSON; UnreadableText when it decodes to text with an unpaired surrogate."""
@@ -148,7 +145,9 @@ def _int(value: Any) -> int | None:
     real run's (magnitude.quantity), is no count: unknown, never zero."""
     if isinstance(value, float) and value.is_integer() and in_range(value):
         return quantity(int(value))
-    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 20:
+    if (
+        isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) <= 20
+    ):  # '²' is a digit int() refuses
         return quantity(int(value))
     return quantity(value)
 
@@ -159,19 +158,6 @@ def first(attributes: Mapping[str, Any], *keys: str) -> Any:
         if value is not None:
             return value
     return None
-
-
-def group(flat: Mapping[str, Any], prefix: str) -> list[dict[str, Any]]:
-    """Flattened ``prefix.N.rest`` keys as a list of ``{rest: value}``, in index order."""
-    found: dict[int, dict[str, Any]] = {}
-    start = prefix + "."
-    for key, value in flat.items():
-        if not key.startswith(start):
-            continue
-        index, _, rest = key[len(start) :].partition(".")
-        if index.isdigit() and rest:
-            found.setdefault(int(index), {})[rest] = value
-    return [found[index] for index in sorted(found)]
 
 
 # --- message lists (GenAI parts, OpenAI format) -------------------------------------------------
@@ -265,46 +251,53 @@ def _event_body(attributes: Mapping[str, Any]) -> Any:
 def read_model(span: Span) -> ModelReading:
     a = span.attributes
     inputs: list[_Messages] = []
-    outputs: list[_Messages] = []
+    ways: list[tuple[int, _Messages]] = []  # each output and the way it was written: a span may write one output twice
     # GenAI 1.37+: message attributes (JSON strings, or structured values)
     if "gen_ai.input.messages" in a:
         inputs.append(read_messages(parse_json(a["gen_ai.input.messages"]), output=False))
     if "gen_ai.output.messages" in a:
-        outputs.append(read_messages(parse_json(a["gen_ai.output.messages"]), output=True))
+        ways.append((0, read_messages(parse_json(a["gen_ai.output.messages"]), output=True)))
     # GenAI 1.28-1.36 and ≤1.27: events
     for event in span.events:
         body = _event_body(event.attributes)
         if event.name == "gen_ai.content.prompt":
             inputs.append(read_messages(parse_json(event.attributes.get("gen_ai.prompt")), output=False))
         elif event.name == "gen_ai.content.completion":
-            outputs.append(completion(event.attributes.get("gen_ai.completion")))
+            ways.append((1, completion(event.attributes.get("gen_ai.completion"))))
         elif event.name == "gen_ai.user.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "user"}, output=False))
         elif event.name == "gen_ai.assistant.message" and isinstance(body, Mapping):
             inputs.append(read_messages({**body, "role": "assistant"}, output=False))
         elif event.name == "gen_ai.choice" and isinstance(body, Mapping):
-            outputs.append(read_messages(body, output=True))
+            ways.append((1, read_messages(body, output=True)))
     # OpenInference and OpenLLMetry: flattened, indexed attributes
     for prefix, output in (("llm.input_messages", False), ("llm.output_messages", True)):
         items = group(a, prefix)
         if items:
-            (outputs if output else inputs).append(_openinference(items, output))
+            if output:
+                ways.append((2, _openinference(items, output)))
+            else:
+                inputs.append(_openinference(items, output))
     for prefix, output in (("gen_ai.prompt", False), ("gen_ai.completion", True)):
         items = group(a, prefix)
         if items:
-            (outputs if output else inputs).append(_traceloop(items, output))
+            if output:
+                ways.append((3, _traceloop(items, output)))
+            else:
+                inputs.append(_traceloop(items, output))
     # OpenInference with no output messages (a streamed answer): the response in output.value
-    if not outputs and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
-        outputs.append(_output_value(a["output.value"]))
+    if not ways and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
+        ways.append((4, _output_value(a["output.value"])))
     # Assay rows: plain text
     if isinstance(a.get("gen_ai.prompt"), str):
         inputs.append(completion(a["gen_ai.prompt"], role="user"))
     if isinstance(a.get("gen_ai.completion"), str):
-        outputs.append(completion(a["gen_ai.completion"]))
+        ways.append((5, completion(a["gen_ai.completion"])))
+    outputs = [found for _, found in ways]
     reasons = _reasons(first(a, "gen_ai.response.finish_reasons", "llm.finish_reason"))  # OpenInference: llm.finish_reason
     for found in outputs:
         reasons.extend(r for r in found.finish if r not in reasons)
-    texts = [t for found in outputs for t in found.texts]
+    texts, requested = one_output(ways)
     input_tokens = _int(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"))
     output_tokens = _int(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"))
     total = _int(first(a, "llm.usage.total_tokens", "llm.token_count.total", "gen_ai.usage.total_tokens"))
@@ -314,7 +307,7 @@ def read_model(span: Span) -> ModelReading:
     model = first(a, "gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
     return ModelReading(
         text="".join(texts) if texts else None,
-        requested=tuple(c for found in outputs for c in found.calls),
+        requested=requested,
         finish_reasons=tuple(reasons),
         captured=bool(outputs) and all(found.readable for found in outputs),
         first_user=next((found.first_user for found in inputs if found.first_user is not None), None),

@@ -22,9 +22,9 @@ from typing import Any, NamedTuple
 
 from behavegate.errors import Problem, TraceError
 from behavegate.evidence.traces.calls import calls_gap, trace_calls
+from behavegate.evidence.traces.flattened import UnreadableText
 from behavegate.evidence.traces.messages import (
     ModelReading,
-    UnreadableText,
     classify,
     mcp_tool_call,
     parse_json,
@@ -33,7 +33,7 @@ from behavegate.evidence.traces.messages import (
 )
 from behavegate.evidence.traces.record import AgentSpan, ModelStep, Trace
 from behavegate.evidence.traces.spans import Span
-from behavegate.evidence.traces.tool_spans import read_output
+from behavegate.evidence.traces.tool_spans import read_output, read_tool
 from behavegate.limits import TRACE_MAX_TEXT
 
 _LATE = float("inf")
@@ -90,7 +90,18 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
     models = sorted((s for s in trace.spans if kinds[s.span_id] == "model"), key=_when)
     tools = sorted((s for s in trace.spans if kinds[s.span_id] == "tool"), key=_when)
     # An MCP client's tools/call span and the server's execute_tool span under it are one call: the server's says more.
-    served = {s.parent_id for s in tools if not mcp_client(s)}
+    served: dict[str | None, set[str]] = {}
+    for span in tools:
+        if not mcp_client(span):
+            served.setdefault(span.parent_id, set()).add(read_tool(span).name)
+    disagree = next(
+        (
+            _disagreement(s, served[s.span_id])
+            for s in tools
+            if mcp_client(s) and s.span_id in served and read_tool(s).name not in served[s.span_id]
+        ),
+        None,
+    )  # the client called one tool and the server says it ran another: which one ran is not known
     tools = [s for s in tools if not (mcp_client(s) and s.span_id in served)]
     readings = [read_model(span) for span in models]
     calls = trace_calls(models, readings, tools)
@@ -101,7 +112,7 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
         file=trace.file,
         order=trace.order,
         calls=calls,
-        calls_gap=calls_gap(models, tools, readings, calls),
+        calls_gap=disagree or calls_gap(models, tools, readings, calls),
         steps=steps,
         agents=_agents(trace, kinds),
         final_answer=answer if answer is None or len(answer) <= TRACE_MAX_TEXT else answer[:TRACE_MAX_TEXT],
@@ -119,6 +130,14 @@ def _normalize(trace: TraceSpans, attribute: str) -> Trace | None:
         first_user_message=_first_user(trace, kinds, readings),
         errors_gap=_errors_gap(tools),
         answer_unseen=unseen,
+    )
+
+
+def _disagreement(client: Span, names: set[str]) -> str:
+    ran = ", ".join(repr(name) for name in sorted(names))
+    return (
+        f"MCP client span {client.span_id} called {read_tool(client).name!r} but the server's span under it ran {ran}: "
+        "which tool ran is not known"
     )
 
 
