@@ -184,6 +184,9 @@ class RawServer:
     def answer(self, connection: socket.socket, body: bytes) -> bool:
         raise NotImplementedError
 
+    def greet(self, connection: socket.socket) -> None:
+        """What the server writes on accept, before reading any request (nothing: as a server should)."""
+
     def close(self) -> None:
         self.listener.close()
 
@@ -205,6 +208,7 @@ class RawServer:
                 # answer back (Nagle) until the client's delayed ACK, 40 ms on.
                 connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
                 connection = stack.enter_context(self.tls.wrap_socket(connection, server_side=True))
+            self.greet(connection)
             while True:
                 while b"\r\n\r\n" not in pending:
                     chunk = connection.recv(65536)

@@ -72,6 +72,9 @@ STREAM_MAX_CHUNKS = 50_000  # events in one streamed response (a 32,768-token an
 # Pieces one response body arrives in (HTTP chunks, or reads): h11 spends ~10 µs on each, so a
 # body of 1-byte chunks would cost 3-4 s of CPU before the byte cap; twice the events above, each its own chunk.
 RESPONSE_MAX_PIECES = 2 * STREAM_MAX_CHUNKS
+# A connection's first request waits until the connection is this old (s): what its server sent on
+# accept, before any request, has arrived by then and is refused as unsolicited (spares are older).
+FIRST_REQUEST_SETTLE = 0.005
 MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
 
 # --- the scripted MCP tool server of a live run (agent.mcp, evidence/mcp_server.py) --------------

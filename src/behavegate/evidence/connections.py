@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import ssl
+import time
 from collections import deque
 
 import httpx
@@ -31,6 +32,7 @@ class Wire(asyncio.Protocol):
         self.eof = False
         self.lost: Exception | None = None
         self.transport: asyncio.Transport | None = None
+        self.opened = time.monotonic()  # when the connection was made: bytes before a request are nobody's answer
         self._reading: asyncio.Future[None] | None = None
         self._writing: asyncio.Future[None] | None = None
         self._paused = False
@@ -38,6 +40,7 @@ class Wire(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
+        self.opened = time.monotonic()
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)

@@ -32,6 +32,7 @@ import h11
 import httpx
 
 from behavegate.evidence.connections import Key, Spares, Wire, connect
+from behavegate.limits import FIRST_REQUEST_SETTLE
 
 MAX_HEAD = 64 * 1024  # a response head (status line and headers)
 MAX_HEADERS = 100
@@ -50,6 +51,7 @@ class _Connection:
     def __init__(self, wire: Wire) -> None:
         self.wire = wire
         self.h11 = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD)
+        self.asked = 0  # requests written on it
         self.received = 0  # bytes read since the current request was written
         self.head_end = 0  # of those, the bytes up to the end of the answer's head
         self.resting = time.monotonic() + _SLICE
@@ -141,6 +143,14 @@ class H11Transport(httpx.AsyncBaseTransport):
 
     async def _ask(self, connection: _Connection, key: Key, request: httpx.Request, reused: bool) -> httpx.Response:
         try:
+            if not connection.asked:
+                # A connection's first request waits until it is FIRST_REQUEST_SETTLE old (spares, opened
+                # ahead, already are): an answer its server wrote on accept, before any request, arrives
+                # first and is refused, never taken as the answer to the request sent after it.
+                young = FIRST_REQUEST_SETTLE - (time.monotonic() - connection.wire.opened)
+                await asyncio.sleep(max(young, 0))
+                await asyncio.sleep(0)
+            connection.asked += 1
             if connection.wire.chunks:  # bytes before the request: nobody's answer (a close is the read's to report)
                 raise UnsolicitedResponse("the server sent bytes before the request", request=request)
             connection.received = 0
