@@ -190,3 +190,38 @@ scenarios:
     assert [v.status for v in evaluate_scenario(counted.scenarios[0], short, counted.agent, 2).verdicts] == ["incomplete"]
     # Two read against at most one: more calls cannot undo it.
     assert [v.status for v in evaluate_scenario(counted.scenarios[1], partial, counted.agent, 2).verdicts] == ["fail"]
+
+
+VALID = contract("""\
+version: 2
+agent:
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object, required: [order_id]}}
+scenarios:
+  - {id: s, prompt: p, expect: {tools: {arguments_valid: true}}}
+""")
+
+
+def test_arguments_cut_short_with_the_answer_are_not_observed_never_invalid() -> None:
+    """finish_reason length: the call was read, its arguments were not (a hostile review's wrong fail)."""
+    cut = Observation("s", response=None, response_complete=False, finish_reason="length",
+                      tool_calls=(ToolCall("lookup_order", None),), tool_calls_complete=False)  # fmt: skip
+    verdict = evaluate_scenario(VALID.scenarios[0], cut, VALID.agent, 2).verdicts[0]
+    assert verdict.status == "incomplete"
+
+
+def test_arguments_an_agent_http_mapping_does_not_reach_are_not_observed_never_invalid() -> None:
+    mapped = contract("""\
+version: 2
+agent:
+  http:
+    request: {input: "{{prompt}}"}
+    response: {content: output, tool_calls: {path: calls, name: name}, complete: true}
+  tools:
+    - {name: lookup_order, description: d, parameters: {type: object, required: [order_id]}}
+scenarios:
+  - {id: s, prompt: p, expect: {tools: {arguments_valid: true}}}
+""")
+    observation = read({"output": "x", "calls": [{"name": "lookup_order"}]}, mapped.agent, "s", 1)[0]
+    verdict = evaluate_scenario(mapped.scenarios[0], observation, mapped.agent, 2).verdicts[0]
+    assert verdict.status == "incomplete" and "were not observed" in verdict.message

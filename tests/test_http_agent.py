@@ -444,3 +444,14 @@ def test_a_where_filter_compares_as_json_so_true_is_not_one() -> None:
     steps = [{"tool": "lookup_order", "done": 1}, {"tool": "issue_refund", "done": True}, {"tool": "lookup_order", "done": 1.0}]
     found = observed({"output": "Done.", "steps": steps}, text)
     assert [call.name for call in found.tool_calls or ()] == ["issue_refund"]
+
+
+def test_a_where_filter_that_cannot_read_an_item_leaves_the_calls_not_known() -> None:
+    """A mistyped filter key must not read every answer as "no call" (a hostile review's silent false pass)."""
+    text = RAN_ITSELF.replace("executed_calls: {path: steps,", "executed_calls: {path: steps, where: {kind: tool-call},")
+    typo = observed({"output": "Done.", "steps": [{"type": "tool-call", "tool": "issue_refund"}]}, text)
+    assert typo.tool_calls is None and "where kind" in (typo.tool_gap or "")
+    odd = observed({"output": "Done.", "steps": ["issue_refund"]}, text)
+    assert odd.tool_calls is None
+    fine = observed({"output": "Done.", "steps": [{"kind": "message"}, {"kind": "tool-call", "tool": "lookup_order"}]}, text)
+    assert fine.tool_calls is not None and [c.name for c in fine.tool_calls] == ["lookup_order"]

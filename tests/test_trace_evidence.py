@@ -519,7 +519,7 @@ def test_arguments_valid_is_incomplete_when_the_trace_did_not_record_arguments(t
     _code, report = judge(tmp_path, "tools: {arguments_valid: true}", agent_trace(content=False))
     assert verdicts(report)["tools.arguments_valid"] == (
         "incomplete",
-        "arguments of the 'lookup_order' call were not recorded in the trace",
+        "arguments of the 'lookup_order' call were not observed",
     )
 
 

@@ -171,6 +171,13 @@ def select_items(raw: Any, path: ListPath, where: tuple[tuple[FieldPath, Any], .
             return "unreadable", None, f"{path.text} is {kind_of(value)}, not a list"
         items.extend(value)
     if where:
+        # An item the filter cannot read (not an object, or without a filtered key) is no evidence that
+        # it is not a call: a mistyped key would otherwise read every answer as "no call".
+        for index, item in enumerate(items):
+            for key, _ in where:
+                found, _, why = lookup(item, key, f"{path.text} item {index}")
+                if not found:
+                    return "unreadable", None, f"where {key.text}: {why}"
         items = [item for item in items if all(_equals(lookup(item, key), wanted) for key, wanted in where)]
     return "found", items, ""
 

@@ -204,8 +204,8 @@ def _check(call: ToolCall, schemas: Mapping[str, Mapping[str, Any]], budget_ms: 
 
     if call.name not in schemas:
         return ArgumentCheck(("the tool is not declared, so there is no schema to check against",))
-    if call.arguments is None and call.executed is not None:  # trace evidence: not recorded, so neither valid nor not
-        return ArgumentCheck(incomplete=f"arguments of the {call.name!r} call were not recorded in the trace")
+    if call.arguments is None and call.executed is not None:  # not recorded (a trace, a mapping): neither valid nor not
+        return ArgumentCheck(incomplete=f"arguments of the {call.name!r} call were not observed")
     if call.arguments is None:
         return ArgumentCheck(("arguments were not a JSON object",))
     try:

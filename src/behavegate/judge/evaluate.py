@@ -88,7 +88,10 @@ def _judged(entry: AssertionType, assertion: str, spec: Any, evidence: Evidence)
     if settles is None:
         return verdict
     assert evidence.observation is not None
-    known = replace(evidence.observation, tool_calls=evidence.seen, tool_calls_complete=True, tool_gap=None, finish_reason="stop")
+    # A call read in part (arguments cut short with the answer) has arguments not observed, not invalid ones.
+    seen = tuple(call if call.arguments is not None or call.executed is not None else replace(call, executed=False)
+                 for call in evidence.seen)  # fmt: skip
+    known = replace(evidence.observation, tool_calls=seen, tool_calls_complete=True, tool_gap=None, finish_reason="stop")
     on_seen = entry.judge(assertion, spec, evidence_for_seen(evidence, known))
     return partly(on_seen, evidence) if on_seen.status == settles else verdict
 
