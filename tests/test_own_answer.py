@@ -152,7 +152,7 @@ def test_an_answer_sent_on_accept_before_any_request_is_never_taken(
     answer can be on it): on a loaded machine some attempts may still take it, never all."""
     server = AnswersOnAccept(tls if scheme == "https" else None)
     try:
-        code, statuses, report = run(tmp_path, server.url, capsys, pairs=3)
+        code, _, report = run(tmp_path, server.url, capsys, pairs=3)
     finally:
         server.close()
     reasons = {a["message"] for s in report["scenarios"] for a in s["assertions"]}
