@@ -5,7 +5,7 @@ with its YAML path and line, so a wrong mapping is named before anything is sent
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 from behavegate.contract import rules as f
 from behavegate.http_mapping import (
@@ -17,7 +17,6 @@ from behavegate.http_mapping import (
     ExecutedPaths,
     FieldPath,
     HttpMapping,
-    ListPath,
     parse_list_path,
     parse_path,
 )
@@ -27,6 +26,7 @@ RESPONSE_KEYS = ("content", "tool_calls", "executed_calls", "refusal", "sources"
 CALLS_KEYS = ("path", "name", "arguments", "id", "where")
 EXECUTED_KEYS = (*CALLS_KEYS, "result", "error")
 LineOf = Callable[[Any, Any], "int | None"]
+T = TypeVar("T")
 _WHERE = "agent.http"
 _LISTED = ", ".join(f"{{{{{name}}}}}" for name in PLACEHOLDERS)
 
@@ -132,20 +132,21 @@ def _placeholders(c: f.Collector, template: Any, agent: dict[str, Any], line: in
         c.add(f"{_WHERE}.request places {{{{model}}}}, but agent.model is not set", f"{_WHERE}.request", line)
 
 
-def _path(value: Any, where: str, line: int | None = None) -> FieldPath:
-    text = f.text(value, where, line)
-    try:
-        return parse_path(text)
-    except ValueError as problem:
-        raise f.Bad(f"{where} is not a path ({problem}), e.g. answer, data.reply, items[0].text", where, line) from None
+def _parsed(parse: Callable[[str], T], examples: str) -> Callable[[Any, str, int | None], T]:
+    """A contract value read by ``parse`` (a path, a list path), its error with examples."""
+
+    def read(value: Any, where: str, line: int | None = None) -> T:
+        text = f.text(value, where, line)
+        try:
+            return parse(text)
+        except ValueError as problem:
+            raise f.Bad(f"{where} is not a path ({problem}), e.g. {examples}", where, line) from None
+
+    return read
 
 
-def _list_path(value: Any, where: str, line: int | None = None) -> ListPath:
-    text = f.text(value, where, line)
-    try:
-        return parse_list_path(text)
-    except ValueError as problem:
-        raise f.Bad(f"{where} is not a path ({problem}), e.g. steps, data.calls, messages[*].parts", where, line) from None
+_path = _parsed(parse_path, "answer, data.reply, items[0].text")
+_list_path = _parsed(parse_list_path, "steps, data.calls, messages[*].parts")
 
 
 def _where(value: Any, where: str, line: int | None = None) -> tuple[tuple[FieldPath, Any], ...]:
