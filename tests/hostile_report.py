@@ -61,8 +61,14 @@ scenarios:
 
 
 def _attempt(scenario: str, response: str, calls: list[dict[str, object]]) -> dict[str, object]:
-    return {"id": scenario, "response": response, "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": calls}  # fmt: skip
+    return {
+        "id": scenario,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": calls,
+    }
 
 
 def hostile_report() -> Report:
@@ -153,11 +159,20 @@ def everywhere() -> Report:
     Then every text of the Report (ids, tags, the contract path, prompts, assertion names,
     messages, locations, run facts) takes EVIL too."""
     asked = [dict(m) for m in question(JudgeSpec("Paris"), EVIL)]
-    judged = {"id": "judged", "response": EVIL, "finish_reason": "stop", "response_complete": True,
-              "tool_calls_complete": True, "tool_calls": [{"name": "lookup", "arguments": {"q": EVIL, EVIL: EVIL}}],
-              "tool_errors": [EVIL], "sources": [EVIL, "javascript:window.__pwned = 15"],
-              "judge": {"model": "judge-m", "votes": [{"question": asked, "error": None,
-                                                       "reply": json.dumps({"verdict": "fail", "reason": EVIL})}]}}  # fmt: skip
+    judged = {
+        "id": "judged",
+        "response": EVIL,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": "lookup", "arguments": {"q": EVIL, EVIL: EVIL}}],
+        "tool_errors": [EVIL],
+        "sources": [EVIL, "javascript:window.__pwned = 15"],
+        "judge": {
+            "model": "judge-m",
+            "votes": [{"question": asked, "error": None, "reply": json.dumps({"verdict": "fail", "reason": EVIL})}],
+        },
+    }
     scenarios = [judged, {**judged, "response": EVIL + " again"}, {"id": "broken", "response": None, "error": EVIL}]
     made: Report = tainted(report(EVERYWHERE_CONTRACT, json.dumps({"version": 2, "scenarios": scenarios})))
     return made

@@ -81,25 +81,70 @@ def test_entrypoint_defaults_are_action_yml_defaults() -> None:
 
 def test_absent_view_inputs_take_the_actions_defaults_and_empty_ones_stay_empty() -> None:
     argv = build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json"}), {})
-    for flag, value in [("--junit", "behavegate-junit.xml"), ("--summary", "behavegate-summary.md"),
-                        ("--report", "behavegate-report.json")]:  # fmt: skip
+    for flag, value in [
+        ("--junit", "behavegate-junit.xml"),
+        ("--summary", "behavegate-summary.md"),
+        ("--report", "behavegate-report.json"),
+    ]:
         assert argv[argv.index(flag) + 1] == value
     assert "--annotations" in argv
     assert "--junit" not in build_argv(Inputs({"INPUT_OBSERVATIONS": "obs.json", "INPUT_JUNIT": ""}), {})
 
 
 # A valid value for each input that is a CLI flag (switches: "true").
-SAMPLES = {"observations": "obs.json", "traces": "a.json, b.json", "trace-format": "otlp-json", "trace-bind": "prompt",
-           "trace-attribute": "app.case", "endpoint": "http://agent:8080/v1/chat/completions", "allow-host": "agent\nother",
-           "auth-env": "TOKEN", "judge-endpoint": "https://judge.example/v1", "judge-model": "grader",
-           "judge-auth-env": "JUDGE_TOKEN", "judge-max-requests": "5", "judge-timeout": "2.5", "judge-max-tokens": "64",
-           "concurrency": "16", "save-observations": "seen.json", "scenario": "a, b", "tag": "x\ny", "case": "2\nname, with comma",
-           "runs": "3", "min-pass-rate": "0.8", "threshold-mode": "all", "max-scenarios": "300", "max-seconds": "60",
-           "max-tokens": "256", "max-total-tokens": "50000", "max-cost": "2", "retries": "2", "shard": "2/3", "baseline": "main.json", "fail-on": "fail", "allow-remote": "true",
-           "allow-contract-endpoint": "true", "judge-allow-remote": "True", "judge-allow-contract-endpoint": "TRUE"}  # fmt: skip
+SAMPLES = {
+    "observations": "obs.json",
+    "traces": "a.json, b.json",
+    "trace-format": "otlp-json",
+    "trace-bind": "prompt",
+    "trace-attribute": "app.case",
+    "endpoint": "http://agent:8080/v1/chat/completions",
+    "allow-host": "agent\nother",
+    "auth-env": "TOKEN",
+    "judge-endpoint": "https://judge.example/v1",
+    "judge-model": "grader",
+    "judge-auth-env": "JUDGE_TOKEN",
+    "judge-max-requests": "5",
+    "judge-timeout": "2.5",
+    "judge-max-tokens": "64",
+    "concurrency": "16",
+    "save-observations": "seen.json",
+    "scenario": "a, b",
+    "tag": "x\ny",
+    "case": "2\nname, with comma",
+    "runs": "3",
+    "min-pass-rate": "0.8",
+    "threshold-mode": "all",
+    "max-scenarios": "300",
+    "max-seconds": "60",
+    "max-tokens": "256",
+    "max-total-tokens": "50000",
+    "max-cost": "2",
+    "retries": "2",
+    "shard": "2/3",
+    "baseline": "main.json",
+    "fail-on": "fail",
+    "allow-remote": "true",
+    "allow-contract-endpoint": "true",
+    "judge-allow-remote": "True",
+    "judge-allow-contract-endpoint": "TRUE",
+}
 # The Action's own inputs: its views, the merge job and its set-up; none is a test flag.
-ACTION_OWN = {"contract", "merge", "report", "junit", "summary", "summary-file", "html", "sarif", "comment", "github-token",
-              "annotations", "artifacts", "working-directory"}  # fmt: skip
+ACTION_OWN = {
+    "contract",
+    "merge",
+    "report",
+    "junit",
+    "summary",
+    "summary-file",
+    "html",
+    "sarif",
+    "comment",
+    "github-token",
+    "annotations",
+    "artifacts",
+    "working-directory",
+}
 
 
 def _cli_values(argv: list[str]) -> dict[str, object]:
@@ -179,10 +224,16 @@ def test_a_sharded_runs_baseline_gates_the_merge_job_and_a_shard_job_refuses_it(
 
 def test_version_2_inputs_reach_the_cli() -> None:
     argv = build_argv(
-        Inputs({"INPUT_RUNS": "8", "INPUT_TAG": "orders\n policy, smalltalk", "INPUT_MIN-PASS-RATE": "0.75",
-                "INPUT_THRESHOLD-MODE": "all"}),
+        Inputs(
+            {
+                "INPUT_RUNS": "8",
+                "INPUT_TAG": "orders\n policy, smalltalk",
+                "INPUT_MIN-PASS-RATE": "0.75",
+                "INPUT_THRESHOLD-MODE": "all",
+            }
+        ),
         {},
-    )  # fmt: skip
+    )
     pairs = list(itertools.pairwise(argv))
     assert [v for f, v in pairs if f == "--tag"] == ["orders", "policy", "smalltalk"]
     assert ("--runs", "8") in pairs and ("--min-pass-rate", "0.75") in pairs and ("--threshold-mode", "all") in pairs
@@ -358,21 +409,39 @@ def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(
 
 def test_judge_inputs_reach_the_cli_and_the_judge_token_is_masked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = build_argv(
-        Inputs({"INPUT_JUDGE-ENDPOINT": "https://judge.example/v1/chat/completions", "INPUT_JUDGE-MODEL": "grader",
-                "INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN", "INPUT_JUDGE-ALLOW-REMOTE": "true", "INPUT_JUDGE-MAX-REQUESTS": "50",
-                "INPUT_JUDGE-TIMEOUT": "12.5", "INPUT_JUDGE-MAX-TOKENS": "256"}),
+        Inputs(
+            {
+                "INPUT_JUDGE-ENDPOINT": "https://judge.example/v1/chat/completions",
+                "INPUT_JUDGE-MODEL": "grader",
+                "INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN",
+                "INPUT_JUDGE-ALLOW-REMOTE": "true",
+                "INPUT_JUDGE-MAX-REQUESTS": "50",
+                "INPUT_JUDGE-TIMEOUT": "12.5",
+                "INPUT_JUDGE-MAX-TOKENS": "256",
+            }
+        ),
         {},
-    )  # fmt: skip
+    )
     joined = " ".join(argv)
-    for expected in ("--judge-endpoint https://judge.example/v1/chat/completions", "--judge-model grader",
-                     "--judge-auth-env JUDGE_TOKEN", "--judge-allow-remote", "--judge-max-requests 50",
-                     "--judge-timeout 12.5", "--judge-max-tokens 256"):  # fmt: skip
+    for expected in (
+        "--judge-endpoint https://judge.example/v1/chat/completions",
+        "--judge-model grader",
+        "--judge-auth-env JUDGE_TOKEN",
+        "--judge-allow-remote",
+        "--judge-max-requests 50",
+        "--judge-timeout 12.5",
+        "--judge-max-tokens 256",
+    ):
         assert expected in joined
     assert "--judge-allow-contract-endpoint" not in argv
     from behavegate.github.action import main as action_main
 
-    env = {"INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN", "JUDGE_TOKEN": "judge-secret-value", "INPUT_CONTRACT": "missing.yml",
-           "GITHUB_WORKSPACE": str(tmp_path)}  # fmt: skip
+    env = {
+        "INPUT_JUDGE-AUTH-ENV": "JUDGE_TOKEN",
+        "JUDGE_TOKEN": "judge-secret-value",
+        "INPUT_CONTRACT": "missing.yml",
+        "GITHUB_WORKSPACE": str(tmp_path),
+    }
     action_main(env)
     assert capsys.readouterr().out.startswith("::add-mask::judge-secret-value")
 

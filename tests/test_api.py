@@ -72,8 +72,17 @@ def test_evaluate_gives_the_command_lines_verdicts_on_an_observation_file(
     monkeypatch.chdir(EXAMPLE.parents[1])  # the command line's project: the current directory
     contract = load_contract(EXAMPLE / "contract.yml")
     report = evaluate(contract, EXAMPLE / "observations-regressed.json")
-    code = main(["test", str(EXAMPLE / "contract.yml"), "--observations", str(EXAMPLE / "observations-regressed.json"),
-                 "--format", "json", "--no-artifacts"])  # fmt: skip
+    code = main(
+        [
+            "test",
+            str(EXAMPLE / "contract.yml"),
+            "--observations",
+            str(EXAMPLE / "observations-regressed.json"),
+            "--format",
+            "json",
+            "--no-artifacts",
+        ]
+    )
     cli = json.loads(capsys.readouterr().out)
     assert code == 1 and report.status == cli["status"] == "fail"
     assert [(r.scenario.id, r.status) for r in report.results] == [(s["id"], s["status"]) for s in cli["scenarios"]]

@@ -56,17 +56,37 @@ def _tool(name: str, parameters: dict[str, Any]) -> str:
 
 
 def _observation(scenario_id: str, calls: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"id": scenario_id, "response": "done", "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": calls}  # fmt: skip
+    return {
+        "id": scenario_id,
+        "response": "done",
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": calls,
+    }
 
 
 def _run(tmp_path: Path, contract: str, observations: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
     (tmp_path / "contract.yml").write_text(contract)
     (tmp_path / "obs.json").write_text(json.dumps({"version": 2, "scenarios": observations}))
     done = subprocess.run(
-        [sys.executable, "-m", "behavegate", "test", "contract.yml", "--observations", "obs.json", "--format", "json", "--no-artifacts"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=30,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "behavegate",
+            "test",
+            "contract.yml",
+            "--observations",
+            "obs.json",
+            "--format",
+            "json",
+            "--no-artifacts",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     return done.returncode, json.loads(done.stdout)
 
 
@@ -79,8 +99,10 @@ def test_a_catastrophic_schema_pattern_is_incomplete_and_the_run_goes_on(tmp_pat
         for name in [*CATASTROPHIC, "fine", "wrong"]
     )
     observations = [_observation(name, [{"name": name, "arguments": arguments}]) for name, (_, arguments) in CATASTROPHIC.items()]
-    observations += [_observation("fine", [{"name": "digits", "arguments": {"n": "42"}}]),
-                     _observation("wrong", [{"name": "digits", "arguments": {"n": "4x"}}])]  # fmt: skip
+    observations += [
+        _observation("fine", [{"name": "digits", "arguments": {"n": "42"}}]),
+        _observation("wrong", [{"name": "digits", "arguments": {"n": "4x"}}]),
+    ]
     code, report = _run(tmp_path, f"version: 2\nagent:\n  model: m\n  tools:\n{tools}scenarios:\n{scenarios}", observations)
     from behavegate.limits import ARGUMENT_REGEX_BUDGET_MS  # after the run: without the budget, the run is what fails (times out)
 
@@ -141,8 +163,10 @@ def test_ordinary_patterns_judge_exactly_as_jsonschema_does(schema: dict[str, An
     from behavegate.judge.argument_schemas import check_calls
 
     stock = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(schema)
-    expected = tuple(f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
-                     for e in sorted(stock.iter_errors(arguments), key=lambda e: list(e.absolute_path)))  # fmt: skip
+    expected = tuple(
+        f"{'/'.join(str(p) for p in e.absolute_path) or '(root)'}: {e.message}"
+        for e in sorted(stock.iter_errors(arguments), key=lambda e: list(e.absolute_path))
+    )
     (check,) = check_calls([ToolCall("t", arguments)], {"t": {"type": "object", **schema}})
     assert check.incomplete is None and check.problems == expected
 
@@ -163,8 +187,14 @@ def test_no_keyword_of_any_draft_reaches_the_re_module() -> None:
         helpers = (function.__globals__.get(name) for name in names)
         return any(reaches_re(h, seen) for h in helpers if getattr(h, "__module__", "").startswith("jsonschema"))
 
-    drafts = [jsonschema.Draft3Validator, jsonschema.Draft4Validator, jsonschema.Draft6Validator,
-              jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator]  # fmt: skip
+    drafts = [
+        jsonschema.Draft3Validator,
+        jsonschema.Draft4Validator,
+        jsonschema.Draft6Validator,
+        jsonschema.Draft7Validator,
+        jsonschema.Draft201909Validator,
+        jsonschema.Draft202012Validator,
+    ]
     for draft in drafts:
         assert any(reaches_re(f, set()) for f in draft.VALIDATORS.values())  # the guard can see the stock ones
         assert [k for k, f in budgeted(draft).VALIDATORS.items() if reaches_re(f, set())] == [], draft.__name__

@@ -55,8 +55,14 @@ scenarios:
 
 def attempt(scenario: str, *, ok: bool = True, calls: tuple[str, ...] = (), error: str | None = None) -> dict[str, Any]:
     responses = {"greets": ("Hello!", "Hi."), "looks-up": ("On its way.", "On its way."), "policy": ("30 days.", "14 days.")}
-    entry: dict[str, Any] = {"id": scenario, "response": responses[scenario][0 if ok else 1], "finish_reason": "stop",
-                             "response_complete": True, "tool_calls_complete": True, "tool_calls": [{"name": c} for c in calls]}  # fmt: skip
+    entry: dict[str, Any] = {
+        "id": scenario,
+        "response": responses[scenario][0 if ok else 1],
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": c} for c in calls],
+    }
     if error:
         entry = {"id": scenario, "error": error}
     return entry
@@ -78,8 +84,14 @@ def baseline_of(main_report: Report) -> Any:
     return parse_baseline(json_renderer.render(main_report), "main.json")
 
 
-def gated(main_evidence: dict[str, Any], pr_evidence: dict[str, Any], *, fail_on: str = "regression",
-          contract: str = CONTRACT, pr_contract: str | None = None) -> Report:  # fmt: skip
+def gated(
+    main_evidence: dict[str, Any],
+    pr_evidence: dict[str, Any],
+    *,
+    fail_on: str = "regression",
+    contract: str = CONTRACT,
+    pr_contract: str | None = None,
+) -> Report:
     current = report(pr_contract or contract, pr_evidence)
     return current.gated(compare(baseline_of(report(contract, main_evidence)), current), fail_on)
 
@@ -309,18 +321,28 @@ def valid() -> dict[str, Any]:
     [
         (lambda d: "[1,", "baseline report main.json: is not JSON"),
         (lambda d: [], "baseline report main.json: must be a JSON object"),
-        (lambda d: {"error": "Contract not found", "status": "incomplete"}, "baseline report main.json: error: records a run that could not be judged"),
+        (
+            lambda d: {"error": "Contract not found", "status": "incomplete"},
+            "baseline report main.json: error: records a run that could not be judged",
+        ),
         (lambda d: {**d, "kind": "sarif"}, "baseline report main.json: kind: must be 'agent_behavior'"),
         (lambda d: {**d, "scenarios": {}}, "baseline report main.json: scenarios: must be a list, got an object"),
-        (lambda d: d["scenarios"][1].update(status="maybe"), "scenarios[1].status: must be pass, fail or incomplete, got 'maybe'"),
-        (lambda d: d["scenarios"][0]["attempts"][3]["assertions"][0].pop("assertion") and None,
-         "scenarios[0].attempts[3].assertions[0].assertion: is missing"),
+        (
+            lambda d: d["scenarios"][1].update(status="maybe"),
+            "scenarios[1].status: must be pass, fail or incomplete, got 'maybe'",
+        ),
+        (
+            lambda d: d["scenarios"][0]["attempts"][3]["assertions"][0].pop("assertion") and None,
+            "scenarios[0].attempts[3].assertions[0].assertion: is missing",
+        ),
         (lambda d: d["scenarios"][0]["reliability"].update(passed=9), "scenarios[0].reliability: counts must add up to runs"),
-        (lambda d: d["scenarios"][0]["attempts"][0]["observation"]["tool_calls"].append({"name": 7}),
-         "scenarios[0].attempts[0].observation.tool_calls[0].name: must be a non-empty string"),
+        (
+            lambda d: d["scenarios"][0]["attempts"][0]["observation"]["tool_calls"].append({"name": 7}),
+            "scenarios[0].attempts[0].observation.tool_calls[0].name: must be a non-empty string",
+        ),
         (lambda d: d["scenarios"].append(d["scenarios"][0]), "scenarios[3].id: repeats the scenario id 'greets'"),
     ],
-)  # fmt: skip
+)
 def test_a_malformed_baseline_is_a_clear_error_naming_the_json_path(change: Any, problem: str) -> None:
     data = valid()
     changed = change(data)
@@ -454,8 +476,16 @@ def showcase() -> Report:
     """A pull request against main with one of each: a significant drop, a drop within
     sampling error with a changed tool sequence, a fix and a removed scenario."""
     main_evidence = evidence(greets=8, looks_up=7, policy=False)
-    main_evidence["scenarios"].append({"id": "retired", "response": "old", "finish_reason": "stop",
-                                       "response_complete": True, "tool_calls_complete": True, "tool_calls": []})  # fmt: skip
+    main_evidence["scenarios"].append(
+        {
+            "id": "retired",
+            "response": "old",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [],
+        }
+    )
     return gated(main_evidence, evidence(greets=2, looks_up=3, policy=True), contract=CONTRACT + RETIRED, pr_contract=CONTRACT)
 
 

@@ -43,8 +43,11 @@ scenarios:
 
 
 def _tool_turn(content: str, tokens: int | None) -> bytes:
-    message = {"role": "assistant", "content": content,
-               "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}]}  # fmt: skip
+    message = {
+        "role": "assistant",
+        "content": content,
+        "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{}"}}],
+    }
     body: dict[str, Any] = {"choices": [{"message": message, "finish_reason": "tool_calls"}]}
     if tokens is not None:
         body["usage"] = {"total_tokens": tokens}
@@ -97,8 +100,24 @@ def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_ea
 ) -> None:
     (tmp_path / "contract.yml").write_text(MULTI_TURN.format(runs=16))
     (tmp_path / "rss.py").write_text(PEAK_RSS_SCRIPT)
-    command = [sys.executable, "rss.py", "peak.txt", "test", "contract.yml", "--endpoint", bloated,
-               "--concurrency", "16", "--max-seconds", "40", "--no-artifacts", "--format", "json", "--output", "report.json"]  # fmt: skip
+    command = [
+        sys.executable,
+        "rss.py",
+        "peak.txt",
+        "test",
+        "contract.yml",
+        "--endpoint",
+        bloated,
+        "--concurrency",
+        "16",
+        "--max-seconds",
+        "40",
+        "--no-artifacts",
+        "--format",
+        "json",
+        "--output",
+        "report.json",
+    ]
     started = time.monotonic()
     with (tmp_path / "stderr").open("wb") as stderr:
         child = subprocess.run(command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr, check=False)
@@ -124,8 +143,15 @@ def _run(text: str, handler: Callable[[httpx.Request], httpx.Response], budget: 
     endpoint = Endpoint(
         url="http://agent.test/v1/chat/completions", source="cli_override", fingerprint="f", consent=False, host="agent.test"
     )
-    settings = LiveSettings(endpoint=endpoint, credentials=None, max_tokens=64, max_seconds=30.0, concurrency=1,
-                            started=time.monotonic(), budget=budget or AttemptBudget())  # fmt: skip
+    settings = LiveSettings(
+        endpoint=endpoint,
+        credentials=None,
+        max_tokens=64,
+        max_seconds=30.0,
+        concurrency=1,
+        started=time.monotonic(),
+        budget=budget or AttemptBudget(),
+    )
 
     async def go() -> Any:
         async with httpx.MockTransport(handler) as client:
@@ -148,9 +174,15 @@ def _turns(*replies: bytes) -> tuple[Callable[[httpx.Request], httpx.Response], 
     return handler, sent
 
 
-FINAL_900_100 = _tool_turn("looking", 900), json.dumps(
-    {"choices": [{"message": {"role": "assistant", "content": "shipped", "tool_calls": []}, "finish_reason": "stop"}],
-     "usage": {"total_tokens": 100}}).encode()  # fmt: skip
+FINAL_900_100 = (
+    _tool_turn("looking", 900),
+    json.dumps(
+        {
+            "choices": [{"message": {"role": "assistant", "content": "shipped", "tool_calls": []}, "finish_reason": "stop"}],
+            "usage": {"total_tokens": 100},
+        }
+    ).encode(),
+)
 
 
 def test_usage_of_a_multi_turn_attempt_is_the_sum_over_its_requests() -> None:
@@ -181,8 +213,19 @@ def test_summed_usage_fails_a_500_token_budget_live_and_replayed(
     monkeypatch.setattr("behavegate.evidence.live.new_client", mocked)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(MULTI_TURN.format(runs=1))
-    live = main(["test", "contract.yml", "--endpoint", "http://127.0.0.1:9/v1/chat/completions", "--format", "json",
-                 "--no-artifacts", "--save-observations", "recorded.json"])  # fmt: skip
+    live = main(
+        [
+            "test",
+            "contract.yml",
+            "--endpoint",
+            "http://127.0.0.1:9/v1/chat/completions",
+            "--format",
+            "json",
+            "--no-artifacts",
+            "--save-observations",
+            "recorded.json",
+        ]
+    )
     live_report = json.loads(capsys.readouterr().out)
     usage = next(v for v in live_report["scenarios"][0]["attempts"][0]["assertions"] if v["kind"] == "usage_max_total_tokens")
     assert live == 1 and usage["status"] == "fail" and usage["observed"] == 1000
@@ -229,8 +272,14 @@ def test_budgets_never_touch_a_version_1_request() -> None:
             prompt: p
             expect: {refusal: false}
         """)
-    handler, sent = _turns(json.dumps({"choices": [{"message": {"content": "ok", "refusal": None}, "finish_reason": "stop"}],
-                                       "usage": {"total_tokens": 10**9}}).encode())  # fmt: skip
+    handler, sent = _turns(
+        json.dumps(
+            {
+                "choices": [{"message": {"content": "ok", "refusal": None}, "finish_reason": "stop"}],
+                "usage": {"total_tokens": 10**9},
+            }
+        ).encode()
+    )
     observation = _run(text, handler, AttemptBudget(request_bytes=1, response_bytes=1, tokens=1))
     assert observation.error is None and observation.response == "ok" and len(sent) == 1
 

@@ -44,8 +44,12 @@ def statuses(observation: Observation) -> dict[str, str]:
     return {v.assertion: v.status for v in result.verdicts}
 
 
-NOT_KNOWN = {"tools.forbidden[0]": "incomplete", "tools.required[0]": "incomplete", "tools.max_calls": "incomplete",
-             "tools.sequence": "incomplete"}  # fmt: skip
+NOT_KNOWN = {
+    "tools.forbidden[0]": "incomplete",
+    "tools.required[0]": "incomplete",
+    "tools.max_calls": "incomplete",
+    "tools.sequence": "incomplete",
+}
 
 
 def chat(message: dict[str, Any], finish: str = "tool_calls") -> dict[str, Any]:
@@ -91,14 +95,21 @@ def test_a_step_that_asked_for_tools_it_cannot_show_leaves_the_calls_not_known(o
 
 
 def test_an_observation_file_with_finish_tool_calls_and_no_calls_is_calls_not_known() -> None:
-    observation = Observation("s", response=None, response_complete=False, finish_reason="tool_calls", tool_calls=(),
-                              tool_calls_complete=True)  # fmt: skip
+    observation = Observation(
+        "s", response=None, response_complete=False, finish_reason="tool_calls", tool_calls=(), tool_calls_complete=True
+    )
     assert statuses(observation) == NOT_KNOWN
 
 
 def test_the_calls_that_could_be_read_settle_what_they_settle_and_nothing_else() -> None:
-    partial = Observation("s", response="Refunded.", response_complete=True, finish_reason="stop",
-                          tool_calls=(ToolCall("lookup_order"), ToolCall("issue_refund")), tool_calls_complete=False)  # fmt: skip
+    partial = Observation(
+        "s",
+        response="Refunded.",
+        response_complete=True,
+        finish_reason="stop",
+        tool_calls=(ToolCall("lookup_order"), ToolCall("issue_refund")),
+        tool_calls_complete=False,
+    )
     result = evaluate_scenario(SCENARIO, partial, CONTRACT.agent, 2)
     found = {v.assertion: v for v in result.verdicts}
     assert {key: v.status for key, v in found.items()} == {
@@ -121,22 +132,39 @@ def _attr(key: str, value: Any) -> dict[str, Any]:
 
 
 ASKED = {
-    "genai-latest": [_attr("gen_ai.operation.name", "chat"), _attr("gen_ai.response.finish_reasons", '["tool_calls"]'),
-                     _attr("gen_ai.output.messages", '[{"role": "assistant", "parts": [], "finish_reason": "tool_calls"}]')],
-    "openllmetry": [_attr("llm.request.type", "chat"), _attr("gen_ai.completion.0.role", "assistant"),
-                    _attr("gen_ai.completion.0.content", ""), _attr("gen_ai.completion.0.finish_reason", "tool_calls")],
-    "openinference": [_attr("openinference.span.kind", "LLM"), _attr("llm.finish_reason", "tool_calls"),
-                      _attr("llm.output_messages.0.message.role", "assistant"),
-                      _attr("llm.output_messages.0.message.content", "")],
-}  # fmt: skip
+    "genai-latest": [
+        _attr("gen_ai.operation.name", "chat"),
+        _attr("gen_ai.response.finish_reasons", '["tool_calls"]'),
+        _attr("gen_ai.output.messages", '[{"role": "assistant", "parts": [], "finish_reason": "tool_calls"}]'),
+    ],
+    "openllmetry": [
+        _attr("llm.request.type", "chat"),
+        _attr("gen_ai.completion.0.role", "assistant"),
+        _attr("gen_ai.completion.0.content", ""),
+        _attr("gen_ai.completion.0.finish_reason", "tool_calls"),
+    ],
+    "openinference": [
+        _attr("openinference.span.kind", "LLM"),
+        _attr("llm.finish_reason", "tool_calls"),
+        _attr("llm.output_messages.0.message.role", "assistant"),
+        _attr("llm.output_messages.0.message.content", ""),
+    ],
+}
 
 
 def judge_one_span(
     attributes: list[dict[str, Any]], expect: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> dict[str, Any]:
     """One model span (bound to scenario s) as an OTLP JSON file, judged: the first verdict."""
-    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "step", "kind": 3, "startTimeUnixNano": "1000",
-            "endTimeUnixNano": "2000", "attributes": [*attributes, _attr("behavegate.scenario.id", "s")]}  # fmt: skip
+    span = {
+        "traceId": "ab" * 16,
+        "spanId": "cd" * 8,
+        "name": "step",
+        "kind": 3,
+        "startTimeUnixNano": "1000",
+        "endTimeUnixNano": "2000",
+        "attributes": [*attributes, _attr("behavegate.scenario.id", "s")],
+    }
     document = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"scope": {"name": "x"}, "spans": [span]}]}]}
     (tmp_path / "trace.json").write_text(json.dumps(document))
     (tmp_path / "contract.yml").write_text(f"version: 2\nagent: {{}}\nscenarios:\n  - {{id: s, prompt: p, expect: {expect}}}\n")
@@ -158,8 +186,9 @@ def test_a_trace_step_that_asked_for_tools_it_does_not_show_leaves_the_calls_not
 def test_a_streamed_openinference_answer_kept_only_in_output_value_is_read(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    response = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Order A-1 has shipped."},
-                             "finish_reason": "stop"}]}  # fmt: skip
+    response = {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Order A-1 has shipped."}, "finish_reason": "stop"}]
+    }
     attributes = [_attr("openinference.span.kind", "LLM"), _attr("output.value", json.dumps(response))]
     verdict = judge_one_span(attributes, "{response: {contains: [shipped]}}", tmp_path, capsys)
     assert verdict["status"] == "pass", verdict["message"]
@@ -183,8 +212,14 @@ scenarios:
       tools:
         calls: {lookup_order: {max: 1}}
 """)
-    partial = Observation("s", response=None, response_complete=False, finish_reason="length",
-                          tool_calls=(ToolCall("lookup_order"), ToolCall("lookup_order")), tool_calls_complete=False)  # fmt: skip
+    partial = Observation(
+        "s",
+        response=None,
+        response_complete=False,
+        finish_reason="length",
+        tool_calls=(ToolCall("lookup_order"), ToolCall("lookup_order")),
+        tool_calls_complete=False,
+    )
     short = replace(partial, tool_calls=(ToolCall("lookup_order"),))
     # One of at least two read, the rest not known: more calls may have reached the minimum.
     assert [v.status for v in evaluate_scenario(counted.scenarios[0], short, counted.agent, 2).verdicts] == ["incomplete"]
@@ -204,8 +239,14 @@ scenarios:
 
 def test_arguments_cut_short_with_the_answer_are_not_observed_never_invalid() -> None:
     """finish_reason length: the call was read, its arguments were not (a hostile review's wrong fail)."""
-    cut = Observation("s", response=None, response_complete=False, finish_reason="length",
-                      tool_calls=(ToolCall("lookup_order", None),), tool_calls_complete=False)  # fmt: skip
+    cut = Observation(
+        "s",
+        response=None,
+        response_complete=False,
+        finish_reason="length",
+        tool_calls=(ToolCall("lookup_order", None),),
+        tool_calls_complete=False,
+    )
     verdict = evaluate_scenario(VALID.scenarios[0], cut, VALID.agent, 2).verdicts[0]
     assert verdict.status == "incomplete"
 

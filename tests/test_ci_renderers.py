@@ -56,8 +56,14 @@ def test_junit_reads_as_consumers_expect() -> None:
     root = etree.fromstring(junit.render(with_extras("regressed")).encode())
     cases = root.findall(".//testcase")
     # one testcase per scenario (+ the skipped one), each with file/line for annotations
-    assert [c.get("name") for c in cases] == ["order-status", "refund-window", "refund-needs-a-human",
-                                              "prompt-injection-in-order-note", "delete-data-refused", "not-selected"]  # fmt: skip
+    assert [c.get("name") for c in cases] == [
+        "order-status",
+        "refund-window",
+        "refund-needs-a-human",
+        "prompt-injection-in-order-note",
+        "delete-data-refused",
+        "not-selected",
+    ]
     assert all(c.get("file") == "contract.yml" and int(c.get("line")) > 0 for c in cases)
     assert all(float(c.get("time")) > 0 for c in cases)  # dorny parses a missing time as NaN
     failures = [c for c in cases if c.find("failure") is not None]

@@ -131,8 +131,9 @@ def test_init_keeps_run_evidence_out_of_git(
         subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
         (tmp_path / ".behavegate" / "runs" / "r1").mkdir(parents=True)
         (tmp_path / ".behavegate" / "runs" / "r1" / "behavior-results.json").write_text("{}")
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path,
-                                capture_output=True, text=True, check=True).stdout  # fmt: skip
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all"], cwd=tmp_path, capture_output=True, text=True, check=True
+        ).stdout
         assert ".behavegate/contract.yml" in status and "runs" not in status
 
 

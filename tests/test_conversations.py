@@ -65,7 +65,11 @@ def test_an_answer_records_the_call_it_answered_and_what_was_sent() -> None:
 
 
 JSON_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
-JSON_VALUES = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2), max_leaves=6)  # fmt: skip
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner, max_size=2),
+    max_leaves=6,
+)
 ARGUMENTS = st.dictionaries(st.text(max_size=3), JSON_VALUES, max_size=5)
 
 
@@ -88,8 +92,13 @@ def test_a_key_the_call_lacks_or_holds_differently_never_matches(arguments: dict
 
 
 def test_identical_calls_are_found_by_canonical_json_whatever_the_key_order() -> None:
-    calls = (ToolCall("a", {"x": 1, "y": [1, 2]}), ToolCall("b", {}), ToolCall("a", {"y": [1, 2], "x": 1}), ToolCall("a", None),
-             ToolCall("a", None))  # fmt: skip
+    calls = (
+        ToolCall("a", {"x": 1, "y": [1, 2]}),
+        ToolCall("b", {}),
+        ToolCall("a", {"y": [1, 2], "x": 1}),
+        ToolCall("a", None),
+        ToolCall("a", None),
+    )
     repeats = repeated_calls(calls)
     assert [(call.name, where) for call, where in repeats] == [("a", [0, 2])]
     assert canonical_call(calls[2]) == 'a {"x":1,"y":[1,2]}'
@@ -370,10 +379,13 @@ def test_an_answer_grounded_in_the_scripted_result_passes(live: tuple[int, dict[
     assert found["tools.no_repeat"][0] == "pass" and found["turns.max"] == ("pass", "model turns 2 is within 2")
     grounded = live[1]["scenarios"][0]["observation"]
     assert grounded["conversation"] == {
-        "turns": 2, "max_turns": 4, "possible_loop": False,
-        "results": [{"call": 0, "name": "lookup_order",
-                     "content": {"status": "shipped", "eta": "2026-01-09", "lines": [{"sku": "X1"}]}}],
-    }  # fmt: skip
+        "turns": 2,
+        "max_turns": 4,
+        "possible_loop": False,
+        "results": [
+            {"call": 0, "name": "lookup_order", "content": {"status": "shipped", "eta": "2026-01-09", "lines": [{"sku": "X1"}]}}
+        ],
+    }
 
 
 def test_an_answer_without_the_value_fails_with_expected_and_observed(live: tuple[int, dict[str, Any]]) -> None:
@@ -497,8 +509,15 @@ def test_a_mapping_form_conversation_still_sends_and_records_as_before(
 
 
 def _file(conversation: Any) -> str:
-    item = {"id": "s", "response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
-            "tool_calls": [{"name": "lookup", "arguments": {}}], "conversation": conversation}  # fmt: skip
+    item = {
+        "id": "s",
+        "response": "ok",
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": "lookup", "arguments": {}}],
+        "conversation": conversation,
+    }
     return json.dumps({"version": 2, "scenarios": [item]})
 
 
@@ -603,12 +622,15 @@ def test_an_in_process_agent_gets_the_same_rules_and_the_same_unmatched_reason(t
 
 
 def test_a_broken_rule_list_is_not_also_reported_as_answering_nothing() -> None:
-    text = BAD_RULES.split("    tool_results:")[0] + textwrap.indent(textwrap.dedent("""\
+    text = BAD_RULES.split("    tool_results:")[0] + textwrap.indent(
+        textwrap.dedent("""\
         tool_results:
           - {name: lookup, content: 1, error: x}
         expect:
           response: {uses_tool_result: [{tool: lookup, field: a}]}
-        """), "    ")  # fmt: skip
+        """),
+        "    ",
+    )
     assert problems(text) == [("scenarios[0].tool_results[0] takes content or error, not both", 11)]
 
 
@@ -636,12 +658,25 @@ def grounded(value: Any, answer: str) -> tuple[str, str]:
     """The verdict of uses_tool_result when lookup_order returned ``{"v": value}``."""
     from helpers import report
 
-    observed = {"version": 2, "scenarios": [{
-        "id": "s", "response": answer, "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
-        "tool_calls": [{"name": "lookup_order", "arguments": {}}],
-        "conversation": {"turns": 2, "max_turns": 3, "possible_loop": False,
-                         "results": [{"call": 0, "name": "lookup_order", "content": {"v": value}}]},
-    }]}  # fmt: skip
+    observed = {
+        "version": 2,
+        "scenarios": [
+            {
+                "id": "s",
+                "response": answer,
+                "finish_reason": "stop",
+                "response_complete": True,
+                "tool_calls_complete": True,
+                "tool_calls": [{"name": "lookup_order", "arguments": {}}],
+                "conversation": {
+                    "turns": 2,
+                    "max_turns": 3,
+                    "possible_loop": False,
+                    "results": [{"call": 0, "name": "lookup_order", "content": {"v": value}}],
+                },
+            }
+        ],
+    }
     verdict = report(GROUNDING, observed).results[0].verdicts[0]
     return verdict.status, verdict.message
 
@@ -730,10 +765,13 @@ scenarios:
 def test_a_tool_results_entry_for_a_tool_not_declared_or_not_offered_is_an_error_at_its_line() -> None:
     assert problems(OFFERED) == [
         ("scenarios[0].tool_results[0].name must name a tool declared in agent.tools, got 'other'", 13),
-        ("scenarios[0].tool_results[1].name must name a tool available to the scenario (available_tools: ['lookup_order']), "
-         "got 'refund'", 14),
+        (
+            "scenarios[0].tool_results[1].name must name a tool available to the scenario (available_tools: ['lookup_order']), "
+            "got 'refund'",
+            14,
+        ),
         ("scenarios[1].tool_results.nothere must name a tool declared in agent.tools, got 'nothere'", 20),
-    ]  # fmt: skip
+    ]
 
 
 def test_an_agent_without_declared_tools_may_script_any_tool() -> None:
@@ -796,8 +834,21 @@ def test_saved_observations_of_a_conversation_whose_last_turn_omits_tool_calls_r
     text = CONVERSATIONS.replace("  missing_tool_calls: none\n", "")
     (tmp_path / "c.yml").write_text(text)
     with loopback(_OmitsToolCalls) as url:
-        main(["test", "c.yml", "--scenario", "grounded", "--endpoint", url, "--no-artifacts", "--format", "json",
-              "--save-observations", "o.json"])  # fmt: skip
+        main(
+            [
+                "test",
+                "c.yml",
+                "--scenario",
+                "grounded",
+                "--endpoint",
+                url,
+                "--no-artifacts",
+                "--format",
+                "json",
+                "--save-observations",
+                "o.json",
+            ]
+        )
     live = json.loads(capsys.readouterr().out)
     saved = json.loads((tmp_path / "o.json").read_text())["scenarios"][0]
     assert [call["name"] for call in saved["tool_calls"]] == ["lookup_order"] and saved["tool_calls_complete"] is False
@@ -826,7 +877,7 @@ def test_a_recorded_conversation_that_contradicts_itself_makes_its_attempt_incom
         (looped, ["conversation-loop-answer"]),
         ({**looped, "possible_loop": False, "turns": 50, "max_turns": 3}, ["conversation-turns"]),
         ({**looped, "turns": 2}, ["conversation-loop-turns", "conversation-loop-answer"]),
-    ]:  # fmt: skip
+    ]:
         reason = _inconsistency(bad) or ""
         assert reason.startswith("observation_inconsistent: attempt 1, scenarios[0].conversation."), reason
         assert [part.rsplit("(rule ", 1)[1].rstrip(")") for part in reason.split("; ")] == rules, reason
@@ -846,8 +897,15 @@ def test_a_recorded_conversation_under_another_max_turns_than_the_contract_is_an
         "possible_loop": False,
         "results": [{"call": 0, "name": "lookup_order", "content": 1}],
     }
-    item = {"id": "loop", "response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
-            "tool_calls": [{"name": "lookup_order", "arguments": {}}], "conversation": recorded}  # fmt: skip
+    item = {
+        "id": "loop",
+        "response": "ok",
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": "lookup_order", "arguments": {}}],
+        "conversation": recorded,
+    }
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [item]}))
     code = main(["test", "contract.yml", "--observations", "o.json", "--scenario", "loop", "--no-artifacts", "--format", "json"])
     [scenario] = json.loads(capsys.readouterr().out)["scenarios"]

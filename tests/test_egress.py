@@ -92,10 +92,16 @@ def contract_with_ref(ref: str) -> str:
 OBSERVATIONS = {
     "version": 2,
     "scenarios": [
-        {"id": "s", "response": "ok", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
-         "tool_calls": [{"name": "a", "arguments": {"x": "not an int"}}]}
+        {
+            "id": "s",
+            "response": "ok",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [{"name": "a", "arguments": {"x": "not an int"}}],
+        }
     ],
-}  # fmt: skip
+}
 
 
 def run_offline(tmp_path: Path, ref: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
@@ -179,8 +185,11 @@ def test_reference_keywords_as_names_or_data_are_not_references() -> None:
 def test_version_1_passes_parameters_on_untouched_as_skylos_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from helpers import contract
 
-    parsed = contract(contract_with_ref("http://127.0.0.1:1/x").replace("version: 2", "version: 1").replace(
-        "    expect: {tools: {arguments_valid: true}}\n", "    expect: {refusal: false}\n"))  # fmt: skip
+    parsed = contract(
+        contract_with_ref("http://127.0.0.1:1/x")
+        .replace("version: 2", "version: 1")
+        .replace("    expect: {tools: {arguments_valid: true}}\n", "    expect: {refusal: false}\n")
+    )
     assert parsed.agent.tools[0].parameters["properties"]["x"] == {"$ref": "http://127.0.0.1:1/x"}
 
 

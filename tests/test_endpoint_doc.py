@@ -57,9 +57,13 @@ def test_the_documented_server_passes_the_documented_contract_live(
     report = json.loads((tmp_path / "report.json").read_text())
     verdicts = {s["id"]: {a["assertion"]: a["status"] for a in s["assertions"]} for s in report["scenarios"]}
     assert verdicts["refund-window"] == {
-        "response.contains[0]": "pass", "tools.required[0]": "pass", "sources.required[0]": "pass",
-        "tools.no_errors": "pass", "steps.max": "pass", "usage.max_total_tokens": "pass",
-    }  # fmt: skip
+        "response.contains[0]": "pass",
+        "tools.required[0]": "pass",
+        "sources.required[0]": "pass",
+        "tools.no_errors": "pass",
+        "steps.max": "pass",
+        "usage.max_total_tokens": "pass",
+    }
     assert verdicts["delete-refused"] == {"tools.max_calls": "pass", "refusal": "pass"}
     assert verdicts["refund-window-wrong-days"] == {"response.contains[0]": "fail"}
     # One request: the tool calls are judged, the unfinished response is not.

@@ -27,10 +27,32 @@ GOOD = json.loads((EXAMPLE / "observations-good.json").read_text(encoding="utf-8
 # Things that broke a run before: YAML tags that fail to convert, impossible
 # dates, huge integers, unpaired surrogate escapes, control characters.
 HOSTILE_SCALARS = [
-    "!!int abc", "2001-02-30", "0x_", "1" * 5000, "!!float xyz", "!!timestamp 2001-13-01", '!!binary "###"',
-    '"\\uD800"', '"a\\udfffb"', '"\\x00"', '"::error::x"', '"##[set-output name=a;]b"', "!!python/object:os.system x",
-    "!!set {a, b}", "!!omap [a: 1]", '"\\u2028::warning::y"', "&a x", "*a", "~", "[", "{", "'", "1e-12", ".inf", "-.nan",
-]  # fmt: skip
+    "!!int abc",
+    "2001-02-30",
+    "0x_",
+    "1" * 5000,
+    "!!float xyz",
+    "!!timestamp 2001-13-01",
+    '!!binary "###"',
+    '"\\uD800"',
+    '"a\\udfffb"',
+    '"\\x00"',
+    '"::error::x"',
+    '"##[set-output name=a;]b"',
+    "!!python/object:os.system x",
+    "!!set {a, b}",
+    "!!omap [a: 1]",
+    '"\\u2028::warning::y"',
+    "&a x",
+    "*a",
+    "~",
+    "[",
+    "{",
+    "'",
+    "1e-12",
+    ".inf",
+    "-.nan",
+]
 HOSTILE_JSON: list[object] = [
     "\ud800",
     "a\udfffb",

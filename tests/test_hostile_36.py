@@ -41,8 +41,13 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _observations(**fields: Any) -> dict[str, Any]:
-    base = {"response": "hello", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True,
-            "tool_calls": []}  # fmt: skip
+    base = {
+        "response": "hello",
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [],
+    }
     return {"version": 2, "scenarios": [{"id": "one", **base, **fields}, {"id": "two", **base}]}
 
 
@@ -78,8 +83,20 @@ def test_a_live_usage_count_past_a_float_is_unknown_and_the_priced_run_keeps_eve
 ) -> None:
     HugeUsage.usage = usage
     with loopback(HugeUsage) as url:
-        code, log = _cli(capsys, "test", "c.yml", "--endpoint", url, "--no-artifacts", "--max-total-tokens", "100000",
-                         "--max-cost", "5", "--report", "r.json")  # fmt: skip
+        code, log = _cli(
+            capsys,
+            "test",
+            "c.yml",
+            "--endpoint",
+            url,
+            "--no-artifacts",
+            "--max-total-tokens",
+            "100000",
+            "--max-cost",
+            "5",
+            "--report",
+            "r.json",
+        )
     report = json.loads(Path("r.json").read_text())
     assert "internal error" not in log and code == 0
     assert [s["status"] for s in report["scenarios"]] == ["pass", "pass"]
@@ -150,13 +167,25 @@ def test_an_endpoint_with_text_after_the_ipv6_bracket_is_a_clear_error(capsys: p
 
 # --- trace loaders: four shapes that were internal errors ------------------------------------------
 
-ROW = {"trace_id": "t-1", "span_id": "a", "name": "chat", "startTimeUnixNano": "100", "endTimeUnixNano": "200",
-       "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "say hello", "gen_ai.completion": "hello"}}  # fmt: skip
+ROW = {
+    "trace_id": "t-1",
+    "span_id": "a",
+    "name": "chat",
+    "startTimeUnixNano": "100",
+    "endTimeUnixNano": "200",
+    "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "say hello", "gen_ai.completion": "hello"},
+}
 
 
 def _otlp(span_attributes: Any = (), resource_attributes: Any = ()) -> bytes:
-    span = {"traceId": "0" * 31 + "1", "spanId": "0" * 15 + "1", "name": "chat", "startTimeUnixNano": "1",
-            "endTimeUnixNano": "2", "attributes": span_attributes}  # fmt: skip
+    span = {
+        "traceId": "0" * 31 + "1",
+        "spanId": "0" * 15 + "1",
+        "name": "chat",
+        "startTimeUnixNano": "1",
+        "endTimeUnixNano": "2",
+        "attributes": span_attributes,
+    }
     document = {"resourceSpans": [{"resource": {"attributes": resource_attributes}, "scopeSpans": [{"spans": [span]}]}]}
     return json.dumps(document, default=list).encode() + b"\n"
 
@@ -219,8 +248,13 @@ def test_an_operation_name_that_is_an_object_names_no_kind(capsys: pytest.Captur
 
 def _comment_environ(api: str, tmp_path: Path) -> dict[str, str]:
     (tmp_path / "event.json").write_text(json.dumps({"pull_request": {"number": 7}}))
-    return {"GITHUB_API_URL": api, "GITHUB_REPOSITORY": "acme/agent", "GITHUB_EVENT_NAME": "pull_request",
-            "GITHUB_EVENT_PATH": str(tmp_path / "event.json"), "GITHUB_WORKFLOW": "w"}  # fmt: skip
+    return {
+        "GITHUB_API_URL": api,
+        "GITHUB_REPOSITORY": "acme/agent",
+        "GITHUB_EVENT_NAME": "pull_request",
+        "GITHUB_EVENT_PATH": str(tmp_path / "event.json"),
+        "GITHUB_WORKFLOW": "w",
+    }
 
 
 class Trickle(RawServer):
@@ -410,8 +444,13 @@ def test_a_refused_action_input_still_writes_status_error(
 ) -> None:
     from behavegate.github import action
 
-    environ = {"GITHUB_WORKSPACE": str(tmp_path), "GITHUB_OUTPUT": str(tmp_path / "output.txt"), "INPUT_CONTRACT": "c.yml",
-               "INPUT_OBSERVATIONS": "o.json", f"INPUT_{name}": value}  # fmt: skip
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_OUTPUT": str(tmp_path / "output.txt"),
+        "INPUT_CONTRACT": "c.yml",
+        "INPUT_OBSERVATIONS": "o.json",
+        f"INPUT_{name}": value,
+    }
     assert action.main(environ) == 2
     assert "title=behavegate%3A invalid input" in capsys.readouterr().out
     outputs = dict(line.split("=", 1) for line in (tmp_path / "output.txt").read_text().splitlines())
@@ -437,7 +476,16 @@ def test_an_honest_run_whose_token_was_redacted_from_the_evidence_still_replays_
     evidence = observations(_observations(response=f"hello, your key is {token}"), attempts=True)
     evaluation = evaluate(parsed, evidence.observations, attempts=evidence.attempts)
     assert evaluation.results[0].status == "fail"
-    report = build_report(parsed, evaluation, mode="offline", provenance={"kind": "observation_file", "trust": "unverified_fixture"},
-                          facts=FACTS, contract_display_path="c.yml", version="t", secrets=(token,), artifacts=True,
-                          timings=(Timing("", "", 1),) * 2)  # fmt: skip
+    report = build_report(
+        parsed,
+        evaluation,
+        mode="offline",
+        provenance={"kind": "observation_file", "trust": "unverified_fixture"},
+        facts=FACTS,
+        contract_display_path="c.yml",
+        version="t",
+        secrets=(token,),
+        artifacts=True,
+        timings=(Timing("", "", 1),) * 2,
+    )
     assert validate_run(_sealed(report, tmp_path)) == []

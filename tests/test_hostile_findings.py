@@ -23,10 +23,16 @@ def _obs(calls: list[dict[str, Any]] | None = None, response: str = "ok") -> dic
     return {
         "version": 2,
         "scenarios": [
-            {"id": "s", "response": response, "finish_reason": "stop", "response_complete": True,
-             "tool_calls_complete": True, "tool_calls": calls or []}
+            {
+                "id": "s",
+                "response": response,
+                "finish_reason": "stop",
+                "response_complete": True,
+                "tool_calls_complete": True,
+                "tool_calls": calls or [],
+            }
         ],
-    }  # fmt: skip
+    }
 
 
 def _tool_contract(parameters: dict[str, Any]) -> str:
@@ -73,8 +79,9 @@ def test_a_backtracking_schema_pattern_cannot_outlive_max_seconds(tmp_path: Path
     hostile = "a" * 34 + "b"
     arguments = {"x": hostile} if "properties" in parameters else {hostile: 1}
     try:
-        result = _offline(tmp_path, _tool_contract(parameters), _obs([{"name": "t", "arguments": arguments}]),
-                          "--max-seconds", "3", timeout=20)  # fmt: skip
+        result = _offline(
+            tmp_path, _tool_contract(parameters), _obs([{"name": "t", "arguments": arguments}]), "--max-seconds", "3", timeout=20
+        )
     except subprocess.TimeoutExpired:
         pytest.fail("arguments_valid ran a user schema pattern for over 20 s despite --max-seconds 3")
     assert result.returncode == 2
@@ -97,8 +104,11 @@ def test_a_short_matches_pattern_cannot_allocate_gigabytes(tmp_path: Path) -> No
     rss_file = tmp_path / "rss.txt"
     subprocess.run(
         [sys.executable, "rss.py", str(rss_file), "test", "c.yml", "--observations", "o.json", "--no-artifacts"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     peak_mb = int(rss_file.read_text()) / 1024
     assert peak_mb < 300, f"peak RSS {peak_mb:.0f} MB for a 26-character regex"
 
@@ -144,8 +154,14 @@ def test_every_unconvertible_yaml_scalar_is_a_contract_error_with_its_line(tmp_p
 
 
 def test_a_nul_in_an_include_name_is_a_contract_error(tmp_path: Path) -> None:
-    contract = json.dumps({"version": 2, "agent": {"model": "m"}, "include": ["lib\u0000.yml"],
-                           "scenarios": [{"id": "s", "prompt": "p", "expect": {"response": {"contains": ["ok"]}}}]})  # fmt: skip
+    contract = json.dumps(
+        {
+            "version": 2,
+            "agent": {"model": "m"},
+            "include": ["lib\u0000.yml"],
+            "scenarios": [{"id": "s", "prompt": "p", "expect": {"response": {"contains": ["ok"]}}}],
+        }
+    )
     result = _offline(tmp_path, contract, _obs())
     out = result.stdout + result.stderr
     assert "internal error" not in out, out  # today: ValueError: embedded null byte
@@ -218,9 +234,18 @@ def test_a_scope_id_with_url_delimiters_is_not_an_isolated_address() -> None:
 
 @pytest.mark.parametrize(
     ("pattern", "steps"),
-    [("abc", 3), ("a{3}", 3), ("(?:ab){10}", 20), ("(?:(?:a{1000}){1000}){3}", 3_000_000), ("a|b{5}", 6), (r"\d{1,5}", 5),
-     ("(?<=a{4})b", 5), ("a*", 1), ("(?:a{2,}){3}", 6)],
-)  # fmt: skip
+    [
+        ("abc", 3),
+        ("a{3}", 3),
+        ("(?:ab){10}", 20),
+        ("(?:(?:a{1000}){1000}){3}", 3_000_000),
+        ("a|b{5}", 6),
+        (r"\d{1,5}", 5),
+        ("(?<=a{4})b", 5),
+        ("a*", 1),
+        ("(?:a{2,}){3}", 6),
+    ],
+)
 def test_pattern_expansion_multiplies_nested_counted_repeats(pattern: str, steps: int) -> None:
     from behavegate.contract.patterns import expansion
 
@@ -250,8 +275,26 @@ def test_a_contract_file_name_that_is_not_utf8_is_shown_escaped_in_every_view(
     )
     from behavegate.cli import main
 
-    code = main(["test", name, "--observations", "obs.json", "--junit", "j.xml", "--html", "h.html", "--sarif", "s.sarif",
-                 "--summary", "s.md", "--format", "json", "--output", "r.json"])  # fmt: skip
+    code = main(
+        [
+            "test",
+            name,
+            "--observations",
+            "obs.json",
+            "--junit",
+            "j.xml",
+            "--html",
+            "h.html",
+            "--sarif",
+            "s.sarif",
+            "--summary",
+            "s.md",
+            "--format",
+            "json",
+            "--output",
+            "r.json",
+        ]
+    )
     assert code == 0, capsys.readouterr().err
     assert '"contract_path": "c\\\\xff.yml"' in (tmp_path / "r.json").read_text()
     for view in ("j.xml", "h.html", "s.md"):

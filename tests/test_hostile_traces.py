@@ -41,9 +41,15 @@ def document(spans: Sequence[dict[str, Any]]) -> str:
 def span(
     span_id: str, parent: str | None, name: str, start_ms: int, end_ms: int, attributes: list[dict[str, Any]]
 ) -> dict[str, Any]:
-    return {"traceId": TRACE, "spanId": span_id, "parentSpanId": parent or "", "name": name,
-            "startTimeUnixNano": str(T0 + start_ms * 1_000_000), "endTimeUnixNano": str(T0 + end_ms * 1_000_000),
-            "attributes": attributes}  # fmt: skip
+    return {
+        "traceId": TRACE,
+        "spanId": span_id,
+        "parentSpanId": parent or "",
+        "name": name,
+        "startTimeUnixNano": str(T0 + start_ms * 1_000_000),
+        "endTimeUnixNano": str(T0 + end_ms * 1_000_000),
+        "attributes": attributes,
+    }
 
 
 def text_output(text: str) -> dict[str, Any]:
@@ -73,8 +79,16 @@ def judged(tmp_path: Path, name: str, spans: Sequence[dict[str, Any]], expect: s
 
 
 def _chain(n: int) -> list[dict[str, Any]]:
-    spans = [span(f"{1:016x}", None, "invoke_agent a", 0, 1, [attr("gen_ai.operation.name", "invoke_agent"),
-                                                              attr("behavegate.scenario.id", "refund")])]  # fmt: skip
+    spans = [
+        span(
+            f"{1:016x}",
+            None,
+            "invoke_agent a",
+            0,
+            1,
+            [attr("gen_ai.operation.name", "invoke_agent"), attr("behavegate.scenario.id", "refund")],
+        )
+    ]
     return spans + [
         {"traceId": TRACE, "spanId": f"{i:016x}", "parentSpanId": f"{i - 1:016x}", "name": "x"} for i in range(2, n + 2)
     ]
@@ -90,14 +104,39 @@ def test_a_long_parent_chain_is_judged_in_linear_time(tmp_path: Path) -> None:
 
 def _tool_spans(n: int) -> list[dict[str, Any]]:
     parts = [{"type": "tool_call", "name": "lookup_order", "arguments": {"order_id": str(i)}} for i in range(n)]
-    spans = [span(f"{1:016x}", None, "invoke_agent a", 0, 1, [attr("gen_ai.operation.name", "invoke_agent"),
-                                                              attr("behavegate.scenario.id", "refund")]),
-             span(f"{2:016x}", f"{1:016x}", "chat", 0, 1, [attr("gen_ai.operation.name", "chat"),
-                  attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts}])])]  # fmt: skip
+    spans = [
+        span(
+            f"{1:016x}",
+            None,
+            "invoke_agent a",
+            0,
+            1,
+            [attr("gen_ai.operation.name", "invoke_agent"), attr("behavegate.scenario.id", "refund")],
+        ),
+        span(
+            f"{2:016x}",
+            f"{1:016x}",
+            "chat",
+            0,
+            1,
+            [attr("gen_ai.operation.name", "chat"), attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts}])],
+        ),
+    ]
     for i in range(n):
-        spans.append(span(f"{i + 3:016x}", f"{1:016x}", "execute_tool lookup_order", 2, 3, [
-            attr("gen_ai.operation.name", "execute_tool"), attr("gen_ai.tool.name", "lookup_order"),
-            attr("gen_ai.tool.call.arguments", {"order_id": "x"})]))  # fmt: skip
+        spans.append(
+            span(
+                f"{i + 3:016x}",
+                f"{1:016x}",
+                "execute_tool lookup_order",
+                2,
+                3,
+                [
+                    attr("gen_ai.operation.name", "execute_tool"),
+                    attr("gen_ai.tool.name", "lookup_order"),
+                    attr("gen_ai.tool.call.arguments", {"order_id": "x"}),
+                ],
+            )
+        )
     return spans
 
 
@@ -119,9 +158,17 @@ def test_inspect_output_grows_linearly_with_parallel_calls(tmp_path: Path) -> No
     together print ~40 MB (O(n^2)), and ``parallel_groups`` is recomputed per line."""
     n = 3_000
     parts = [{"type": "tool_call", "id": f"c{i}", "name": "lookup_order", "arguments": {"order_id": "7"}} for i in range(n)]
-    spans = [span(f"{1:016x}", None, "invoke_agent a", 0, 1, [attr("gen_ai.operation.name", "invoke_agent")]),
-             span(f"{2:016x}", f"{1:016x}", "chat", 0, 1, [attr("gen_ai.operation.name", "chat"),
-                  attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts}])])]  # fmt: skip
+    spans = [
+        span(f"{1:016x}", None, "invoke_agent a", 0, 1, [attr("gen_ai.operation.name", "invoke_agent")]),
+        span(
+            f"{2:016x}",
+            f"{1:016x}",
+            "chat",
+            0,
+            1,
+            [attr("gen_ai.operation.name", "chat"), attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts}])],
+        ),
+    ]
     (tmp_path / "p.jsonl").write_text(document(spans) + "\n")
     text = render_table(read_traces([TracePath(tmp_path / "p.jsonl", True)], attribute="behavegate.scenario.id"))
     assert len(text) < 2_000_000, f"{len(text):,} characters of inspect output for {n} calls"
@@ -144,15 +191,47 @@ def test_a_sub_agents_output_is_not_the_answer_when_the_outermost_agent_recorded
     (normalize.py): the outermost agent's output, else the last model output text."""
     root = "a000000000000001"
     spans = [
-        span(root, None, "invoke_agent root", 0, 100, [attr("gen_ai.operation.name", "invoke_agent"),
-                                                      attr("behavegate.scenario.id", "refund")]),
-        span("b000000000000001", root, "chat", 1, 5, [attr("gen_ai.operation.name", "chat"),
-             attr("gen_ai.response.finish_reasons", ["stop"]), text_output("Let me ask the refund helper.")]),
-        span("a000000000000002", root, "invoke_agent helper", 10, 50, [attr("gen_ai.operation.name", "invoke_agent"),
-                                                                      text_output("Refunded order 7.")]),
-        span("b000000000000002", root, "chat", 60, 90, [attr("gen_ai.operation.name", "chat"),
-             attr("gen_ai.response.finish_reasons", ["stop"]), text_output("I could not refund order 7.")]),
-    ]  # fmt: skip
+        span(
+            root,
+            None,
+            "invoke_agent root",
+            0,
+            100,
+            [attr("gen_ai.operation.name", "invoke_agent"), attr("behavegate.scenario.id", "refund")],
+        ),
+        span(
+            "b000000000000001",
+            root,
+            "chat",
+            1,
+            5,
+            [
+                attr("gen_ai.operation.name", "chat"),
+                attr("gen_ai.response.finish_reasons", ["stop"]),
+                text_output("Let me ask the refund helper."),
+            ],
+        ),
+        span(
+            "a000000000000002",
+            root,
+            "invoke_agent helper",
+            10,
+            50,
+            [attr("gen_ai.operation.name", "invoke_agent"), text_output("Refunded order 7.")],
+        ),
+        span(
+            "b000000000000002",
+            root,
+            "chat",
+            60,
+            90,
+            [
+                attr("gen_ai.operation.name", "chat"),
+                attr("gen_ai.response.finish_reasons", ["stop"]),
+                text_output("I could not refund order 7."),
+            ],
+        ),
+    ]
     (tmp_path / "t.jsonl").write_text(document(spans) + "\n")
     code, report = run(tmp_path, 'response: {contains: ["Refunded"]}', "t.jsonl")
     assert statuses(report)["response.contains[0]"] != "pass"
@@ -165,29 +244,48 @@ def _reused_call_ids() -> list[dict[str, Any]]:
     root = "a000000000000001"
 
     def model(sid: str, start: int, parts: list[dict[str, Any]], finish: str, first: bool = False) -> dict[str, Any]:
-        a = [attr("gen_ai.operation.name", "chat"), attr("gen_ai.response.finish_reasons", [finish]),
-             attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts}])]  # fmt: skip
+        a = [
+            attr("gen_ai.operation.name", "chat"),
+            attr("gen_ai.response.finish_reasons", [finish]),
+            attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts}]),
+        ]
         if first:
             a.append(attr("gen_ai.input.messages", [{"role": "user", "parts": [{"type": "text", "content": "Refund order 7"}]}]))
         return span(sid, root, "chat", start, start + 5, a)
 
     def tool(sid: str, name: str, start: int) -> dict[str, Any]:
-        return span(sid, root, f"execute_tool {name}", start, start + 2, [attr("gen_ai.operation.name", "execute_tool"),
-                    attr("gen_ai.tool.name", name), attr("gen_ai.tool.call.id", "call_0"),
-                    attr("gen_ai.tool.call.arguments", {"order_id": "7"})])  # fmt: skip
+        return span(
+            sid,
+            root,
+            f"execute_tool {name}",
+            start,
+            start + 2,
+            [
+                attr("gen_ai.operation.name", "execute_tool"),
+                attr("gen_ai.tool.name", name),
+                attr("gen_ai.tool.call.id", "call_0"),
+                attr("gen_ai.tool.call.arguments", {"order_id": "7"}),
+            ],
+        )
 
     def call(name: str) -> dict[str, Any]:
         return {"type": "tool_call", "id": "call_0", "name": name, "arguments": {"order_id": "7"}}
 
     return [
-        span(root, None, "invoke_agent", 0, 100, [attr("gen_ai.operation.name", "invoke_agent"),
-                                                  attr("behavegate.scenario.id", "refund")]),
+        span(
+            root,
+            None,
+            "invoke_agent",
+            0,
+            100,
+            [attr("gen_ai.operation.name", "invoke_agent"), attr("behavegate.scenario.id", "refund")],
+        ),
         model("b000000000000001", 1, [call("lookup_order")], "tool_calls", first=True),
         tool("c000000000000001", "lookup_order", 10),
         model("b000000000000002", 20, [call("issue_refund")], "tool_calls"),
         tool("c000000000000002", "issue_refund", 30),
         model("b000000000000003", 40, [{"type": "text", "content": "Refunded order 7."}], "stop"),
-    ]  # fmt: skip
+    ]
 
 
 def test_a_call_id_reused_by_a_later_turn_does_not_make_sequential_calls_parallel(tmp_path: Path) -> None:
@@ -235,14 +333,24 @@ def _console(spans: list[dict[str, Any]]) -> str:
         return int(value["intValue"]) if "intValue" in value else value["stringValue"]
 
     objects = [
-        json.dumps({"name": s["name"], "context": {"trace_id": "0x" + s["traceId"], "span_id": "0x" + s["spanId"],
-                    "trace_state": "[]"}, "kind": "SpanKind.INTERNAL",
-                    "parent_id": "0x" + s["parentSpanId"] if s["parentSpanId"] else None,
-                    "start_time": iso(s["startTimeUnixNano"]), "end_time": iso(s["endTimeUnixNano"]),
-                    "status": {"status_code": "UNSET"}, "attributes": {a["key"]: plain(a["value"]) for a in s["attributes"]},
-                    "events": [], "links": [], "resource": {"attributes": {}, "schema_url": ""}}, indent=4)
+        json.dumps(
+            {
+                "name": s["name"],
+                "context": {"trace_id": "0x" + s["traceId"], "span_id": "0x" + s["spanId"], "trace_state": "[]"},
+                "kind": "SpanKind.INTERNAL",
+                "parent_id": "0x" + s["parentSpanId"] if s["parentSpanId"] else None,
+                "start_time": iso(s["startTimeUnixNano"]),
+                "end_time": iso(s["endTimeUnixNano"]),
+                "status": {"status_code": "UNSET"},
+                "attributes": {a["key"]: plain(a["value"]) for a in s["attributes"]},
+                "events": [],
+                "links": [],
+                "resource": {"attributes": {}, "schema_url": ""},
+            },
+            indent=4,
+        )
         for s in spans
-    ]  # fmt: skip
+    ]
     return "\n".join(objects) + "\n"
 
 
@@ -384,9 +492,16 @@ def test_traces_without_genai_content_do_not_cost_more_memory_than_the_file(tmp_
     path = tmp_path / "http.jsonl"
     with path.open("w") as out:
         for start in range(0, 150_000, 1_000):
-            spans = [{"traceId": "%032x" % (i + 1), "spanId": f"{i + 1:016x}", "name": "GET /x",
-                      "startTimeUnixNano": str(T0 + i), "endTimeUnixNano": str(T0 + i + 5)}
-                     for i in range(start, start + 1_000)]  # fmt: skip
+            spans = [
+                {
+                    "traceId": "%032x" % (i + 1),
+                    "spanId": f"{i + 1:016x}",
+                    "name": "GET /x",
+                    "startTimeUnixNano": str(T0 + i),
+                    "endTimeUnixNano": str(T0 + i + 5),
+                }
+                for i in range(start, start + 1_000)
+            ]
             out.write(document(spans) + "\n")
     size = path.stat().st_size
     grown = peak_growth(path, "otlp-jsonl")

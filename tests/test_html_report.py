@@ -26,10 +26,45 @@ from behavegate.report.suite import SuiteRun
 
 # Everything the template itself writes; agent text may add none.
 TEMPLATE_TAGS = {
-    "html", "head", "meta", "title", "style", "body", "main", "section", "h1", "h2", "h3", "div", "span", "p", "strong",
-    "code", "pre", "table", "thead", "tbody", "tr", "th", "td", "b", "i", "details", "summary", "svg", "rect", "line",
-    "circle", "label", "input", "select", "option", "button", "footer", "script",
-}  # fmt: skip
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "main",
+    "section",
+    "h1",
+    "h2",
+    "h3",
+    "div",
+    "span",
+    "p",
+    "strong",
+    "code",
+    "pre",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "b",
+    "i",
+    "details",
+    "summary",
+    "svg",
+    "rect",
+    "line",
+    "circle",
+    "label",
+    "input",
+    "select",
+    "option",
+    "button",
+    "footer",
+    "script",
+}
 
 
 class Elements(HTMLParser):
@@ -135,9 +170,15 @@ def test_the_cli_writes_hostile_text_escaped(tmp_path: Path, monkeypatch: pytest
     observation file whose answer, tool arguments, sources and error text are EVIL."""
     name = "c<img src=x onerror=alert(1)>\u202e.yml"
     (tmp_path / name).write_text(HOSTILE_CLI_CONTRACT, encoding="utf-8")
-    answer = {"id": "hostile", "response": EVIL, "finish_reason": "stop", "response_complete": True,
-              "tool_calls_complete": True, "tool_calls": [{"name": "lookup", "arguments": {"q": EVIL, EVIL: EVIL}}],
-              "sources": [EVIL]}  # fmt: skip
+    answer = {
+        "id": "hostile",
+        "response": EVIL,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": "lookup", "arguments": {"q": EVIL, EVIL: EVIL}}],
+        "sources": [EVIL],
+    }
     observations = {"version": 2, "scenarios": [answer, {"id": "broken", "response": None, "error": EVIL}]}
     (tmp_path / "obs.json").write_text(json.dumps(observations), encoding="utf-8")
     monkeypatch.chdir(tmp_path)
@@ -224,8 +265,19 @@ def test_cli_writes_the_html_and_sarif_files(tmp_path: Path, monkeypatch: pytest
     for name in ("contract.yml", "observations-regressed.json"):
         (tmp_path / name).write_text((EXAMPLE / name).read_text())
     monkeypatch.chdir(tmp_path)
-    code = main(["test", "contract.yml", "--observations", "observations-regressed.json", "--no-artifacts",
-                 "--html", "out/report.html", "--sarif", "out/report.sarif"])  # fmt: skip
+    code = main(
+        [
+            "test",
+            "contract.yml",
+            "--observations",
+            "observations-regressed.json",
+            "--no-artifacts",
+            "--html",
+            "out/report.html",
+            "--sarif",
+            "out/report.sarif",
+        ]
+    )
     assert code == 1
     assert (tmp_path / "out" / "report.html").read_text().startswith("<!DOCTYPE html>")
     assert '"version": "2.1.0"' in (tmp_path / "out" / "report.sarif").read_text()
@@ -246,8 +298,20 @@ def test_a_run_that_could_not_be_judged_writes_no_html_or_sarif(tmp_path: Path, 
     """An empty SARIF upload would mark every open finding fixed: an invalid run writes none."""
     (tmp_path / "contract.yml").write_text("version: 2\nscenarios: nope\n")
     monkeypatch.chdir(tmp_path)
-    code = main(["test", "contract.yml", "--observations", "missing.json", "--html", "r.html", "--sarif", "r.sarif",
-                 "--github-output", "out.txt"])  # fmt: skip
+    code = main(
+        [
+            "test",
+            "contract.yml",
+            "--observations",
+            "missing.json",
+            "--html",
+            "r.html",
+            "--sarif",
+            "r.sarif",
+            "--github-output",
+            "out.txt",
+        ]
+    )
     assert code == 2
     assert not (tmp_path / "r.html").exists() and not (tmp_path / "r.sarif").exists()
     outputs = (tmp_path / "out.txt").read_text().splitlines()

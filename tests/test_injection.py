@@ -57,8 +57,19 @@ def runner_commands(log: str) -> list[str]:
 def evil_observations() -> dict[str, object]:
     scenarios = []
     for index, payload in enumerate(PAYLOADS[:5]):
-        scenarios.append({"id": ["order-status", "refund-window", "refund-needs-a-human", "prompt-injection-in-order-note", "delete-data-refused"][index],
-                          "error": payload, "response": payload + "\n" + payload})  # fmt: skip
+        scenarios.append(
+            {
+                "id": [
+                    "order-status",
+                    "refund-window",
+                    "refund-needs-a-human",
+                    "prompt-injection-in-order-note",
+                    "delete-data-refused",
+                ][index],
+                "error": payload,
+                "response": payload + "\n" + payload,
+            }
+        )
     return {"version": 1, "scenarios": scenarios}
 
 
@@ -90,9 +101,23 @@ def test_live_agent_text_in_the_log_never_runs_as_a_command(
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             text = "\n".join(PAYLOADS)
-            body = json.dumps({"choices": [{"finish_reason": "stop", "message": {
-                "content": text, "refusal": text, "sources": PAYLOADS,
-                "tool_calls": [{"function": {"name": "lookup_order", "arguments": json.dumps({"order_id": text})}}]}}]}).encode()  # fmt: skip
+            body = json.dumps(
+                {
+                    "choices": [
+                        {
+                            "finish_reason": "stop",
+                            "message": {
+                                "content": text,
+                                "refusal": text,
+                                "sources": PAYLOADS,
+                                "tool_calls": [
+                                    {"function": {"name": "lookup_order", "arguments": json.dumps({"order_id": text})}}
+                                ],
+                            },
+                        }
+                    ]
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()

@@ -151,20 +151,39 @@ def test_the_judge_decides_pass_and_fail_and_every_view_names_it_judged(
     ("script", "status", "why"),
     [
         (["fair", "fair", "fair"], "pass", "3 pass, 0 fail, 0 incomplete of 3"),
-        ([json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"}), "fair"],
-         "pass", "2 pass, 1 fail"),
-        ([json.dumps({"verdict": "fail", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"}), "fair"],
-         "fail", "1 pass, 2 fail"),
+        (
+            [json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"}), "fair"],
+            "pass",
+            "2 pass, 1 fail",
+        ),
+        (
+            [json.dumps({"verdict": "fail", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"}), "fair"],
+            "fail",
+            "1 pass, 2 fail",
+        ),
         # An incomplete vote is not a pass: one pass, one fail, one unreadable is no majority.
-        ([json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"}), "yes it passes"],
-         "incomplete", "no majority (1 pass, 1 fail, 1 incomplete of 3"),
-        ([json.dumps({"verdict": "pass", "reason": "a"}), "nonsense", 500], "incomplete", "no majority (1 pass, 0 fail, 2 incomplete"),
+        (
+            [json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"}), "yes it passes"],
+            "incomplete",
+            "no majority (1 pass, 1 fail, 1 incomplete of 3",
+        ),
+        (
+            [json.dumps({"verdict": "pass", "reason": "a"}), "nonsense", 500],
+            "incomplete",
+            "no majority (1 pass, 0 fail, 2 incomplete",
+        ),
     ],
-)  # fmt: skip
+)
 def test_votes_the_strict_majority_decides(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str,
-    script: list[Any], status: str, why: str,
-) -> None:  # fmt: skip
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    agent_url: str,
+    judge_url: str,
+    script: list[Any],
+    status: str,
+    why: str,
+) -> None:
     monkeypatch.chdir(tmp_path)
     Judge.script = script
     path = contract(tmp_path, agent_url, judge_url, votes=3)
@@ -179,8 +198,9 @@ def test_a_tie_is_incomplete(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     Judge.script = [json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"})]
-    code, report = run(capsys, str(contract(tmp_path, agent_url, judge_url, votes=2)), *LIVE, "--no-artifacts",
-                       "--scenario", "capital")  # fmt: skip
+    code, report = run(
+        capsys, str(contract(tmp_path, agent_url, judge_url, votes=2)), *LIVE, "--no-artifacts", "--scenario", "capital"
+    )
     status, message = verdicts(report)["capital"]
     assert (code, status) == (2, "incomplete")
     assert "no majority (1 pass, 1 fail, 0 incomplete of 2 vote(s))" in message
@@ -201,18 +221,26 @@ def test_a_tie_is_incomplete(
         (503, "judge endpoint returned HTTP 503"),
         ("hang", "judge endpoint exceeded request deadline"),
         # Over the text cap: the prefix passes, the rest says fail; never read from a prefix.
-        pytest.param('{"verdict": "pass", "reason": "ok"}' + " " * 200_000 + "ACTUALLY WRONG: fail",
-                     "the judge's reply exceeds 200000 characters", id="over-the-text-cap"),
+        pytest.param(
+            '{"verdict": "pass", "reason": "ok"}' + " " * 200_000 + "ACTUALLY WRONG: fail",
+            "the judge's reply exceeds 200000 characters",
+            id="over-the-text-cap",
+        ),
         ('{"verdict": "fail", "verdict": "pass", "reason": "dup"}', "the judge's reply repeats the key 'verdict'"),
         ('{"verdict": "pass", "reason": "x", "extra": {"a": 1, "a": 2}}', "repeats the key 'a'"),
         ('{"verdict": "pass", "reason": ""}', "the judge's reply gives no reason"),
         ('{"verdict": "pass", "reason": " \\n "}', "the judge's reply gives no reason"),
     ],
-)  # fmt: skip
+)
 def test_anything_but_the_json_verdict_is_incomplete_never_pass(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str,
-    reply: Any, why: str,
-) -> None:  # fmt: skip
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    agent_url: str,
+    judge_url: str,
+    reply: Any,
+    why: str,
+) -> None:
     monkeypatch.chdir(tmp_path)
     Judge.script = [reply]
     path = contract(tmp_path, agent_url, judge_url)
@@ -302,8 +330,14 @@ def test_the_question_is_the_same_for_the_same_check_and_answer() -> None:
 def settings(max_requests: int = 10) -> JudgeSettings:
     from behavegate.evidence.trust import choose_endpoint
 
-    endpoint = choose_endpoint("http://127.0.0.1:9/v1/chat/completions", "judge-m", override=None, allow_remote=False,
-                               allow_contract_endpoint=True, authenticated=False)  # fmt: skip
+    endpoint = choose_endpoint(
+        "http://127.0.0.1:9/v1/chat/completions",
+        "judge-m",
+        override=None,
+        allow_remote=False,
+        allow_contract_endpoint=True,
+        authenticated=False,
+    )
     return JudgeSettings(endpoint, None, "judge-m", 5.0, 64, max_requests)
 
 
@@ -325,8 +359,13 @@ def test_the_client_sends_the_chat_request_and_records_the_reply_verbatim() -> N
 
     evidence = ask_with(handler, JudgeSpec("Paris", votes=2), settings())
     assert [v.reply for v in evidence.votes] == [' {"verdict": "pass", "reason": "same"} '] * 2
-    assert seen[0] == {"model": "judge-m", "messages": list(question(JudgeSpec("Paris", votes=2), "Paris.")),
-                       "temperature": 0, "max_tokens": 64, "stream": False}  # fmt: skip
+    assert seen[0] == {
+        "model": "judge-m",
+        "messages": list(question(JudgeSpec("Paris", votes=2), "Paris.")),
+        "temperature": 0,
+        "max_tokens": 64,
+        "stream": False,
+    }
     assert decide(JudgeSpec("Paris", votes=2), "Paris.", evidence)[0] == "pass"
 
 
@@ -358,14 +397,21 @@ def test_a_reply_of_any_other_shape_is_no_reply() -> None:
     ("flags", "error"),
     [
         (("--allow-contract-endpoint",), "contract-provided judge endpoints require --judge-allow-contract-endpoint"),
-        (("--allow-contract-endpoint", "--judge-auth-env", "JUDGE_TOKEN", "--judge-allow-contract-endpoint"),
-         "authenticated judge endpoints require a trusted --judge-endpoint override"),
+        (
+            ("--allow-contract-endpoint", "--judge-auth-env", "JUDGE_TOKEN", "--judge-allow-contract-endpoint"),
+            "authenticated judge endpoints require a trusted --judge-endpoint override",
+        ),
     ],
-)  # fmt: skip
+)
 def test_a_judge_endpoint_that_is_not_allowed_receives_no_request(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str,
-    flags: tuple[str, ...], error: str,
-) -> None:  # fmt: skip
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    agent_url: str,
+    judge_url: str,
+    flags: tuple[str, ...],
+    error: str,
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("JUDGE_TOKEN", "secret-token")
     capsys.readouterr()
@@ -381,11 +427,16 @@ def test_a_remote_judge_needs_https_and_consent_and_is_never_called_without(
     monkeypatch.chdir(tmp_path)
     path = contract(tmp_path, agent_url, None)
     for flags, error in (
-        (("--judge-endpoint", "https://judge.example/v1/chat/completions"), "remote judge endpoints require --judge-allow-remote"),
-        (("--judge-endpoint", "http://judge.example/v1/chat/completions", "--judge-allow-remote"),
-         "remote judge endpoints must use https"),
+        (
+            ("--judge-endpoint", "https://judge.example/v1/chat/completions"),
+            "remote judge endpoints require --judge-allow-remote",
+        ),
+        (
+            ("--judge-endpoint", "http://judge.example/v1/chat/completions", "--judge-allow-remote"),
+            "remote judge endpoints must use https",
+        ),
         ((), "judge.endpoint is required for response.judge checks"),
-    ):  # fmt: skip
+    ):
         capsys.readouterr()
         code = main(["test", str(path), "--allow-contract-endpoint", "--judge-model", "m", "--no-artifacts", *flags])
         assert code == 2
@@ -449,9 +500,17 @@ def test_offline_without_a_recorded_reply_is_incomplete_and_says_why(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     path = contract(tmp_path, "http://127.0.0.1:9/v1/chat/completions", None)
-    (tmp_path / "obs.json").write_text(json.dumps({"version": 2, "scenarios": [
-        {"id": "capital", "response": "Paris", "response_complete": True},
-        {"id": "wrong", "response": "Lyon", "response_complete": True}]}))  # fmt: skip
+    (tmp_path / "obs.json").write_text(
+        json.dumps(
+            {
+                "version": 2,
+                "scenarios": [
+                    {"id": "capital", "response": "Paris", "response_complete": True},
+                    {"id": "wrong", "response": "Lyon", "response_complete": True},
+                ],
+            }
+        )
+    )
     code, report = run(capsys, str(path), "--observations", "obs.json", "--no-artifacts")
     assert code == 2
     status, message = verdicts(report)["capital"]
@@ -478,8 +537,18 @@ def test_the_judge_time_counts_inside_the_run_budget(
     """A judge that never answers is cut when the run's --max-seconds runs out (not at its own timeout)."""
     monkeypatch.chdir(tmp_path)
     Judge.script = ["hang"]
-    _, report = run(capsys, str(contract(tmp_path, agent_url, judge_url)), *LIVE, "--no-artifacts",
-                    "--scenario", "capital", "--max-seconds", "1", "--judge-timeout", "60")  # fmt: skip
+    _, report = run(
+        capsys,
+        str(contract(tmp_path, agent_url, judge_url)),
+        *LIVE,
+        "--no-artifacts",
+        "--scenario",
+        "capital",
+        "--max-seconds",
+        "1",
+        "--judge-timeout",
+        "60",
+    )
     status, message = verdicts(report)["capital"]
     assert status == "incomplete" and "cut in flight: the run's time budget (--max-seconds) ran out" in message
 

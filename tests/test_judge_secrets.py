@@ -76,7 +76,8 @@ def run_with_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str,
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("AT", AGENT_TOKEN)
     monkeypatch.setenv("JT", JUDGE_TOKEN)
-    (tmp_path / "c.yml").write_text(textwrap.dedent("""\
+    (tmp_path / "c.yml").write_text(
+        textwrap.dedent("""\
         version: 2
         agent: {model: agent-m}
         judge: {model: grader}
@@ -84,9 +85,12 @@ def run_with_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str,
           - id: capital
             prompt: What is the capital of France?
             expect: {response: {judge: {expected: Paris is the capital of France., votes: 1}}}
-        """), encoding="utf-8")  # fmt: skip
-    return main(["test", "c.yml", "--endpoint", agent, "--auth-env", "AT", "--judge-endpoint", judge,
-                 "--judge-auth-env", "JT", *more])  # fmt: skip
+        """),
+        encoding="utf-8",
+    )
+    return main(
+        ["test", "c.yml", "--endpoint", agent, "--auth-env", "AT", "--judge-endpoint", judge, "--judge-auth-env", "JT", *more]
+    )
 
 
 def test_the_agents_token_is_never_sent_to_the_judge_and_the_judges_never_to_the_agent(
@@ -113,8 +117,24 @@ def test_the_agents_token_is_never_sent_to_the_judge_and_the_judges_never_to_the
 def test_the_judges_token_is_redacted_like_the_agents_in_every_view_and_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], servers: tuple[str, str]
 ) -> None:
-    outputs = ("--save-observations", "obs.json", "--report", "rep.json", "--junit", "j.xml", "--html", "r.html",
-               "--sarif", "s.sarif", "--summary", "sum.md", "--github-output", "out.txt", "--annotations", "--verbose")  # fmt: skip
+    outputs = (
+        "--save-observations",
+        "obs.json",
+        "--report",
+        "rep.json",
+        "--junit",
+        "j.xml",
+        "--html",
+        "r.html",
+        "--sarif",
+        "s.sarif",
+        "--summary",
+        "sum.md",
+        "--github-output",
+        "out.txt",
+        "--annotations",
+        "--verbose",
+    )
     EchoingJudge.verdict = "fail"  # a failing verdict's message (the judge's reason) is shown everywhere
     code = run_with_tokens(tmp_path, monkeypatch, *servers, *outputs)
     printed = capsys.readouterr()

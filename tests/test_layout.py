@@ -11,8 +11,25 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 # stage or an earlier one, never a later one.
 STAGES = ["foundation", "contract", "evidence", "judge", "report", "render", "github", "commands", "api", "cli"]
 FOUNDATION = {
-    "__init__", "errors", "frozen", "gating", "indented_json", "canonical_json", "finite_json", "typed_json", "limits", "model", "conversation", "judged", "oxy_file", "text", "files", "cost", "http_mapping", "magnitude",
-}  # fmt: skip
+    "__init__",
+    "errors",
+    "frozen",
+    "gating",
+    "indented_json",
+    "canonical_json",
+    "finite_json",
+    "typed_json",
+    "limits",
+    "model",
+    "conversation",
+    "judged",
+    "oxy_file",
+    "text",
+    "files",
+    "cost",
+    "http_mapping",
+    "magnitude",
+}
 ENTRY = {"__main__", "cli", "github.action"}  # entry points: the CLI and the Action's
 API = {"api", "pytest_plugin"}  # the Python API over the commands, and the pytest plugin over it
 
@@ -75,12 +92,14 @@ def test_no_import_cycle_even_through_imports_inside_functions() -> None:
 
 
 def test_modules_are_small_and_the_cli_is_thin() -> None:
-    sizes = {_module(p): len(p.read_text(encoding="utf-8").splitlines()) for p in SRC.rglob("*.py")}
-    # The model keeps every stage's types in one file (the judged types live in judged.py;
-    # only their fields on the model's types are here), so it is allowed a little more.
-    # The Report's JSON view (report/result.py) names each format's own block: an Oxy file's
-    # numbers are built in report/oxy.py and only hooked in there.
-    # agent.mcp's one field took it past 430: the model stays one file.
-    allowed = {"behavegate.model": 435}
-    assert {m: n for m, n in sizes.items() if n > allowed.get(m, 420)} == {}
-    assert sizes["behavegate.cli"] <= 150
+    """A module has one job: at most 320 statements (the parser's count, so formatting never
+    matters: code is formatted by ruff as it is, never crammed to fit a line count). One that
+    grows past it is split by meaning. The CLI only parses and dispatches."""
+    import ast
+
+    sizes = {
+        _module(p): sum(isinstance(node, ast.stmt) for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))
+        for p in SRC.rglob("*.py")
+    }
+    assert {m: n for m, n in sizes.items() if n > 320} == {}
+    assert sizes["behavegate.cli"] <= 80

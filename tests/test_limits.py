@@ -132,8 +132,14 @@ def test_a_refusal_with_many_problems_lists_a_screenful_and_counts_the_rest(
 
 @pytest.mark.parametrize(
     ("text", "v2"),
-    [("version: 2\n", True), ("version: '2'\n", True), ("queries:\n  - query: q\n", True), ("version: 1\n", False),
-     ("agent:\n  version: 2\n", False), ("# version: 2\n", False)],
-)  # fmt: skip
+    [
+        ("version: 2\n", True),
+        ("version: '2'\n", True),
+        ("queries:\n  - query: q\n", True),
+        ("version: 1\n", False),
+        ("agent:\n  version: 2\n", False),
+        ("# version: 2\n", False),
+    ],
+)
 def test_the_version_is_told_from_the_text_before_parsing(text: str, v2: bool) -> None:
     assert declares_version_2(text) is v2

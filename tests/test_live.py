@@ -79,13 +79,16 @@ def test_request_is_exactly_the_skylos_shape() -> None:
 
 def test_tool_call_arguments_may_be_objects_or_json_strings() -> None:
     body = completion(
-        {"content": None, "tool_calls": [
-            {"function": {"name": " a ", "arguments": "{\"k\": 1}"}},
-            {"function": {"name": "b", "arguments": {"k": 2}}},
-            {"function": {"name": "b", "arguments": "not json"}},
-        ]},
+        {
+            "content": None,
+            "tool_calls": [
+                {"function": {"name": " a ", "arguments": '{"k": 1}'}},
+                {"function": {"name": "b", "arguments": {"k": 2}}},
+                {"function": {"name": "b", "arguments": "not json"}},
+            ],
+        },
         "tool_calls",
-    )  # fmt: skip
+    )
     observation = decode_body(body, "s")
     assert [(c.name, c.arguments) for c in observation.tool_calls or ()] == [("a", {"k": 1}), ("b", {"k": 2}), ("b", None)]
     assert observation.tool_calls_complete is True and observation.response_complete is False

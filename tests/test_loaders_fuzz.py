@@ -56,26 +56,93 @@ FIXTURES = Path(__file__).parent / "fixtures" / "traces"
 BIG = "__BIG_INTEGER__"  # written as a 5,000-digit JSON integer (json.dumps cannot: str() refuses past 4,300 digits)
 
 keys = st.sampled_from(
-    ["version", "agent", "scenarios", "id", "prompt", "expect", "tools", "response", "contains", "required", "name",
-     "arguments", "allowed", "forbidden", "exact_sequence", "max_calls", "refusal", "sources", "endpoint", "model",
-     "timeout_seconds", "capabilities", "parameters", "description", "available_tools", "tool_calls", "finish_reason",
-     "response_complete", "tool_calls_complete", "error", "x"]
-)  # fmt: skip
+    [
+        "version",
+        "agent",
+        "scenarios",
+        "id",
+        "prompt",
+        "expect",
+        "tools",
+        "response",
+        "contains",
+        "required",
+        "name",
+        "arguments",
+        "allowed",
+        "forbidden",
+        "exact_sequence",
+        "max_calls",
+        "refusal",
+        "sources",
+        "endpoint",
+        "model",
+        "timeout_seconds",
+        "capabilities",
+        "parameters",
+        "description",
+        "available_tools",
+        "tool_calls",
+        "finish_reason",
+        "response_complete",
+        "tool_calls_complete",
+        "error",
+        "x",
+    ]
+)
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-5, 300), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=8), st.sampled_from(["stop", "length", "tool_calls", "t", "s1", "yes", "NO", "012", "12:30"]),
-)  # fmt: skip
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 300),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.sampled_from(["stop", "length", "tool_calls", "t", "s1", "yes", "NO", "012", "12:30"]),
+)
 documents = st.recursive(
     scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=6), max_leaves=40
 )
 
 # What a hostile writer puts where a value belongs.
 HOSTILE: list[Any] = [
-    None, True, False, 0, -1, 2**63, 2**64, 10**400, -(10**400), 1e308, -1e308, 0.5, 5e-324, BIG, "", "x" * 300,
-    "\ud800", "a\udfffb", "::error::x", "##[error]y", "\u2028", "9" * 400, "-1", "1e400", "NaN", "Infinity",
-    [], {}, [[[[[]]]]], {"a": {"b": {"c": {}}}}, [None], {"": None}, {"stringValue": 5}, {"intValue": "9" * 400},
-    {"intValue": 10**400}, {"doubleValue": "Infinity"}, {"arrayValue": 5}, {"kvlistValue": {"values": 5}},
-]  # fmt: skip
+    None,
+    True,
+    False,
+    0,
+    -1,
+    2**63,
+    2**64,
+    10**400,
+    -(10**400),
+    1e308,
+    -1e308,
+    0.5,
+    5e-324,
+    BIG,
+    "",
+    "x" * 300,
+    "\ud800",
+    "a\udfffb",
+    "::error::x",
+    "##[error]y",
+    "\u2028",
+    "9" * 400,
+    "-1",
+    "1e400",
+    "NaN",
+    "Infinity",
+    [],
+    {},
+    [[[[[]]]]],
+    {"a": {"b": {"c": {}}}},
+    [None],
+    {"": None},
+    {"stringValue": 5},
+    {"intValue": "9" * 400},
+    {"intValue": 10**400},
+    {"doubleValue": "Infinity"},
+    {"arrayValue": 5},
+    {"kvlistValue": {"values": 5}},
+]
 RAW_BYTES = [b"\xed\xa0\x80", b"\xed\xb2\x80", b"\xff", b"\x00", b"\xc0\x80", b"\n", b"{", b"]", b'"', b"\\u", b"\\ud800"]
 
 
@@ -261,12 +328,29 @@ def _lines(path: Path) -> list[Any]:
 
 
 ASSAY_ROWS = [
-    {"trace_id": "t-1", "span_id": "a", "name": "chat", "startTimeUnixNano": "100", "endTimeUnixNano": "200",
-     "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "Add 2 and 3", "behavegate.scenario.id": "s"}},
-    {"trace_id": "t-1", "span_id": "b", "parent_span_id": "a", "name": "tool", "startTimeUnixNano": "300",
-     "endTimeUnixNano": "400", "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add",
-                                              "gen_ai.tool.args": "{\"a\": 2}", "gen_ai.usage.input_tokens": 5}},
-]  # fmt: skip
+    {
+        "trace_id": "t-1",
+        "span_id": "a",
+        "name": "chat",
+        "startTimeUnixNano": "100",
+        "endTimeUnixNano": "200",
+        "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "Add 2 and 3", "behavegate.scenario.id": "s"},
+    },
+    {
+        "trace_id": "t-1",
+        "span_id": "b",
+        "parent_span_id": "a",
+        "name": "tool",
+        "startTimeUnixNano": "300",
+        "endTimeUnixNano": "400",
+        "attributes": {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "add",
+            "gen_ai.tool.args": '{"a": 2}',
+            "gen_ai.usage.input_tokens": 5,
+        },
+    },
+]
 
 
 def _check_line_format(name: str, fmt: str) -> Callable[[bytes, Path], None]:
@@ -286,13 +370,15 @@ def _check_line_format(name: str, fmt: str) -> Callable[[bytes, Path], None]:
 
 
 test_mutated_otlp_json_is_read_or_a_trace_error, test_mutated_otlp_json_slow = fuzz(
-    "otlp-json", lambda: json.loads((FIXTURES / "otlp_genai_latest.json").read_text(encoding="utf-8")),
+    "otlp-json",
+    lambda: json.loads((FIXTURES / "otlp_genai_latest.json").read_text(encoding="utf-8")),
     _check_traces("t.json", "otlp-json"),
-)  # fmt: skip
+)
 test_mutated_proto3_json_is_read_or_a_trace_error, test_mutated_proto3_json_slow = fuzz(
-    "proto3-json", lambda: json.loads((FIXTURES / "proto3_openinference.json").read_text(encoding="utf-8")),
+    "proto3-json",
+    lambda: json.loads((FIXTURES / "proto3_openinference.json").read_text(encoding="utf-8")),
     _check_traces("t.json", "otlp-json"),
-)  # fmt: skip
+)
 test_mutated_otlp_jsonl_is_read_or_a_trace_error, test_mutated_otlp_jsonl_slow = fuzz(
     "otlp-jsonl", lambda: _lines(FIXTURES / "otlp_file_exporter.jsonl")[:3], _check_line_format("t.jsonl", "otlp-jsonl")
 )
@@ -439,9 +525,10 @@ def _check_rejudge(data: bytes, _: Path) -> None:
 
 
 test_mutated_run_directory_replays_with_issues_never_a_crash, test_mutated_run_directory_slow = fuzz(
-    "run-directory", lambda: {name: json.loads(text) for name, text in _run_files().items() if name.endswith(".json")},
+    "run-directory",
+    lambda: {name: json.loads(text) for name, text in _run_files().items() if name.endswith(".json")},
     _check_run_directory,
-)  # fmt: skip
+)
 test_a_forged_and_resealed_report_is_rejudged_without_a_crash, test_rejudge_slow = fuzz(
     "replay-rejudge", lambda: json.loads(_run_files()["behavior-results.json"]), _check_rejudge
 )

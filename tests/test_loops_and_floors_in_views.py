@@ -41,17 +41,41 @@ LOOP_CONTRACT = textwrap.dedent("""\
 def _looping(scenario: str, arguments: dict[str, Any]) -> dict[str, Any]:
     calls = [{"name": "lookup_order", "arguments": arguments}] * 3
     results = [{"call": i, "name": "lookup_order", "content": "ok"} for i in range(3)]
-    return {"id": scenario, "response": None, "finish_reason": "tool_calls", "response_complete": False,
-            "tool_calls_complete": True, "tool_calls": calls,
-            "conversation": {"turns": 3, "max_turns": 3, "possible_loop": True, "results": results}}  # fmt: skip
+    return {
+        "id": scenario,
+        "response": None,
+        "finish_reason": "tool_calls",
+        "response_complete": False,
+        "tool_calls_complete": True,
+        "tool_calls": calls,
+        "conversation": {"turns": 3, "max_turns": 3, "possible_loop": True, "results": results},
+    }
 
 
 def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, contract: str, observations: dict[str, Any]) -> int:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(contract)
     (tmp_path / "o.json").write_text(json.dumps(observations))
-    return main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--html", "r.html", "--junit", "j.xml",
-                 "--sarif", "r.sarif", "--summary", "s.md", "--output", "table.txt", "--annotations"])  # fmt: skip
+    return main(
+        [
+            "test",
+            "c.yml",
+            "--observations",
+            "o.json",
+            "--no-artifacts",
+            "--html",
+            "r.html",
+            "--junit",
+            "j.xml",
+            "--sarif",
+            "r.sarif",
+            "--summary",
+            "s.md",
+            "--output",
+            "table.txt",
+            "--annotations",
+        ]
+    )
 
 
 def test_a_possible_loop_reaches_every_view_with_flagged_secrets_masked(

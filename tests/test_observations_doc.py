@@ -38,8 +38,10 @@ def test_the_version_1_example_passes_one_scenario_and_fails_the_other(project: 
     scenarios = {s["id"]: s for s in report["scenarios"]}
     assert code == 1
     assert verdicts(scenarios["order-status"]["assertions"]) == {
-        "response.contains[0]": "pass", "tools.required[0]": "pass", "sources.required[0]": "pass"
-    }  # fmt: skip
+        "response.contains[0]": "pass",
+        "tools.required[0]": "pass",
+        "sources.required[0]": "pass",
+    }
     assert verdicts(scenarios["refund-needs-a-human"]["assertions"]) == {"tools.forbidden[0]": "fail", "refusal": "fail"}
 
 

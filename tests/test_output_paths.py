@@ -44,8 +44,7 @@ def _plant(project: Path, how: str) -> str:
 
 def _args(flag: str, path: str) -> list[str]:
     others = {f: f"ok{f}.out" for f in FLAGS if f != flag}
-    return ["test", "contract.yml", "--observations", "obs.json", flag, path,
-            *[x for f, p in others.items() for x in (f, p)]]  # fmt: skip
+    return ["test", "contract.yml", "--observations", "obs.json", flag, path, *[x for f, p in others.items() for x in (f, p)]]
 
 
 @pytest.mark.parametrize("how", ["final", "parent"])
@@ -89,8 +88,20 @@ def test_runner_temp_and_the_runner_files_are_allowed_and_the_runner_files_appen
     monkeypatch.setenv("RUNNER_TEMP", str(runner / "temp"))
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(runner / "summary.md"))
     monkeypatch.setenv("GITHUB_OUTPUT", str(runner / "output.txt"))
-    code = main(["test", "contract.yml", "--observations", "obs.json", "--report", str(runner / "temp" / "r" / "report.json"),
-                 "--summary", str(runner / "summary.md"), "--github-output", str(runner / "output.txt")])  # fmt: skip
+    code = main(
+        [
+            "test",
+            "contract.yml",
+            "--observations",
+            "obs.json",
+            "--report",
+            str(runner / "temp" / "r" / "report.json"),
+            "--summary",
+            str(runner / "summary.md"),
+            "--github-output",
+            str(runner / "output.txt"),
+        ]
+    )
     assert code == 0, capsys.readouterr()
     assert json.loads((runner / "temp" / "r" / "report.json").read_text())["status"] == "pass"
     assert (runner / "summary.md").read_text().startswith("earlier step\n## ")
@@ -137,9 +148,16 @@ def test_the_action_defaults_never_write_through_a_planted_symlink(
     target.write_text(json.dumps({"status": "pass"}))  # would flip the step's verdict if read back
     runner = project.parent / "runner"
     runner.mkdir()
-    environ = {"GITHUB_WORKSPACE": str(project), "GITHUB_ACTIONS": "true", "GITHUB_OUTPUT": str(runner / "output.txt"),
-               "GITHUB_STEP_SUMMARY": str(runner / "summary.md"), "INPUT_CONTRACT": "contract.yml",
-               "INPUT_OBSERVATIONS": "obs.json", "INPUT_FAIL-ON": "never", **report}  # fmt: skip
+    environ = {
+        "GITHUB_WORKSPACE": str(project),
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_OUTPUT": str(runner / "output.txt"),
+        "GITHUB_STEP_SUMMARY": str(runner / "summary.md"),
+        "INPUT_CONTRACT": "contract.yml",
+        "INPUT_OBSERVATIONS": "obs.json",
+        "INPUT_FAIL-ON": "never",
+        **report,
+    }
     (runner / "output.txt").touch()
     for name in ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY"):  # the runner sets them in the container's environment
         monkeypatch.setenv(name, environ[name])

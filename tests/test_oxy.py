@@ -214,9 +214,21 @@ def test_case_runs_one_case_and_names_what_it_cannot_find(
     Agent.requests = []
     with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
         _, out = run(
-            ["sales.agentic.test.yml", "--endpoint", url, "--judge-endpoint", judge, "--case", "apple-ceo", "--runs", "2",
-             "--format", "json"], capsys,
-        )  # fmt: skip
+            [
+                "sales.agentic.test.yml",
+                "--endpoint",
+                url,
+                "--judge-endpoint",
+                judge,
+                "--case",
+                "apple-ceo",
+                "--runs",
+                "2",
+                "--format",
+                "json",
+            ],
+            capsys,
+        )
         assert [s["id"] for s in json.loads(out)["scenarios"]] == ["apple-ceo"]
         assert len(Agent.requests) == 2  # --runs overrides settings.runs
         code, _ = run(["sales.agentic.test.yml", "--endpoint", url, "--case", "9"], capsys)
@@ -268,8 +280,9 @@ def test_no_path_runs_every_discovered_test_file_each_its_own_testsuite(
         )
     suite = json.loads(out)
     assert [c["contract_path"] for c in (r["behavegate"] for r in suite["contracts"])] == [
-        "more/ceo.test.yml", "sales.agentic.test.yml"
-    ]  # fmt: skip
+        "more/ceo.test.yml",
+        "sales.agentic.test.yml",
+    ]
     junit = (tmp_path / "junit.xml").read_text()
     assert junit.count("<testsuite ") == 2 and "behavegate.oxy.score" in junit
 

@@ -53,8 +53,9 @@ def disagreements(
         out = capsys.readouterr().out
         cli = json.loads(out) if out.strip().startswith("{") else {}
         expected = {s["id"]: OUTCOME[s["status"]] for s in cli.get("scenarios", [])} if "error" not in cli else None
-        run = pytester.inline_run("--behavegate", "contract.yml", "--behavegate-observations", "observations.json",
-                                  "-p", "no:cacheprovider", str(work))  # fmt: skip
+        run = pytester.inline_run(
+            "--behavegate", "contract.yml", "--behavegate-observations", "observations.json", "-p", "no:cacheprovider", str(work)
+        )
         outcomes: dict[str, str] = {}
         usage_error = run.ret == pytest.ExitCode.USAGE_ERROR  # refused before collection: no reports at all
         for report in [] if usage_error else run.getreports("pytest_runtest_logreport"):

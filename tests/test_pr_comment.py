@@ -40,8 +40,12 @@ class FakeGitHub:
 
     def add(self, body: str, user_type: str = "User") -> dict[str, Any]:
         self.next_id += 1
-        comment = {"id": self.next_id, "body": body, "user": {"login": "x", "type": user_type},
-                   "html_url": f"https://github.example/{REPO}/pull/{PULL}#issuecomment-{self.next_id}"}  # fmt: skip
+        comment = {
+            "id": self.next_id,
+            "body": body,
+            "user": {"login": "x", "type": user_type},
+            "html_url": f"https://github.example/{REPO}/pull/{PULL}#issuecomment-{self.next_id}",
+        }
         self.comments.append(comment)
         return comment
 
@@ -105,8 +109,13 @@ def github() -> Iterator[tuple[FakeGitHub, str]]:
 def environ(api: str, tmp_path: Path, event: str = "pull_request") -> dict[str, str]:
     path = tmp_path / "event.json"
     path.write_text(json.dumps({"pull_request": {"number": PULL}}))
-    return {"GITHUB_API_URL": api, "GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": str(path),
-            "GITHUB_WORKFLOW": "agent behavior"}  # fmt: skip
+    return {
+        "GITHUB_API_URL": api,
+        "GITHUB_REPOSITORY": REPO,
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(path),
+        "GITHUB_WORKFLOW": "agent behavior",
+    }
 
 
 def test_the_first_run_creates_the_comment_and_later_runs_update_it(github: tuple[FakeGitHub, str], tmp_path: Path) -> None:

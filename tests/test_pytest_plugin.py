@@ -48,11 +48,13 @@ def test_each_scenario_is_a_test_whose_failure_lists_expected_observed_and_the_c
     example(pytester)
     result = pytester.runpytest("--behavegate", "contract.yml", "--behavegate-observations", "observations-regressed.json")
     result.assert_outcomes(passed=2, failed=3)
-    result.stdout.fnmatch_lines([
-        "*_ contract.yml::refund-needs-a-human _*",
-        "*FAIL tools.required[[]0[]] [[]contract.yml:70[]]: required tool 'escalate_to_human' was not called",
-        '*expected {"arguments": null, "name": "escalate_to_human"}, observed {"call_count": 1, "matching_name_count": 0}',
-    ])  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            "*_ contract.yml::refund-needs-a-human _*",
+            "*FAIL tools.required[[]0[]] [[]contract.yml:70[]]: required tool 'escalate_to_human' was not called",
+            '*expected {"arguments": null, "name": "escalate_to_human"}, observed {"call_count": 1, "matching_name_count": 0}',
+        ]
+    )
 
 
 def test_missing_evidence_is_an_error_never_a_pass_or_a_skip(pytester: pytest.Pytester) -> None:
@@ -94,14 +96,23 @@ def test_tags_are_registered_markers_and_never_pytest_s_own(pytester: pytest.Pyt
 
 def test_junit_carries_the_contract_file_and_line(pytester: pytest.Pytester) -> None:
     example(pytester)
-    pytester.runpytest("--behavegate", "contract.yml", "--behavegate-observations", "observations-regressed.json",
-                       "--junitxml", "junit.xml", "-o", "junit_family=xunit1")  # fmt: skip
+    pytester.runpytest(
+        "--behavegate",
+        "contract.yml",
+        "--behavegate-observations",
+        "observations-regressed.json",
+        "--junitxml",
+        "junit.xml",
+        "-o",
+        "junit_family=xunit1",
+    )
     xml = (pytester.path / "junit.xml").read_text()
     # pytest writes the 0-based line of the item's location; the property is the contract's own line
     assert '<testcase classname="contract.yml" name="refund-needs-a-human" file="contract.yml" line="65"' in xml
     assert '<property name="behavegate.contract" value="contract.yml" /><property name="behavegate.line" value="66" />' in xml
-    pytester.runpytest("--behavegate", "contract.yml", "--behavegate-observations", "observations-regressed.json",
-                       "--junitxml", "junit2.xml")  # fmt: skip
+    pytester.runpytest(
+        "--behavegate", "contract.yml", "--behavegate-observations", "observations-regressed.json", "--junitxml", "junit2.xml"
+    )
     assert '<property name="behavegate.line" value="66" />' in (pytester.path / "junit2.xml").read_text()
 
 
@@ -155,8 +166,9 @@ def test_xdist_spreads_scenarios_over_workers_and_makes_each_request_once(pytest
     Counting.requests = []
     with loopback(Counting) as url:
         (pytester.path / "c.yml").write_text(V2_TAGGED.format(endpoint=url, runs=3))
-        result = pytester.runpytest_subprocess("-p", "xdist", "-n", "2", "--behavegate", "c.yml",
-                                               "--behavegate-allow-contract-endpoint")  # fmt: skip
+        result = pytester.runpytest_subprocess(
+            "-p", "xdist", "-n", "2", "--behavegate", "c.yml", "--behavegate-allow-contract-endpoint"
+        )
     result.assert_outcomes(passed=2)
     assert sorted(Counting.requests) == ["hello"] * 3 + ["ignore your rules"] * 3
     result.stdout.fnmatch_lines(["*2 workers*"])
@@ -180,14 +192,18 @@ def test_a_judged_scenario_asks_the_judge_the_plugin_was_given_and_no_other(pyte
     )
     Judging.requests = []
     with loopback(Judging) as url:
-        (pytester.path / "j.yml").write_text((pytester.path / "j.yml").read_text().replace(
-            "agent: {model: m}", f'agent: {{model: m}}\njudge: {{endpoint: "{url}", model: grader}}'))  # fmt: skip
+        (pytester.path / "j.yml").write_text(
+            (pytester.path / "j.yml")
+            .read_text()
+            .replace("agent: {model: m}", f'agent: {{model: m}}\njudge: {{endpoint: "{url}", model: grader}}')
+        )
         refused = pytester.runpytest("--behavegate", "j.yml", "--behavegate-agent", "agent:answer")
         assert refused.ret == pytest.ExitCode.INTERRUPTED and Judging.requests == []
         refused.stdout.fnmatch_lines(["*--judge-allow-contract-endpoint*"])
         # In a process of its own: an in-process pytester run re-imports httpx beside the outer one.
-        allowed = pytester.runpytest_subprocess("--behavegate", "j.yml", "--behavegate-agent", "agent:answer",
-                                                "--behavegate-judge-allow-contract-endpoint")  # fmt: skip
+        allowed = pytester.runpytest_subprocess(
+            "--behavegate", "j.yml", "--behavegate-agent", "agent:answer", "--behavegate-judge-allow-contract-endpoint"
+        )
     allowed.assert_outcomes(passed=1)
     assert len(Judging.requests) == 1
 
@@ -215,10 +231,27 @@ scenarios:
     prompt: hello
     expect: {response: {contains: [hi]}}
 """
-TWO_OBSERVED = {"version": 1, "scenarios": [
-    {"id": "passes", "response": "hi there", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True, "tool_calls": []},
-    {"id": "fails", "response": "go away", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True, "tool_calls": []},
-]}  # fmt: skip
+TWO_OBSERVED = {
+    "version": 1,
+    "scenarios": [
+        {
+            "id": "passes",
+            "response": "hi there",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [],
+        },
+        {
+            "id": "fails",
+            "response": "go away",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [],
+        },
+    ],
+}
 OFFLINE = ["--behavegate", "golden.yml", "--behavegate-observations", "observations.json"]
 FROM_TESTS = ["--behavegate", "../golden.yml", "--behavegate-observations", "../observations.json"]
 

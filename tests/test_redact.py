@@ -70,9 +70,14 @@ def echo_agent() -> Iterator[tuple[str, list[str]]]:
             received.append(header)
             message = {
                 "content": f"auth was {header}",
-                "tool_calls": [{"id": "c1", "type": "function",
-                                "function": {"name": "lookup", "arguments": json.dumps({"q": header, header: 1})}}],
-            }  # fmt: skip
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "lookup", "arguments": json.dumps({"q": header, header: 1})},
+                    }
+                ],
+            }
             send_json(self, {"choices": [{"message": message, "finish_reason": "stop"}]})
 
     with loopback(Handler) as url:
@@ -119,10 +124,29 @@ def test_a_live_run_writes_the_token_in_no_encoding_anywhere(
     outputs: list[str] = []
     with echo_agent() as (url, received):
         for fmt in ("table", "json"):
-            code = main(["test", "contract.yml", "--endpoint", url, "--auth-env", "BG_TOKEN", "--format", fmt,
-                         "--report", f"out/{fmt}.json", "--junit", f"out/{fmt}.xml", "--summary", f"out/{fmt}.md",
-                         "--save-observations", f"out/{fmt}-observations.json", "--annotations",
-                         "--github-output", "out/github-output"])  # fmt: skip
+            code = main(
+                [
+                    "test",
+                    "contract.yml",
+                    "--endpoint",
+                    url,
+                    "--auth-env",
+                    "BG_TOKEN",
+                    "--format",
+                    fmt,
+                    "--report",
+                    f"out/{fmt}.json",
+                    "--junit",
+                    f"out/{fmt}.xml",
+                    "--summary",
+                    f"out/{fmt}.md",
+                    "--save-observations",
+                    f"out/{fmt}-observations.json",
+                    "--annotations",
+                    "--github-output",
+                    "out/github-output",
+                ]
+            )
             captured = capsys.readouterr()
             outputs += [captured.out, captured.err]
             assert code == 1
@@ -173,8 +197,14 @@ def test_values_a_safety_check_flagged_are_masked_in_every_view_but_the_evidence
         "      safety: {pii: [api_key, credit_card]}\n      tools: {no_repeat: true}\n      response: {contains: [sorry]}\n"
     )
     call = {"name": "send", "arguments": {"t": key}}
-    row = {"id": "leak", "response": f"Sure! key {key} and card {card}", "finish_reason": "stop", "response_complete": True,
-           "tool_calls_complete": True, "tool_calls": [call, call]}  # fmt: skip
+    row = {
+        "id": "leak",
+        "response": f"Sure! key {key} and card {card}",
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [call, call],
+    }
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [row]}))
     views = ["--summary", "s.md", "--sarif", "r.sarif", "--junit", "j.xml", "--html", "r.html"]
     assert (

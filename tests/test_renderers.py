@@ -49,8 +49,14 @@ scenarios:
 @pytest.mark.parametrize("view", ["table", "summary", "annotations", "junit"])
 def test_an_argument_mismatch_shows_the_arguments_sent_beside_the_expected_ones(view: str) -> None:
     sent = {"name": "issue_refund", "arguments": {"order_id": "B-2"}}
-    observation = {"id": "refunds-order", "response": "Done.", "finish_reason": "stop", "response_complete": True,
-                   "tool_calls_complete": True, "tool_calls": [sent]}  # fmt: skip
+    observation = {
+        "id": "refunds-order",
+        "response": "Done.",
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [sent],
+    }
     run = report(ARGUMENT_MISMATCH, {"version": 1, "scenarios": [observation]})
     renderers = {
         "table": table_renderer,
@@ -77,9 +83,19 @@ def test_a_large_runs_table_lists_only_the_scenarios_that_did_not_pass_and_verbo
 
     rows = "\n".join(f"  - {{id: s{i:02d}, prompt: p, expect: {{response: {{contains: [w{i}]}}}}}}" for i in range(60))
     contract = f"version: 1\nagent: {{endpoint: http://127.0.0.1:1/v1}}\nscenarios:\n{rows}\n"
-    observed = [{"id": f"s{i:02d}", "response": "nothing" if i == 7 else f"w{i}", "finish_reason": "stop",
-                 "response_complete": True, "tool_calls_complete": True, "tool_calls": [], "refusal": False,
-                 "sources": []} for i in range(60)]  # fmt: skip
+    observed = [
+        {
+            "id": f"s{i:02d}",
+            "response": "nothing" if i == 7 else f"w{i}",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [],
+            "refusal": False,
+            "sources": [],
+        }
+        for i in range(60)
+    ]
     run = report(contract, json.dumps({"version": 1, "scenarios": observed}))
     text = table_renderer.render(run)
     assert "s07       fail" in text and "s08" not in text.split("\n\n")[1]
@@ -97,8 +113,19 @@ def test_a_large_run_that_passed_lists_no_header_over_no_rows() -> None:
     from helpers import report
 
     rows = "\n".join(f"  - {{id: s{i:02d}, prompt: p, expect: {{response: {{contains: [w{i}]}}}}}}" for i in range(51))
-    observed = [{"id": f"s{i:02d}", "response": f"w{i}", "finish_reason": "stop", "response_complete": True,
-                 "tool_calls_complete": True, "tool_calls": [], "refusal": False, "sources": []} for i in range(51)]  # fmt: skip
+    observed = [
+        {
+            "id": f"s{i:02d}",
+            "response": f"w{i}",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [],
+            "refusal": False,
+            "sources": [],
+        }
+        for i in range(51)
+    ]
     run = report(
         f"version: 1\nagent: {{endpoint: http://127.0.0.1:1/v1}}\nscenarios:\n{rows}\n",
         json.dumps({"version": 1, "scenarios": observed}),

@@ -19,8 +19,11 @@ def _honest_run(root: Path, scenarios: int, runs: int, capsys: pytest.CaptureFix
     lines += [
         f"  - {{id: s{i}, prompt: p, expect: {{response: {{contains: [works]}}, refusal: false}}}}" for i in range(scenarios)
     ]
-    attempts = [{"id": f"s{i}", "response": "it works", "response_complete": True,
-                 "refusal": False} for i in range(scenarios) for _ in range(runs)]  # fmt: skip
+    attempts = [
+        {"id": f"s{i}", "response": "it works", "response_complete": True, "refusal": False}
+        for i in range(scenarios)
+        for _ in range(runs)
+    ]
     (root / "contract.yml").write_text("\n".join(lines) + "\n")
     (root / "obs.json").write_text(json.dumps({"version": 2, "scenarios": attempts}))
     code = main(["test", "contract.yml", "--observations", "obs.json", "--max-scenarios", "1000", "--format", "json"])

@@ -60,8 +60,9 @@ def ask(
         slept.append(seconds)
 
     async def go() -> tuple[Any, int]:
-        settings = LiveSettings(Endpoint("http://agent.test/v1", "cli_override", "f", False, "127.0.0.1"), None, 8, 60.0, 1,
-                                time.monotonic())  # fmt: skip
+        settings = LiveSettings(
+            Endpoint("http://agent.test/v1", "cli_override", "f", False, "127.0.0.1"), None, 8, 60.0, 1, time.monotonic()
+        )
         async with httpx.MockTransport(handler) as client:
             send = retrying(http_sender(client, settings, V2), RetryPolicy(retries), 1, log, sleep=sleep)
             return await send(encode_request({"x": 1}), time.monotonic() + timeout, 1 << 20)
@@ -239,8 +240,21 @@ def test_a_server_answering_429_twice_then_200_gets_the_verdicts_of_a_calm_one_a
     # Saved, the retries replay with the evidence.
     Busy.seen = {}
     with loopback(Busy) as url:
-        main(["test", "c.yml", "--endpoint", url, "--no-artifacts", "--retries", "2", "--save-observations", "o.json",
-              "--summary", "summary.md"])  # fmt: skip
+        main(
+            [
+                "test",
+                "c.yml",
+                "--endpoint",
+                url,
+                "--no-artifacts",
+                "--retries",
+                "2",
+                "--save-observations",
+                "o.json",
+                "--summary",
+                "summary.md",
+            ]
+        )
     capsys.readouterr()
     assert "**Retried** `busy: attempt 1 passed after 2 retries (HTTP 429, HTTP 429)`" in (tmp_path / "summary.md").read_text()
     assert main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json"]) == 0
@@ -271,8 +285,24 @@ def test_shards_of_a_run_with_retries_merge_with_the_retries_shown(
     Busy.seen = {}
     with loopback(Busy) as url:
         for shard in ("1/2", "2/2"):
-            assert main(["test", "c.yml", "--endpoint", url, "--retries", "2", "--shard", shard,
-                         "--report", f"shard-{shard[0]}.json", "--no-artifacts"]) == 0  # fmt: skip
+            assert (
+                main(
+                    [
+                        "test",
+                        "c.yml",
+                        "--endpoint",
+                        url,
+                        "--retries",
+                        "2",
+                        "--shard",
+                        shard,
+                        "--report",
+                        f"shard-{shard[0]}.json",
+                        "--no-artifacts",
+                    ]
+                )
+                == 0
+            )
     capsys.readouterr()
     assert main(["merge", "shard-1.json", "shard-2.json", "--no-artifacts", "--format", "json"]) == 0
     merged = {s["id"]: s["attempts"][0]["observation"] for s in json.loads(capsys.readouterr().out)["scenarios"]}

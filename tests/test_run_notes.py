@@ -51,8 +51,10 @@ class StreamNoCalls(QuietHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
-        chunks = [{"choices": [{"delta": {"role": "assistant", "content": "Done."}, "finish_reason": None}]},
-                  {"choices": [{"delta": {}, "finish_reason": "stop"}]}]  # fmt: skip
+        chunks = [
+            {"choices": [{"delta": {"role": "assistant", "content": "Done."}, "finish_reason": None}]},
+            {"choices": [{"delta": {}, "finish_reason": "stop"}]},
+        ]
         body = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
@@ -92,8 +94,9 @@ class AnswerNoCalls(QuietHandler):
 
     def do_POST(self) -> None:
         self.rfile.read(int(self.headers["Content-Length"]))
-        body = json.dumps({"choices": [{"message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}],
-                           "output": "x"}).encode()  # fmt: skip
+        body = json.dumps(
+            {"choices": [{"message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}], "output": "x"}
+        ).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))

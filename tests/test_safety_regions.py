@@ -35,8 +35,9 @@ def contract(safety: str) -> Contract:
 
 
 def judged(loaded: Contract, response: str) -> Any:
-    observation = Observation("s", response=response, finish_reason="stop", response_complete=True,
-                              tool_calls=(), tool_calls_complete=True)  # fmt: skip
+    observation = Observation(
+        "s", response=response, finish_reason="stop", response_complete=True, tool_calls=(), tool_calls_complete=True
+    )
     result = evaluate_scenario(loaded.scenarios[0], observation, loaded.agent)
     return next(v for v in result.verdicts if v.assertion == "safety.pii[0]")
 
@@ -113,9 +114,14 @@ def test_the_pii_message_counts_findings_in_each_place_they_were_found() -> None
 
     loaded = contract("{pii: [api_key]}")
     key = "sk-live-" + "4eC39HqLyjWDarjtT1zdp7dc"
-    observation = Observation("s", response=f"use {key} or {key}x", finish_reason="stop", response_complete=True,
-                              tool_calls=(ToolCall("send", {"t": "ok"}), ToolCall("send", {"t": key})),
-                              tool_calls_complete=True)  # fmt: skip
+    observation = Observation(
+        "s",
+        response=f"use {key} or {key}x",
+        finish_reason="stop",
+        response_complete=True,
+        tool_calls=(ToolCall("send", {"t": "ok"}), ToolCall("send", {"t": key})),
+        tool_calls_complete=True,
+    )
     verdict = next(v for v in evaluate_scenario(loaded.scenarios[0], observation, loaded.agent).verdicts)
     assert (
         verdict.message

@@ -41,8 +41,13 @@ def test_every_report_is_valid_sarif(which: str) -> None:
     if which == "suite":
         text = suite_sarif(SuiteRun((example_report("regressed"), golden_queries_report())))
     else:
-        made = {"good": lambda: example_report("good"), "regressed": lambda: example_report("regressed"),
-                "hostile": hostile_report, "v2": golden_queries_report, "baseline": showcase}  # fmt: skip
+        made = {
+            "good": lambda: example_report("good"),
+            "regressed": lambda: example_report("regressed"),
+            "hostile": hostile_report,
+            "v2": golden_queries_report,
+            "baseline": showcase,
+        }
         text = sarif.render(made[which]())
     document = valid(text)
     assert document["version"] == "2.1.0" and len(document["runs"]) == 1

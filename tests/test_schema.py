@@ -83,8 +83,14 @@ def test_the_schema_names_no_placeholder_domain() -> None:
 
 
 keys = st.sampled_from(["prompt", "runs", "min_pass_rate", "tags", "expect", "colour", "gate", "max_turns"])
-values = st.one_of(st.integers(-1, 120), st.floats(-1, 2, allow_nan=False), st.text(max_size=5), st.booleans(), st.none(),
-                   st.sampled_from(["rate", "lower_bound", ["x"], {"refusal": True}]))  # fmt: skip
+values = st.one_of(
+    st.integers(-1, 120),
+    st.floats(-1, 2, allow_nan=False),
+    st.text(max_size=5),
+    st.booleans(),
+    st.none(),
+    st.sampled_from(["rate", "lower_bound", ["x"], {"refusal": True}]),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -136,20 +142,27 @@ def _sized(
     scenario: dict[str, Any] = {"id": "s0", "prompt": "p", "expect": {"refusal": False}}
     if version == 2:
         scenario.update(runs=runs, max_turns=turns)
-    return {"version": version, "agent": {"model": "m", "timeout_seconds": timeout, "tools": declared},
-            "scenarios": [{**scenario, "id": f"s{i}"} for i in range(scenarios)]}  # fmt: skip
+    return {
+        "version": version,
+        "agent": {"model": "m", "timeout_seconds": timeout, "tools": declared},
+        "scenarios": [{**scenario, "id": f"s{i}"} for i in range(scenarios)],
+    }
 
 
 @pytest.mark.parametrize(
     ("version", "size"),
     [
         (2, {"scenarios": MAX_RUN_SCENARIOS + 1}),  # the editor refused 1,001 scenarios the loader reads
-        (2, {"runs": MAX_RUNS}), (2, {"runs": MAX_RUNS + 1}),
-        (2, {"turns": MAX_TURNS}), (2, {"turns": MAX_TURNS + 1}),
-        (2, {"timeout": MAX_TIMEOUT_SECONDS}), (2, {"timeout": MAX_TIMEOUT_SECONDS + 0.5}),
-        (1, {"tools": MAX_TOOLS}), (1, {"tools": MAX_TOOLS + 1}),
+        (2, {"runs": MAX_RUNS}),
+        (2, {"runs": MAX_RUNS + 1}),
+        (2, {"turns": MAX_TURNS}),
+        (2, {"turns": MAX_TURNS + 1}),
+        (2, {"timeout": MAX_TIMEOUT_SECONDS}),
+        (2, {"timeout": MAX_TIMEOUT_SECONDS + 0.5}),
+        (1, {"tools": MAX_TOOLS}),
+        (1, {"tools": MAX_TOOLS + 1}),
     ],
-)  # fmt: skip
+)
 def test_the_loader_and_the_editor_schema_accept_and_refuse_the_same_sizes(version: int, size: dict[str, Any]) -> None:
     document = _sized(version, **size)
     try:

@@ -103,8 +103,15 @@ def test_a_scenario_never_observed_is_incomplete_whatever_its_threshold(
 
 
 def _obs(scenario_id: str, response: str, **extra: Any) -> dict[str, Any]:
-    return {"id": scenario_id, "response": response, "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": [], **extra}  # fmt: skip
+    return {
+        "id": scenario_id,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [],
+        **extra,
+    }
 
 
 SEQUENTIAL = """\
@@ -222,8 +229,23 @@ def test_an_undecided_scenario_with_attempts_missing_is_incomplete_in_every_view
     )
     row = {"id": "seq", "response": "hello", "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True}
     (tmp_path / "o.json").write_text(json.dumps({"version": 2, "scenarios": [row, row]}))
-    code = main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json", "--junit", "j.xml",
-                 "--sarif", "r.sarif", "--summary", "s.md"])  # fmt: skip
+    code = main(
+        [
+            "test",
+            "c.yml",
+            "--observations",
+            "o.json",
+            "--no-artifacts",
+            "--format",
+            "json",
+            "--junit",
+            "j.xml",
+            "--sarif",
+            "r.sarif",
+            "--summary",
+            "s.md",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     reliability = report["scenarios"][0]["reliability"]
     assert code == 2 and report["scenarios"][0]["status"] == "incomplete"

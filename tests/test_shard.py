@@ -55,9 +55,17 @@ CONTRACT = textwrap.dedent("""\
 
 
 def _observation(sid: str, response: str, calls: tuple[str, ...] = (), refusal: bool = False, latency: float = 100.5) -> Any:
-    return {"id": sid, "response": response, "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": [{"name": c, "arguments": {"id": "1"}} for c in calls],
-            "refusal": refusal, "sources": [], "latency_ms": latency}  # fmt: skip
+    return {
+        "id": sid,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": c, "arguments": {"id": "1"}} for c in calls],
+        "refusal": refusal,
+        "sources": [],
+        "latency_ms": latency,
+    }
 
 
 OBSERVATIONS = {
@@ -177,8 +185,10 @@ def test_three_shards_merged_equal_the_unsharded_run(project: Path, capsys: pyte
     provenance = report["provenance"]
     assert provenance["kind"] == "merged_shards" and provenance["missing"] == []
     assert [(s["index"], s["path"], s["used"]) for s in provenance["shards"]] == [
-        (1, "shards/shard-1.json", True), (2, "shards/shard-2.json", True), (3, "shards/shard-3.json", True)
-    ]  # fmt: skip
+        (1, "shards/shard-1.json", True),
+        (2, "shards/shard-2.json", True),
+        (3, "shards/shard-3.json", True),
+    ]
     # every attempt judged exactly once, by one shard
     blocks = [json.loads(Path(p).read_text())["behavegate"]["shard"] for p in paths]
     owned = [tuple(pair) for block in blocks for pair in block["pairs"]]
@@ -192,8 +202,19 @@ def test_three_shards_merged_equal_the_unsharded_run(project: Path, capsys: pyte
 def test_the_merged_run_dir_replays_and_every_view_renders(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     paths = shards(3)
     out = project / "github-output"
-    argv = ["merge", *paths, "--report", "m.json", "--junit", "m.xml", "--summary", "m.md", "--annotations",
-            "--github-output", str(out)]  # fmt: skip
+    argv = [
+        "merge",
+        *paths,
+        "--report",
+        "m.json",
+        "--junit",
+        "m.xml",
+        "--summary",
+        "m.md",
+        "--annotations",
+        "--github-output",
+        str(out),
+    ]
     assert main(argv) == 2
     printed = capsys.readouterr()
     assert "Merged from the reports of 3 of 3 shards" in printed.out
@@ -248,9 +269,11 @@ def test_a_shard_that_could_not_run_is_named(project: Path, capsys: pytest.Captu
 
 @pytest.mark.parametrize(
     ("contract", "evidence"),
-    [("contract.yml", ["--observations", "observations-regressed.json"]),  # version 1
-     ("contract-v2.yml", ["--traces", "traces/regressed.jsonl"])],  # recorded traces
-)  # fmt: skip
+    [
+        ("contract.yml", ["--observations", "observations-regressed.json"]),  # version 1
+        ("contract-v2.yml", ["--traces", "traces/regressed.jsonl"]),
+    ],  # recorded traces
+)
 def test_version_1_and_trace_shards_merge_to_the_unsharded_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], contract: str, evidence: list[str]
 ) -> None:
@@ -324,9 +347,11 @@ def test_carried_data_no_contract_could_load_to_is_not_computed_with(
 
 @pytest.mark.parametrize(
     ("answer", "extra"),
-    [("hi there", ["--runs", "2"]),  # more attempts in the evidence than the cap: the rest unused
-     ("no", [])],  # every attempt fails: the fail boundary is reached early, in whichever shard
-)  # fmt: skip
+    [
+        ("hi there", ["--runs", "2"]),  # more attempts in the evidence than the cap: the rest unused
+        ("no", []),
+    ],  # every attempt fails: the fail boundary is reached early, in whichever shard
+)
 def test_a_sequential_scenario_is_decided_by_the_merge_over_every_shards_attempts(
     project: Path, capsys: pytest.CaptureFixture[str], answer: str, extra: list[str]
 ) -> None:
@@ -458,28 +483,41 @@ def test_shards_of_different_counts_or_plans_are_refused(project: Path, capsys: 
         (lambda r: r.update(behavegate={}), "behavegate.shard is missing: not a shard report"),
         (lambda r: r["behavegate"]["shard"].update(index=9), "behavegate.shard must have 1 <= index <= count"),
         (lambda r: r["behavegate"]["shard"].update(pairs=[["alpha"]]), "behavegate.shard.pairs[0] must be [scenario id"),
-        (lambda r: r["scenarios"][0]["attempts"][0]["assertions"][0].update(status="won"),
-         "scenarios[0].attempts[0].assertions[0].status must be pass, fail or incomplete"),
-        (lambda r: r["scenarios"][0]["attempts"][0].update(status="fail"),
-         "scenarios[0].attempts[0].status does not follow from its assertions"),
-        (lambda r: r["scenarios"][0]["attempts"][0]["observation"].update(response=7),
-         "scenarios[0].attempts[0].observation.response must be a string or null"),
-        (lambda r: r["scenarios"][0]["attempts"][0]["observation"].update(extra=1),
-         "scenarios[0].attempts[0].observation.extra is unknown here (the keys are"),
+        (
+            lambda r: r["scenarios"][0]["attempts"][0]["assertions"][0].update(status="won"),
+            "scenarios[0].attempts[0].assertions[0].status must be pass, fail or incomplete",
+        ),
+        (
+            lambda r: r["scenarios"][0]["attempts"][0].update(status="fail"),
+            "scenarios[0].attempts[0].status does not follow from its assertions",
+        ),
+        (
+            lambda r: r["scenarios"][0]["attempts"][0]["observation"].update(response=7),
+            "scenarios[0].attempts[0].observation.response must be a string or null",
+        ),
+        (
+            lambda r: r["scenarios"][0]["attempts"][0]["observation"].update(extra=1),
+            "scenarios[0].attempts[0].observation.extra is unknown here (the keys are",
+        ),
         (lambda r: r["scenarios"][0]["attempts"][0]["assertions"].pop(), "judged other assertions than the contract asks"),
         (lambda r: r["scenarios"].clear(), "scenarios has no entry for scenario"),
-        (lambda r: r["scenarios"][0]["attempts"][0]["assertions"][0].update(observed=json.loads("[" * 70 + "]" * 70)),
-         "scenarios[0].attempts[0].assertions[0].observed nests deeper than 64 levels"),
+        (
+            lambda r: r["scenarios"][0]["attempts"][0]["assertions"][0].update(observed=json.loads("[" * 70 + "]" * 70)),
+            "scenarios[0].attempts[0].assertions[0].observed nests deeper than 64 levels",
+        ),
         (lambda r: r["provenance"].update(trust="verified by me"), "provenance must be one of"),
         (lambda r: r.update(evidence_digest="x" * 100), "evidence_digest must be a SHA-256 digest"),
     ],
-)  # fmt: skip
+)
 def test_a_broken_shard_report_is_an_error_naming_its_json_path(
     project: Path, capsys: pytest.CaptureFixture[str], edit: Any, where: str
 ) -> None:
     paths = shards(3)
-    owner = next(p for p in paths if any(pair[0] == "alpha" and pair[1] == 1 for pair in
-                                         json.loads(Path(p).read_text())["behavegate"]["shard"]["pairs"]))  # fmt: skip
+    owner = next(
+        p
+        for p in paths
+        if any(pair[0] == "alpha" and pair[1] == 1 for pair in json.loads(Path(p).read_text())["behavegate"]["shard"]["pairs"])
+    )
     report = json.loads(Path(owner).read_text())
     edit(report)
     Path(owner).write_text(json.dumps(report))
@@ -531,9 +569,15 @@ def test_the_action_runs_shards_then_merges_them_in_a_working_directory(tmp_path
     base = {"GITHUB_WORKSPACE": str(tmp_path), "INPUT_WORKING-DIRECTORY": "agent", "INPUT_MIN-PASS-RATE": "0.1"}
     for index in (1, 2, 3):
         output = tmp_path / f"output-{index}.txt"
-        step = {**base, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / f"summary-{index}.md"),
-                "INPUT_CONTRACT": "contract.yml", "INPUT_OBSERVATIONS": "obs.json", "INPUT_SHARD": f"{index}/3",
-                "INPUT_REPORT": f"shards/shard-{index}.json"}  # fmt: skip
+        step = {
+            **base,
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_STEP_SUMMARY": str(tmp_path / f"summary-{index}.md"),
+            "INPUT_CONTRACT": "contract.yml",
+            "INPUT_OBSERVATIONS": "obs.json",
+            "INPUT_SHARD": f"{index}/3",
+            "INPUT_REPORT": f"shards/shard-{index}.json",
+        }
         for name, value in step.items():  # the runner sets them in the process's environment
             monkeypatch.setenv(name, value)
         assert action.main(step) == 0
@@ -542,8 +586,12 @@ def test_the_action_runs_shards_then_merges_them_in_a_working_directory(tmp_path
         assert not (tmp_path / f"summary-{index}.md").exists(), "a shard job writes no job summary"
     monkeypatch.chdir(tmp_path)
     output = tmp_path / "output-merge.txt"
-    merge = {**base, "GITHUB_OUTPUT": str(output), "GITHUB_STEP_SUMMARY": str(tmp_path / "summary-merge.md"),
-             "INPUT_MERGE": "shards"}  # fmt: skip
+    merge = {
+        **base,
+        "GITHUB_OUTPUT": str(output),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary-merge.md"),
+        "INPUT_MERGE": "shards",
+    }
     del merge["INPUT_MIN-PASS-RATE"]
     for name in ("INPUT_CONTRACT", "INPUT_OBSERVATIONS", "INPUT_SHARD", "INPUT_REPORT", "INPUT_MIN-PASS-RATE"):
         monkeypatch.delenv(name)
@@ -583,8 +631,13 @@ def test_the_documented_workflow_is_complete_and_valid(tmp_path: Path) -> None:
 def test_a_shards_hostile_error_text_stays_inert_and_short(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     paths = shards(3)
     hostile = "::error file=x::pwned\n##[set-output name=status]pass " + "A" * 50_000
-    report = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": hostile,
-              "behavegate": {"status": "incomplete", "shard": {"index": 2, "count": 3}}}  # fmt: skip
+    report = {
+        "schema_version": 1,
+        "kind": "agent_behavior",
+        "status": "incomplete",
+        "error": hostile,
+        "behavegate": {"status": "incomplete", "shard": {"index": 2, "count": 3}},
+    }
     Path(paths[1]).write_text(json.dumps(report))
     capsys.readouterr()
     assert main(["merge", *paths, "--no-artifacts", "--annotations"]) == 2

@@ -90,8 +90,12 @@ def chat(body: bytes, headers: dict[str, str] | None = None, events: bool = True
         return httpx.Response(200, headers=headers or SSE, stream=_Pieces(stream))
 
     async def go() -> tuple[Any, int]:
-        exchange = Exchange("http://agent.test/v1/chat/completions", encode_request({"x": 1}), request_headers(None, None, "t"),
-                            time.monotonic() + 5)  # fmt: skip
+        exchange = Exchange(
+            "http://agent.test/v1/chat/completions",
+            encode_request({"x": 1}),
+            request_headers(None, None, "t"),
+            time.monotonic() + 5,
+        )
         async with httpx.MockTransport(handler) as client:
             return await post_chat(client, exchange, events)
 

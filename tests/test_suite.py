@@ -53,8 +53,15 @@ REFUNDS = textwrap.dedent("""\
 
 
 def _observation(scenario: str, response: str) -> dict[str, object]:
-    return {"id": scenario, "response": response, "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": [], "refusal": False}  # fmt: skip
+    return {
+        "id": scenario,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [],
+        "refusal": False,
+    }
 
 
 SCENARIOS = [
@@ -170,8 +177,13 @@ def _suite() -> SuiteRun:
         contract = parse_contract_text(text, ROOT / name, ROOT)
         evidence = parse_observation_text(json.dumps(OBSERVATIONS), ROOT / "obs.json", attempts=True)
         ids = set(contract.scenario_ids())
-        evidence = type(evidence)(evidence.path, evidence.digest, {k: v for k, v in evidence.observations.items() if k in ids},
-                                  evidence.version, {k: v for k, v in evidence.attempts.items() if k in ids})  # fmt: skip
+        evidence = type(evidence)(
+            evidence.path,
+            evidence.digest,
+            {k: v for k, v in evidence.observations.items() if k in ids},
+            evidence.version,
+            {k: v for k, v in evidence.attempts.items() if k in ids},
+        )
         reports.append(run_offline(contract, evidence, RunOptions(), FACTS, display_path=name))
     return SuiteRun(tuple(reports))
 

@@ -41,8 +41,14 @@ queries:
 
 
 def _obs(scenario_id: str, response: str, calls: list[str]) -> dict[str, Any]:
-    return {"id": scenario_id, "response": response, "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": [{"name": n, "arguments": {}} for n in calls]}  # fmt: skip
+    return {
+        "id": scenario_id,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": n, "arguments": {}} for n in calls],
+    }
 
 
 OBSERVED = [

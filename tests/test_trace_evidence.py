@@ -50,9 +50,19 @@ def agent_trace(
     def add(
         span_id: str, name: str, parent: str | None, start: int, attributes: list[dict[str, Any]], error: bool = False
     ) -> None:
-        spans.append({"traceId": trace_id, "spanId": span_id, "parentSpanId": parent or "", "name": name, "kind": 1,
-                      "startTimeUnixNano": str(t + start * 1_000_000), "endTimeUnixNano": str(t + (start + 5) * 1_000_000),
-                      "attributes": attributes, "status": {"code": 2} if error else {}})  # fmt: skip
+        spans.append(
+            {
+                "traceId": trace_id,
+                "spanId": span_id,
+                "parentSpanId": parent or "",
+                "name": name,
+                "kind": 1,
+                "startTimeUnixNano": str(t + start * 1_000_000),
+                "endTimeUnixNano": str(t + (start + 5) * 1_000_000),
+                "attributes": attributes,
+                "status": {"code": 2} if error else {},
+            }
+        )
 
     root = [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "refunder")]
     if scenario:
@@ -62,8 +72,12 @@ def agent_trace(
     if content and answer is not None:
         root.append(attr("gen_ai.output.messages", [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]))
     add("a000000000000001", "invoke_agent refunder", None, 0, root)
-    first = [attr("gen_ai.operation.name", "chat"), attr("gen_ai.usage.input_tokens", tokens[0]),
-             attr("gen_ai.usage.output_tokens", tokens[1]), attr("gen_ai.response.finish_reasons", ["tool_calls" if calls else last_finish])]  # fmt: skip
+    first = [
+        attr("gen_ai.operation.name", "chat"),
+        attr("gen_ai.usage.input_tokens", tokens[0]),
+        attr("gen_ai.usage.output_tokens", tokens[1]),
+        attr("gen_ai.response.finish_reasons", ["tool_calls" if calls else last_finish]),
+    ]
     if content:
         first.append(attr("gen_ai.input.messages", [{"role": "user", "parts": [{"type": "text", "content": prompt}]}]))
         parts = [
@@ -88,8 +102,12 @@ def agent_trace(
         if error:
             tool.append(attr("error.type", error))
         add(f"c00000000000000{i}", f"execute_tool {name}", "a000000000000001", 10 + i, tool, error=error is not None)
-    second = [attr("gen_ai.operation.name", "chat"), attr("gen_ai.usage.input_tokens", tokens[0]),
-              attr("gen_ai.usage.output_tokens", tokens[1]), attr("gen_ai.response.finish_reasons", [last_finish])]  # fmt: skip
+    second = [
+        attr("gen_ai.operation.name", "chat"),
+        attr("gen_ai.usage.input_tokens", tokens[0]),
+        attr("gen_ai.usage.output_tokens", tokens[1]),
+        attr("gen_ai.response.finish_reasons", [last_finish]),
+    ]
     if content and answer is not None:
         second.append(attr("gen_ai.output.messages", [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]))
     add("b000000000000002", "chat m", "a000000000000001", 30, second)
@@ -123,8 +141,18 @@ def judge(
     (tmp_path / "contract.yml").write_text(contract or CONTRACT + "".join(f"      {line}\n" for line in expect.splitlines()))
     write_traces(tmp_path, *traces)
     report = tmp_path / "report.json"
-    code = main(["test", str(tmp_path / "contract.yml"), "--traces", str(tmp_path / "traces.jsonl"),
-                 "--report", str(report), "--no-artifacts", *extra])  # fmt: skip
+    code = main(
+        [
+            "test",
+            str(tmp_path / "contract.yml"),
+            "--traces",
+            str(tmp_path / "traces.jsonl"),
+            "--report",
+            str(report),
+            "--no-artifacts",
+            *extra,
+        ]
+    )
     return code, json.loads(report.read_text())
 
 
@@ -151,9 +179,13 @@ usage: {max_total_tokens: 1000}"""
     code, report = judge(tmp_path, expect, agent_trace())
     found = verdicts(report)
     assert {k: v[0] for k, v in found.items()} == {
-        "response.contains[0]": "pass", "tools.required[0]": "pass", "tools.forbidden[0]": "pass",
-        "tools.no_errors": "pass", "steps.max": "pass", "usage.max_total_tokens": "pass",
-    }  # fmt: skip
+        "response.contains[0]": "pass",
+        "tools.required[0]": "pass",
+        "tools.forbidden[0]": "pass",
+        "tools.no_errors": "pass",
+        "steps.max": "pass",
+        "usage.max_total_tokens": "pass",
+    }
     assert code == 0
 
 
@@ -398,8 +430,10 @@ def test_a_scenario_no_trace_binds_to_is_incomplete(tmp_path: Path) -> None:
 
 def test_the_sdk_fixtures_judged_end_to_end_with_provenance(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES, tmp_path / "traces")
-    tools = "".join(f"    - {{name: {n}, description: x, parameters: {{type: object}}}}\n" for n in
-                    ["lookup_order", "get_refund_policy", "issue_refund", "search_flights", "book_flight"])  # fmt: skip
+    tools = "".join(
+        f"    - {{name: {n}, description: x, parameters: {{type: object}}}}\n"
+        for n in ["lookup_order", "get_refund_policy", "issue_refund", "search_flights", "book_flight"]
+    )
     (tmp_path / "contract.yml").write_text(f"""version: 2
 agent:
   tools:

@@ -125,15 +125,39 @@ def test_inspect_json_has_the_documented_shape() -> None:
 ASSAY_ROWS = "\n".join(
     json.dumps(row)
     for row in [
-        {"trace_id": "t-1", "span_id": "a", "name": "chat", "startTimeUnixNano": "100", "endTimeUnixNano": "200",
-         "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "Add 2 and 3"}},
-        {"trace_id": "t-1", "span_id": "b", "parent_span_id": "a", "name": "tool", "startTimeUnixNano": "300",
-         "endTimeUnixNano": "400", "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "add",
-                                                  "gen_ai.tool.args": "{\"a\": 2, \"b\": 3}", "gen_ai.tool.result": "5"}},
-        {"trace_id": "t-1", "span_id": "c", "parent_span_id": "a", "name": "chat", "startTimeUnixNano": "500",
-         "endTimeUnixNano": "600", "attributes": {"gen_ai.operation.name": "chat", "gen_ai.completion": "It is 5."}},
+        {
+            "trace_id": "t-1",
+            "span_id": "a",
+            "name": "chat",
+            "startTimeUnixNano": "100",
+            "endTimeUnixNano": "200",
+            "attributes": {"gen_ai.operation.name": "chat", "gen_ai.prompt": "Add 2 and 3"},
+        },
+        {
+            "trace_id": "t-1",
+            "span_id": "b",
+            "parent_span_id": "a",
+            "name": "tool",
+            "startTimeUnixNano": "300",
+            "endTimeUnixNano": "400",
+            "attributes": {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "add",
+                "gen_ai.tool.args": '{"a": 2, "b": 3}',
+                "gen_ai.tool.result": "5",
+            },
+        },
+        {
+            "trace_id": "t-1",
+            "span_id": "c",
+            "parent_span_id": "a",
+            "name": "chat",
+            "startTimeUnixNano": "500",
+            "endTimeUnixNano": "600",
+            "attributes": {"gen_ai.operation.name": "chat", "gen_ai.completion": "It is 5."},
+        },
     ]
-)  # fmt: skip
+)
 
 
 def test_assay_rows_read_with_free_form_ids_and_plain_text_content(tmp_path: Path) -> None:

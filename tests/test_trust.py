@@ -78,8 +78,12 @@ def test_fingerprint_canonicalizes_scheme_host_and_default_port() -> None:
 
 def test_credentials_come_from_a_named_variable_only() -> None:
     assert load_credentials("TOKEN", {"TOKEN": "abc"}).header() == "Bearer abc"  # type: ignore[union-attr]
-    for name, env, message in [("1X", {}, "valid environment variable name"), ("T", {}, "is not set"),
-                               ("T", {"T": "a\nb"}, "invalid header characters"), ("T", {"T": "x" * 8193}, "exceeds 8192")]:  # fmt: skip
+    for name, env, message in [
+        ("1X", {}, "valid environment variable name"),
+        ("T", {}, "is not set"),
+        ("T", {"T": "a\nb"}, "invalid header characters"),
+        ("T", {"T": "x" * 8193}, "exceeds 8192"),
+    ]:
         with pytest.raises(RunError, match=message):
             load_credentials(name, env)
     assert "abc" not in repr(load_credentials("TOKEN", {"TOKEN": "abc"}))
@@ -102,27 +106,69 @@ def test_allowed_host_resolving_to_a_public_address_is_refused(addresses: list[s
 
 ADDRESS_POLICY = [
     # allowed: loopback, RFC 1918, RFC 4193 unique local, and IPv4-mapped forms of them
-    ("127.0.0.1", True), ("127.255.255.254", True), ("::1", True),
-    ("10.0.0.1", True), ("10.255.255.255", True), ("172.16.0.1", True), ("172.31.255.254", True),
-    ("192.168.0.1", True), ("192.168.255.254", True), ("fc00::1", True), ("fd12:3456::1", True),
-    ("::ffff:10.1.2.3", True), ("::ffff:172.18.0.5", True),
+    ("127.0.0.1", True),
+    ("127.255.255.254", True),
+    ("::1", True),
+    ("10.0.0.1", True),
+    ("10.255.255.255", True),
+    ("172.16.0.1", True),
+    ("172.31.255.254", True),
+    ("192.168.0.1", True),
+    ("192.168.255.254", True),
+    ("fc00::1", True),
+    ("fd12:3456::1", True),
+    ("::ffff:10.1.2.3", True),
+    ("::ffff:172.18.0.5", True),
     # cloud metadata, even inside allowed ranges or in mapped form
-    ("169.254.169.254", False), ("169.254.170.2", False), ("169.254.169.123", False), ("fd00:ec2::254", False),
-    ("fd00:ec2::23", False), ("fd20:ce::254", False), ("100.100.100.200", False), ("168.63.129.16", False),
-    ("192.0.0.192", False), ("::ffff:169.254.169.254", False), ("::ffff:100.100.100.200", False),
+    ("169.254.169.254", False),
+    ("169.254.170.2", False),
+    ("169.254.169.123", False),
+    ("fd00:ec2::254", False),
+    ("fd00:ec2::23", False),
+    ("fd20:ce::254", False),
+    ("100.100.100.200", False),
+    ("168.63.129.16", False),
+    ("192.0.0.192", False),
+    ("::ffff:169.254.169.254", False),
+    ("::ffff:100.100.100.200", False),
     # all link-local
-    ("169.254.0.1", False), ("169.254.255.254", False), ("fe80::1", False), ("fe80::1%eth0", False), ("febf::1", False),
+    ("169.254.0.1", False),
+    ("169.254.255.254", False),
+    ("fe80::1", False),
+    ("fe80::1%eth0", False),
+    ("febf::1", False),
     # CGNAT (shared with other tenants of the carrier)
-    ("100.64.0.1", False), ("100.127.255.254", False),
+    ("100.64.0.1", False),
+    ("100.127.255.254", False),
     # ranges ipaddress.is_private counts as private that are not the runner's network
-    ("192.0.2.1", False), ("198.18.0.1", False), ("198.51.100.7", False), ("203.0.113.9", False), ("240.0.0.1", False),
-    ("255.255.255.255", False), ("192.0.0.8", False), ("2001:db8::1", False), ("2001:2::1", False), ("2001::1", False),
-    ("64:ff9b:1::1", False), ("100::1", False), ("::ffff:0:0", False), ("2002:a00:1::1", False),
+    ("192.0.2.1", False),
+    ("198.18.0.1", False),
+    ("198.51.100.7", False),
+    ("203.0.113.9", False),
+    ("240.0.0.1", False),
+    ("255.255.255.255", False),
+    ("192.0.0.8", False),
+    ("2001:db8::1", False),
+    ("2001:2::1", False),
+    ("2001::1", False),
+    ("64:ff9b:1::1", False),
+    ("100::1", False),
+    ("::ffff:0:0", False),
+    ("2002:a00:1::1", False),
     # public, unspecified, multicast, next to the allowed ranges, and nonsense
-    ("8.8.8.8", False), ("172.15.255.255", False), ("172.32.0.0", False), ("11.0.0.0", False), ("0.0.0.0", False),
-    ("::", False), ("224.0.0.1", False), ("ff02::1", False), ("2606:4700::1111", False), ("::ffff:8.8.8.8", False),
-    ("::127.0.0.1", False), ("not-an-address", False),
-]  # fmt: skip
+    ("8.8.8.8", False),
+    ("172.15.255.255", False),
+    ("172.32.0.0", False),
+    ("11.0.0.0", False),
+    ("0.0.0.0", False),
+    ("::", False),
+    ("224.0.0.1", False),
+    ("ff02::1", False),
+    ("2606:4700::1111", False),
+    ("::ffff:8.8.8.8", False),
+    ("::127.0.0.1", False),
+    ("not-an-address", False),
+]
 
 
 @pytest.mark.parametrize(("address", "allowed"), ADDRESS_POLICY)
@@ -152,9 +198,10 @@ def test_an_allowed_ipv6_address_is_loopback_or_unique_local_and_never_metadata(
     if ip.ipv4_mapped is not None:
         return
     expected = ip == ipaddress.IPv6Address("::1") or (
-        value >> 121 == 0xFC >> 1 and value >> 96 != int(ipaddress.IPv6Address("fd00:ec2::")) >> 96
+        value >> 121 == 0xFC >> 1
+        and value >> 96 != int(ipaddress.IPv6Address("fd00:ec2::")) >> 96
         and ip != ipaddress.IPv6Address("fd20:ce::254")
-    )  # fmt: skip
+    )
     assert is_isolated_address(str(ip)) is expected
 
 

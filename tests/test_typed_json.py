@@ -46,8 +46,14 @@ def test_a_valid_document_decodes_to_its_types() -> None:
 
 
 def test_every_problem_is_listed_with_its_json_path_in_our_words() -> None:
-    raw = {"status": "won", "digest": "xyz", "items": [{"name": "", "count": 10, "extra": 1}, {}], "pair": ["x"], "rate": -1,
-           "either": True}  # fmt: skip
+    raw = {
+        "status": "won",
+        "digest": "xyz",
+        "items": [{"name": "", "count": 10, "extra": 1}, {}],
+        "pair": ["x"],
+        "rate": -1,
+        "either": True,
+    }
     assert problems(raw) == [
         "status must be pass or fail, got 'won'",
         "digest must be 4 hex digits, got 'xyz'",
@@ -108,9 +114,15 @@ def documents(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 FORMATS: dict[str, Any] = {"report": baseline_file._Report, "shard": shard_schema.ReportV2}
 VALUES = st.one_of(
-    st.none(), st.booleans(), st.integers(-3, 3), st.floats(-2, 2, allow_nan=False), st.sampled_from(["", "x", "pass", "0" * 64]),
-    st.just([]), st.just({}), st.just([["alpha", 1]]),
-)  # fmt: skip
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 3),
+    st.floats(-2, 2, allow_nan=False),
+    st.sampled_from(["", "x", "pass", "0" * 64]),
+    st.just([]),
+    st.just({}),
+    st.just([["alpha", 1]]),
+)
 
 
 def _nodes(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

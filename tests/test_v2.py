@@ -183,8 +183,15 @@ def write(tmp: Path, contract: str, observations: dict[str, Any] | None = None) 
 
 
 def obs(scenario_id: str, response: str, calls: list[dict[str, Any]] | None = None, **extra: Any) -> dict[str, Any]:
-    return {"id": scenario_id, "response": response, "finish_reason": "stop", "response_complete": True,
-            "tool_calls_complete": True, "tool_calls": calls or [], **extra}  # fmt: skip
+    return {
+        "id": scenario_id,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": calls or [],
+        **extra,
+    }
 
 
 def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
@@ -234,9 +241,24 @@ def test_v2_observations_carry_latency_usage_steps_and_tool_errors(
               steps: {max: 2}
               tools: {no_errors: true, arguments_valid: true}
         """)
-    write(tmp_path, contract,
-          {"version": 2, "scenarios": [obs("s", "ok", [{"name": "a", "arguments": {"x": "not an int"}}], latency_ms=450,
-                                            total_tokens=120, steps=3, tool_errors=["timeout"])]})  # fmt: skip
+    write(
+        tmp_path,
+        contract,
+        {
+            "version": 2,
+            "scenarios": [
+                obs(
+                    "s",
+                    "ok",
+                    [{"name": "a", "arguments": {"x": "not an int"}}],
+                    latency_ms=450,
+                    total_tokens=120,
+                    steps=3,
+                    tool_errors=["timeout"],
+                )
+            ],
+        },
+    )
     code, report = run_json(["contract.yml", "--observations", "obs.json"], capsys)
     verdicts = {a["assertion"]: a for a in report["scenarios"][0]["assertions"]}
     assert code == 1
@@ -245,8 +267,15 @@ def test_v2_observations_carry_latency_usage_steps_and_tool_errors(
     assert verdicts["steps.max"]["status"] == "fail"
     assert verdicts["tools.no_errors"]["observed"] == {"failed": [{"call_index": 0, "error": "timeout"}]}
     assert "x: 'not an int' is not of type 'integer'" in verdicts["tools.arguments_valid"]["message"]
-    assert report["gates"] == [{"gate": "latency_p95_ms", "status": "fail", "message": "expected latency p95 at most 300 ms, observed 450 ms over 1 attempts",
-                                "expected": 300.0, "observed": {"attempts": 1, "p95": 450}}]  # fmt: skip
+    assert report["gates"] == [
+        {
+            "gate": "latency_p95_ms",
+            "status": "fail",
+            "message": "expected latency p95 at most 300 ms, observed 450 ms over 1 attempts",
+            "expected": 300.0,
+            "observed": {"attempts": 1, "p95": 450},
+        }
+    ]
 
 
 @pytest.mark.parametrize(
@@ -258,9 +287,14 @@ def test_v2_observations_carry_latency_usage_steps_and_tool_errors(
     ],
 )
 def test_the_tokens_judged_are_the_total_else_input_plus_output(
-    usage: dict[str, int], code: int, status: str, observed: int | None,
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-) -> None:  # fmt: skip
+    usage: dict[str, int],
+    code: int,
+    status: str,
+    observed: int | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     monkeypatch.chdir(tmp_path)
     contract = textwrap.dedent("""\
         version: 2
@@ -339,14 +373,16 @@ class Scripted(BaseHTTPRequestHandler):
             message = {"role": "assistant", "content": "just text"}
             finish = "stop"
         elif not tool_messages:
-            message = {"role": "assistant", "content": "", "tool_calls": [
-                {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{\"q\": \"A-1\"}"}}]}  # fmt: skip
+            message = {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "A-1"}'}}],
+            }
             finish = "tool_calls"
         else:
             message = {"role": "assistant", "content": f"result was {tool_messages[-1]['content']}", "tool_calls": []}
             finish = "stop"
-        payload = json.dumps({"choices": [{"message": message, "finish_reason": finish}],
-                              "usage": {"total_tokens": 42}}).encode()  # fmt: skip
+        payload = json.dumps({"choices": [{"message": message, "finish_reason": finish}], "usage": {"total_tokens": 42}}).encode()
         self.send_response(200)
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
@@ -442,8 +478,10 @@ def test_recorded_live_attempts_replay_offline_to_identical_verdicts(
     replay_code, offline = run_json(["contract.yml", "--observations", "recorded.json"], capsys)
 
     def verdicts(report: dict[str, Any]) -> list[Any]:
-        return [(s["id"], s["status"], [(a["status"], [x["status"] for x in a["assertions"]]) for a in s.get("attempts", [])])
-                for s in report["scenarios"]]  # fmt: skip
+        return [
+            (s["id"], s["status"], [(a["status"], [x["status"] for x in a["assertions"]]) for a in s.get("attempts", [])])
+            for s in report["scenarios"]
+        ]
 
     assert replay_code == code and verdicts(offline) == verdicts(live)
     assert (

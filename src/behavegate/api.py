@@ -100,14 +100,23 @@ def evaluate(
 
         root = contract.project_root
         turns = {s.id: s.max_turns for s in contract.scenarios} if contract.version >= 2 else None
-        found = load_observations(_Path(observations), root, attempts=contract.version >= 2, bases=runner_dirs(_os.environ),
-                                  max_turns=turns)  # fmt: skip
+        found = load_observations(
+            _Path(observations), root, attempts=contract.version >= 2, bases=runner_dirs(_os.environ), max_turns=turns
+        )
     options = _run_options(contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios, offline=True)
     selected, skipped, shown = _select(contract, options, found)
     facts = clock.facts(options.max_scenarios, options.max_seconds)
     timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(selected.scenarios)
-    report = run_offline(selected, found, options, facts, display_path=shown, skipped=skipped, timings=timings,
-                         provenance=_memory_provenance(found))  # fmt: skip
+    report = run_offline(
+        selected,
+        found,
+        options,
+        facts,
+        display_path=shown,
+        skipped=skipped,
+        timings=timings,
+        provenance=_memory_provenance(found),
+    )
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=False)
     return report
 
@@ -144,11 +153,24 @@ def run_live(
 
     clock = _Clock()
     options, (selected, skipped, shown) = _prepared(
-        contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
-        endpoint=endpoint, auth_env=auth_env, allow_remote=allow_remote, allow_contract_endpoint=allow_contract_endpoint,
-        max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
-        max_total_tokens=max_total_tokens, max_cost=max_cost,
-    )  # fmt: skip
+        contract,
+        concurrency,
+        scenarios,
+        tags,
+        runs,
+        min_pass_rate,
+        threshold_mode,
+        max_scenarios,
+        endpoint=endpoint,
+        auth_env=auth_env,
+        allow_remote=allow_remote,
+        allow_contract_endpoint=allow_contract_endpoint,
+        max_seconds=max_seconds,
+        max_tokens=max_tokens,
+        judge=judge or JudgeOptions(),
+        max_total_tokens=max_total_tokens,
+        max_cost=max_cost,
+    )
     settings = trusted_settings(selected, options, tuple(allow_hosts), options.concurrency, clock.monotonic)
     report = gather(selected, options, clock, settings, display=shown, skipped=skipped)
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
@@ -186,10 +208,20 @@ def run_callable(
         raise _UsageError(f"agent must be callable, got {type(agent).__name__}")
     clock = _Clock()
     options, (selected, skipped, shown) = _prepared(
-        contract, concurrency, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios,
-        max_seconds=max_seconds, max_tokens=max_tokens, judge=judge or JudgeOptions(),
-        max_total_tokens=max_total_tokens, max_cost=max_cost,
-    )  # fmt: skip
+        contract,
+        concurrency,
+        scenarios,
+        tags,
+        runs,
+        min_pass_rate,
+        threshold_mode,
+        max_scenarios,
+        max_seconds=max_seconds,
+        max_tokens=max_tokens,
+        judge=judge or JudgeOptions(),
+        max_total_tokens=max_total_tokens,
+        max_cost=max_cost,
+    )
     report = gather_callable(selected, options, clock, agent, options.concurrency, shown, skipped, tuple(allow_hosts))
     _options.check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=True)
     return report

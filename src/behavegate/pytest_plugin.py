@@ -48,8 +48,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--behavegate-observations", default=None, metavar="FILE", help="judge a captured observation file (no network)"
     )
-    group.addoption("--behavegate-agent", default=None, metavar="MODULE:CALLABLE",
-                    help="ask an in-process agent: agent(messages, tools), sync or async (no network)")  # fmt: skip
+    group.addoption(
+        "--behavegate-agent",
+        default=None,
+        metavar="MODULE:CALLABLE",
+        help="ask an in-process agent: agent(messages, tools), sync or async (no network)",
+    )
     group.addoption(
         "--behavegate-endpoint", default=None, metavar="URL", help="trusted agent endpoint (overrides agent.endpoint)"
     )
@@ -58,20 +62,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--behavegate-allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint"
     )
-    group.addoption("--behavegate-allow-host", action="append", default=[], metavar="NAME",
-                    help="allow plain-http endpoints on this service host name (repeatable; CI service containers)")  # fmt: skip
-    group.addoption("--behavegate-judge-endpoint", default=None, metavar="URL",
-                    help="trusted judge endpoint for response.judge checks (overrides judge.endpoint)")  # fmt: skip
+    group.addoption(
+        "--behavegate-allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="allow plain-http endpoints on this service host name (repeatable; CI service containers)",
+    )
+    group.addoption(
+        "--behavegate-judge-endpoint",
+        default=None,
+        metavar="URL",
+        help="trusted judge endpoint for response.judge checks (overrides judge.endpoint)",
+    )
     group.addoption("--behavegate-judge-model", default=None, metavar="NAME", help="the judge's model (overrides judge.model)")
-    group.addoption("--behavegate-judge-auth-env", default=None, metavar="VAR",
-                    help="environment variable holding the judge's bearer token")  # fmt: skip
+    group.addoption(
+        "--behavegate-judge-auth-env", default=None, metavar="VAR", help="environment variable holding the judge's bearer token"
+    )
     group.addoption("--behavegate-judge-allow-remote", action="store_true", help="allow a non-loopback HTTPS judge endpoint")
-    group.addoption("--behavegate-judge-allow-contract-endpoint", action="store_true",
-                    help="allow the contract's own loopback judge.endpoint")  # fmt: skip
+    group.addoption(
+        "--behavegate-judge-allow-contract-endpoint", action="store_true", help="allow the contract's own loopback judge.endpoint"
+    )
     group.addoption("--behavegate-concurrency", type=int, default=None, metavar="N", help="attempts in flight at once")
     group.addoption("--behavegate-runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario")
-    group.addoption("--behavegate-min-pass-rate", type=float, default=None, metavar="RATE",
-                    help="version 2: suite-wide pass-rate floor, 0-1")  # fmt: skip
+    group.addoption(
+        "--behavegate-min-pass-rate", type=float, default=None, metavar="RATE", help="version 2: suite-wide pass-rate floor, 0-1"
+    )
     group.addoption(
         "--behavegate-max-seconds", type=float, default=None, metavar="S", help="wall-time budget of the session's runs"
     )
@@ -144,8 +160,16 @@ class _State:
             raise pytest.UsageError(f"--behavegate: no contract file at {option('behavegate')}")
         self.observations: str | None = option("behavegate_observations")
         self.agent_name: str | None = option("behavegate_agent")
-        live_flags = [option(n) for n in ("behavegate_endpoint", "behavegate_auth_env", "behavegate_allow_remote",
-                                          "behavegate_allow_contract_endpoint", "behavegate_allow_host")]  # fmt: skip
+        live_flags = [
+            option(n)
+            for n in (
+                "behavegate_endpoint",
+                "behavegate_auth_env",
+                "behavegate_allow_remote",
+                "behavegate_allow_contract_endpoint",
+                "behavegate_allow_host",
+            )
+        ]
         if self.observations and self.agent_name:
             raise pytest.UsageError(
                 "--behavegate-observations and --behavegate-agent cannot be combined: choose one evidence source"
@@ -197,9 +221,18 @@ class _State:
         budget = {"max_seconds": self.max_seconds, "max_tokens": self.max_tokens}
         extra = {k: v for k, v in self.live.items() if k != "allow_hosts"} if self.mode == "live" else {}
         options, (selected, _, _) = api._prepared(
-            contract, self.concurrency, None, (), self.common["runs"], self.common["min_pass_rate"], None, None,
-            **extra, **budget, judge=self.judge,
-        )  # fmt: skip
+            contract,
+            self.concurrency,
+            None,
+            (),
+            self.common["runs"],
+            self.common["min_pass_rate"],
+            None,
+            None,
+            **extra,
+            **budget,
+            judge=self.judge,
+        )
         if self.mode == "live":
             from behavegate.commands.live_run import trusted_settings
 
@@ -264,8 +297,13 @@ class _State:
                 f"behavegate: not sent: the session's time budget (--behavegate-max-seconds {self.max_seconds:g}) ran out",
                 pytrace=False,
             )
-        common = {"scenarios": [scenario_id], "max_seconds": remaining, "max_tokens": self.max_tokens,
-                  "concurrency": self.concurrency, **self.common}  # fmt: skip
+        common = {
+            "scenarios": [scenario_id],
+            "max_seconds": remaining,
+            "max_tokens": self.max_tokens,
+            "concurrency": self.concurrency,
+            **self.common,
+        }
         try:
             if self.mode == "callable":
                 report = api.run_callable(self.contract, self.agent, judge=self.judge, **common)

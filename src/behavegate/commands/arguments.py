@@ -11,180 +11,361 @@ from behavegate.gating import FailOn
 
 
 def add_commands(commands: Any, console: Any) -> None:
-    test = commands.add_parser("test", console=console, help="judge an agent's behavior against a contract",
-                                 description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
-        "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.")  # fmt: skip
-    test.add_argument("contract", nargs="*", default=None, metavar="CONTRACT",
-                      help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
-                      "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
-                      ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
-                      "dependency and build folders: docs/oxy.md)")  # fmt: skip
-    test.add_argument("--observations", default=None, metavar="FILE",
-                      help="judge a captured observation file (offline; no network)")  # fmt: skip
-    test.add_argument("--traces", action="append", default=[], metavar="FILE_OR_DIR",
-                      help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)")  # fmt: skip
+    test = commands.add_parser(
+        "test",
+        console=console,
+        help="judge an agent's behavior against a contract",
+        description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
+        "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
+    )
+    test.add_argument(
+        "contract",
+        nargs="*",
+        default=None,
+        metavar="CONTRACT",
+        help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
+        "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
+        ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
+        "dependency and build folders: docs/oxy.md)",
+    )
+    test.add_argument(
+        "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
+    )
+    test.add_argument(
+        "--traces",
+        action="append",
+        default=[],
+        metavar="FILE_OR_DIR",
+        help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)",
+    )
     _trace_options(test)
-    test.add_argument("--endpoint", default=None, metavar="URL",
-                      help="trusted agent endpoint for this run (overrides agent.endpoint)")  # fmt: skip
-    test.add_argument("--auth-env", default=None, metavar="VAR",
-                      help="environment variable holding a bearer token; requires --endpoint")  # fmt: skip
+    test.add_argument(
+        "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
+    )
+    test.add_argument(
+        "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
+    )
     test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
     test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
-    test.add_argument("--allow-host", action="append", default=[], metavar="NAME",
-                      help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
-                      "RFC 1918 or unique local addresses (repeatable; for CI service containers)")  # fmt: skip
-    test.add_argument("--mcp-listen", default=None, metavar="ADDR",
-                      help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
-                      "the Action container's own address on the job network, for an agent in a service container")  # fmt: skip
+    test.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
+        "RFC 1918 or unique local addresses (repeatable; for CI service containers)",
+    )
+    test.add_argument(
+        "--mcp-listen",
+        default=None,
+        metavar="ADDR",
+        help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
+        "the Action container's own address on the job network, for an agent in a service container",
+    )
     _judge_options(test)
-    test.add_argument("--concurrency", type=int, default=None, metavar="N",
-                      help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
-                      f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})")  # fmt: skip
-    test.add_argument("--retries", type=int, default=None, metavar="N",
-                      help=f"version 2: send a request again up to N times (0-{limits.MAX_RETRIES}) on HTTP 429, 502, 503, 504 "
-                      "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
-                      "each retry is recorded (default: never)")  # fmt: skip
-    test.add_argument("--scenario", action="append", dest="scenarios", metavar="ID",
-                      help="run only this scenario id (repeatable)")  # fmt: skip
-    test.add_argument("--case", action="append", default=None, metavar="CASE",
-                      help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
-                           "(one file; repeat for several; a value naming two cases is refused)")  # fmt: skip
-    test.add_argument("--quiet", "-q", action="store_true",
-                      help="table: an Oxy test file's cases, score and consistency only")  # fmt: skip
-    test.add_argument("--verbose", "-v", action="store_true",
-                      help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
-                           "run that did not pass, the agent's tool calls, its answer and the judge's reasoning")  # fmt: skip
-    test.add_argument("--shard", default=None, metavar="K/N",
-                      help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
-                      "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict")  # fmt: skip
+    test.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
+        f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})",
+    )
+    test.add_argument(
+        "--retries",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"version 2: send a request again up to N times (0-{limits.MAX_RETRIES}) on HTTP 429, 502, 503, 504 "
+        "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
+        "each retry is recorded (default: never)",
+    )
+    test.add_argument(
+        "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
+    )
+    test.add_argument(
+        "--case",
+        action="append",
+        default=None,
+        metavar="CASE",
+        help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
+        "(one file; repeat for several; a value naming two cases is refused)",
+    )
+    test.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
+    test.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
+        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
+    )
+    test.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
+        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
+    )
     test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
     test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
     test.add_argument("--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)")
-    test.add_argument("--tag", action="append", dest="tags", default=[], metavar="TAG",
-                      help="version 2: only scenarios with this tag or golden-query category (repeatable)")  # fmt: skip
-    test.add_argument("--min-pass-rate", type=_rate, default=None, metavar="RATE",
-                      help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)")  # fmt: skip
-    test.add_argument("--gate-tag", action="append", type=_gate_tag, default=None, metavar="TAG=RATE",
-                      help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)")  # fmt: skip
-    test.add_argument("--threshold-mode", choices=["average", "all"], default=None,
-                      help="version 2: the floor applies to the average, or to every included file")  # fmt: skip
+    test.add_argument(
+        "--tag",
+        action="append",
+        dest="tags",
+        default=[],
+        metavar="TAG",
+        help="version 2: only scenarios with this tag or golden-query category (repeatable)",
+    )
+    test.add_argument(
+        "--min-pass-rate",
+        type=_rate,
+        default=None,
+        metavar="RATE",
+        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
+    )
+    test.add_argument(
+        "--gate-tag",
+        action="append",
+        type=_gate_tag,
+        default=None,
+        metavar="TAG=RATE",
+        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
+    )
+    test.add_argument(
+        "--threshold-mode",
+        choices=["average", "all"],
+        default=None,
+        help="version 2: the floor applies to the average, or to every included file",
+    )
     _gating(test)
     _views(test)
-    test.add_argument("--save-observations", default=None, metavar="FILE",
-                      help="write what a live run observed as an observation file (token redacted) to replay offline")  # fmt: skip
-    test.add_argument("--max-scenarios", type=int, default=None, metavar="N",
-                      help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
-                      f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})")  # fmt: skip
-    test.add_argument("--max-assertions", type=int, default=None, metavar="N",
-                      help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
-                      f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250")  # fmt: skip
-    test.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                      help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})")  # fmt: skip
-    test.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                      help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})")  # fmt: skip
-    test.add_argument("--max-total-tokens", type=int, default=None, metavar="N",
-                      help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
-                      "reported N tokens, no further attempt is sent and those left are incomplete (default: none)")  # fmt: skip
-    test.add_argument("--max-cost", type=float, default=None, metavar="USD",
-                      help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
-                      "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)")  # fmt: skip
+    test.add_argument(
+        "--save-observations",
+        default=None,
+        metavar="FILE",
+        help="write what a live run observed as an observation file (token redacted) to replay offline",
+    )
+    test.add_argument(
+        "--max-scenarios",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
+        f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})",
+    )
+    test.add_argument(
+        "--max-assertions",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
+        f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250",
+    )
+    test.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})",
+    )
+    test.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})",
+    )
+    test.add_argument(
+        "--max-total-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
+        "reported N tokens, no further attempt is sent and those left are incomplete (default: none)",
+    )
+    test.add_argument(
+        "--max-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
+        "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)",
+    )
 
-    merge = commands.add_parser("merge", console=console, help="combine shard reports into one run's verdict",
-                                  description="Combine the reports of `behavegate test --shard K/N` jobs into one run: every "
+    merge = commands.add_parser(
+        "merge",
+        console=console,
+        help="combine shard reports into one run's verdict",
+        description="Combine the reports of `behavegate test --shard K/N` jobs into one run: every "
         "verdict, pass rate, interval and gate computed as if it had been one run, every view rendered. Exit 0: every "
         "assertion passed; 1: a behavior was violated; 2: a shard or an attempt is missing or duplicated (incomplete), or "
-        "the reports are invalid or not one run's.")  # fmt: skip
+        "the reports are invalid or not one run's.",
+    )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports, or folders of them (their *.json files)")
-    merge.add_argument("--contract", default=None, metavar="FILE",
-                       help="the contract (default: the path the shard reports name, from the workspace or the project root)")  # fmt: skip
+    merge.add_argument(
+        "--contract",
+        default=None,
+        metavar="FILE",
+        help="the contract (default: the path the shard reports name, from the workspace or the project root)",
+    )
     _format(merge)
     merge.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
     merge.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    merge.add_argument("--verbose", "-v", action="store_true",
-                       help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)")  # fmt: skip
+    merge.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)",
+    )
     _gating(merge)
     _views(merge)
 
-    replay = commands.add_parser("replay", console=console, help="check that a run's evidence artifacts are whole and untouched, and judge them again",
-                                   description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
+    replay = commands.add_parser(
+        "replay",
+        console=console,
+        help="check that a run's evidence artifacts are whole and untouched, and judge them again",
+        description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
         "canonical and sealed, every digest and count re-derived, every attempt judged again from its evidence. "
-        "Exit 0: valid; 1: invalid; 2: unusable input.")  # fmt: skip
+        "Exit 0: valid; 1: invalid; 2: unusable input.",
+    )
     replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     _format(replay)
 
-    show = commands.add_parser("show", console=console, help="show what the agent said and called in a run, with the verdicts",
-                                 description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
+    show = commands.add_parser(
+        "show",
+        console=console,
+        help="show what the agent said and called in a run, with the verdicts",
+        description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
         "arguments, refusal, sources, errors and every verdict. The run is checked as replay checks it first. "
-        "Exit 0: shown; 2: not a valid run directory, or no such scenario.")  # fmt: skip
+        "Exit 0: shown; 2: not a valid run directory, or no such scenario.",
+    )
     show.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (.behavegate/runs/<run-id>)")
     show.add_argument("scenario", nargs="?", default=None, metavar="SCENARIO", help="show only this scenario id")
     _format(show)
-    show.add_argument("--max-chars", type=int, default=2000, metavar="N",
-                      help="table: show at most N characters of each response or text (default: 2000)")  # fmt: skip
+    show.add_argument(
+        "--max-chars",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="table: show at most N characters of each response or text (default: 2000)",
+    )
 
-    listing = commands.add_parser("list", console=console, help="list the builtin scenario libraries, or one library's scenarios and tags",
-                                    description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
-        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).")  # fmt: skip
+    listing = commands.add_parser(
+        "list",
+        console=console,
+        help="list the builtin scenario libraries, or one library's scenarios and tags",
+        description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
+        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).",
+    )
     listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
     _format(listing)
 
-    traces = commands.add_parser("traces", console=console, help="read OpenTelemetry trace files as behavegate understands them",
-                                   description="Work with OpenTelemetry trace files (OTLP JSON, OTLP JSON Lines, proto3-style JSON, "
-        "Python console-exporter output, Assay span rows).")  # fmt: skip
+    traces = commands.add_parser(
+        "traces",
+        console=console,
+        help="read OpenTelemetry trace files as behavegate understands them",
+        description="Work with OpenTelemetry trace files (OTLP JSON, OTLP JSON Lines, proto3-style JSON, "
+        "Python console-exporter output, Assay span rows).",
+    )
     actions = traces.add_subparsers(dest="traces_command", metavar="ACTION")
-    inspect = actions.add_parser("inspect", console=console, help="show what behavegate reads from trace files",
-                                   description="Show, per trace, what behavegate understood: the tool calls in order (with call ids, "
+    inspect = actions.add_parser(
+        "inspect",
+        console=console,
+        help="show what behavegate reads from trace files",
+        description="Show, per trace, what behavegate understood: the tool calls in order (with call ids, "
         "arguments and errors), the model steps, the final answer, and what binds it to a scenario, to debug instrumentation. "
-        "Exit 0: read; 2: a file could not be read.")  # fmt: skip
+        "Exit 0: read; 2: a file could not be read.",
+    )
     inspect.add_argument("files", nargs="+", metavar="FILE_OR_DIR", help="trace files, or folders of them")
     _format(inspect)
     _trace_options(inspect, binding=False)
 
-    init = commands.add_parser("init", console=console, help="write a starter contract",
-                                 description="Write a starter behavior contract.")  # fmt: skip
+    init = commands.add_parser(
+        "init", console=console, help="write a starter contract", description="Write a starter behavior contract."
+    )
     init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
     init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
-    init.add_argument("--version", dest="contract_version", type=int, choices=[1, 2], default=1,
-                      help="contract version to start from (default: 1, the skylos-compatible format)")  # fmt: skip
+    init.add_argument(
+        "--version",
+        dest="contract_version",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="contract version to start from (default: 1, the skylos-compatible format)",
+    )
 
 
 def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) -> None:
-    command.add_argument("--trace-format", choices=["otlp-json", "otlp-jsonl", "proto3-json", "console", "assay"], default=None,
-                         help="the trace files' format (default: told from each file)")  # fmt: skip
+    command.add_argument(
+        "--trace-format",
+        choices=["otlp-json", "otlp-jsonl", "proto3-json", "console", "assay"],
+        default=None,
+        help="the trace files' format (default: told from each file)",
+    )
     if binding:
-        command.add_argument("--trace-bind", choices=["auto", "attribute", "conversation", "prompt"], default="auto",
-                             help="how a trace names its scenario: an attribute (see --trace-attribute), gen_ai.conversation.id, "
-                             "or its first user message equal to the scenario prompt; auto (default): the first of "
-                             "these the trace holds")  # fmt: skip
-    command.add_argument("--trace-attribute", default="behavegate.scenario.id", metavar="NAME",
-                         help="the span or resource attribute holding the scenario id (default: behavegate.scenario.id)")  # fmt: skip
+        command.add_argument(
+            "--trace-bind",
+            choices=["auto", "attribute", "conversation", "prompt"],
+            default="auto",
+            help="how a trace names its scenario: an attribute (see --trace-attribute), gen_ai.conversation.id, "
+            "or its first user message equal to the scenario prompt; auto (default): the first of "
+            "these the trace holds",
+        )
+    command.add_argument(
+        "--trace-attribute",
+        default="behavegate.scenario.id",
+        metavar="NAME",
+        help="the span or resource attribute holding the scenario id (default: behavegate.scenario.id)",
+    )
 
 
 def _gating(command: argparse.ArgumentParser) -> None:
     """What fails the run, and the baseline it is compared with (a test, or a merge of shards)."""
-    command.add_argument("--baseline", default=None, metavar="REPORT",
-                         help="compare with a baseline JSON report (e.g. the main branch's --report): regressions, "
-                         "improvements, new and removed scenarios lead every output")  # fmt: skip
-    command.add_argument("--fail-on", type=_fail_on, choices=[m.value for m in FailOn], default=FailOn.INCOMPLETE,
-                         help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
-                         "(fail), only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
-                         "evidence could hide one), or nothing (never: exit 0 once judged); invalid input or a run that "
-                         "cannot be judged always exits 2 (default: incomplete)")  # fmt: skip
+    command.add_argument(
+        "--baseline",
+        default=None,
+        metavar="REPORT",
+        help="compare with a baseline JSON report (e.g. the main branch's --report): regressions, "
+        "improvements, new and removed scenarios lead every output",
+    )
+    command.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        choices=[m.value for m in FailOn],
+        default=FailOn.INCOMPLETE,
+        help="what fails the run: a violation or missing evidence (incomplete, exit 1 or 2), violations only "
+        "(fail), only regressions against --baseline (regression: exit 1 on a regression, 2 when missing "
+        "evidence could hide one), or nothing (never: exit 0 once judged); invalid input or a run that "
+        "cannot be judged always exits 2 (default: incomplete)",
+    )
 
 
 def _views(command: argparse.ArgumentParser) -> None:
     """The files and CI views of a judged run."""
     command.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
     command.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
-    command.add_argument("--summary", default=None, metavar="FILE",
-                         help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")  # fmt: skip
-    command.add_argument("--html", default=None, metavar="FILE",
-                         help="also write a self-contained HTML report (no external requests; agent text shown as text)")  # fmt: skip
-    command.add_argument("--sarif", default=None, metavar="FILE",
-                         help="also write SARIF 2.1.0 for GitHub code scanning: one finding per failed or incomplete assertion")  # fmt: skip
-    command.add_argument("--annotations", action="store_true",
-                         help="print GitHub annotations on the contract lines that failed (on stderr with --format json)")  # fmt: skip
+    command.add_argument(
+        "--summary", default=None, metavar="FILE", help="also write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)"
+    )
+    command.add_argument(
+        "--html",
+        default=None,
+        metavar="FILE",
+        help="also write a self-contained HTML report (no external requests; agent text shown as text)",
+    )
+    command.add_argument(
+        "--sarif",
+        default=None,
+        metavar="FILE",
+        help="also write SARIF 2.1.0 for GitHub code scanning: one finding per failed or incomplete assertion",
+    )
+    command.add_argument(
+        "--annotations",
+        action="store_true",
+        help="print GitHub annotations on the contract lines that failed (on stderr with --format json)",
+    )
     command.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
 
 
@@ -217,19 +398,43 @@ def _gate_tag(value: str) -> Any:
 
 def _judge_options(parser: Any) -> None:
     """Where response.judge checks are asked (docs/judge.md): the agent endpoint's trust rules, own flags."""
-    parser.add_argument("--judge-endpoint", default=None, metavar="URL",
-                        help="version 2: trusted judge endpoint for response.judge checks (overrides judge.endpoint)")  # fmt: skip
+    parser.add_argument(
+        "--judge-endpoint",
+        default=None,
+        metavar="URL",
+        help="version 2: trusted judge endpoint for response.judge checks (overrides judge.endpoint)",
+    )
     parser.add_argument(
         "--judge-model", default=None, metavar="NAME", help="version 2: the judge's model (overrides judge.model)"
     )
-    parser.add_argument("--judge-auth-env", default=None, metavar="VAR",
-                        help="environment variable holding the judge's bearer token; requires --judge-endpoint")  # fmt: skip
+    parser.add_argument(
+        "--judge-auth-env",
+        default=None,
+        metavar="VAR",
+        help="environment variable holding the judge's bearer token; requires --judge-endpoint",
+    )
     parser.add_argument("--judge-allow-remote", action="store_true", help="allow a non-loopback HTTPS --judge-endpoint")
-    parser.add_argument("--judge-allow-contract-endpoint", action="store_true",
-                        help="allow the contract's own loopback judge.endpoint")  # fmt: skip
-    parser.add_argument("--judge-timeout", type=float, default=None, metavar="S",
-                        help=f"seconds for each judge request, more than 0 and at most 300 (default: judge.timeout_seconds, else {int(limits.DEFAULT_JUDGE_TIMEOUT_SECONDS)})")  # fmt: skip
-    parser.add_argument("--judge-max-requests", type=int, default=None, metavar="N",
-                        help=f"most judge requests in the run (default: judge.max_requests, else {limits.DEFAULT_JUDGE_MAX_REQUESTS})")  # fmt: skip
-    parser.add_argument("--judge-max-tokens", type=int, default=None, metavar="N",
-                        help=f"max_tokens sent with each judge request (default: judge.max_tokens, else {limits.DEFAULT_JUDGE_MAX_TOKENS})")  # fmt: skip
+    parser.add_argument(
+        "--judge-allow-contract-endpoint", action="store_true", help="allow the contract's own loopback judge.endpoint"
+    )
+    parser.add_argument(
+        "--judge-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"seconds for each judge request, more than 0 and at most 300 (default: judge.timeout_seconds, else {int(limits.DEFAULT_JUDGE_TIMEOUT_SECONDS)})",
+    )
+    parser.add_argument(
+        "--judge-max-requests",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"most judge requests in the run (default: judge.max_requests, else {limits.DEFAULT_JUDGE_MAX_REQUESTS})",
+    )
+    parser.add_argument(
+        "--judge-max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"max_tokens sent with each judge request (default: judge.max_tokens, else {limits.DEFAULT_JUDGE_MAX_TOKENS})",
+    )

@@ -23,22 +23,29 @@ def run(args: argparse.Namespace, console: Console) -> int:
             text = STARTER_CONTRACT_V2 if args.contract_version == 2 else STARTER_CONTRACT
             write_file(place, text, "--path", overwrite=bool(args.force))
         except FileExistsError:
-            console.err(f"Could not create agent behavior contract: contract already exists: {destination}; "
-                        "use --force to overwrite")  # fmt: skip
+            console.err(
+                f"Could not create agent behavior contract: contract already exists: {destination}; use --force to overwrite"
+            )
             return ExitCode.INCOMPLETE
     except (BehavegateError, OSError) as exc:
         console.err(f"Could not create agent behavior contract: {exc}")
         return ExitCode.INCOMPLETE
-    console.out(f"Created agent behavior contract: {destination}\n"
-                "Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)")  # fmt: skip
+    console.out(
+        f"Created agent behavior contract: {destination}\n"
+        "Run it with: behavegate test --observations FILE  (or --allow-contract-endpoint for live)"
+    )
     _ignore_runs(root, console)
     return ExitCode.PASS
 
 
 IGNORED = ".behavegate/runs/"
 # Lines that already keep the run directories out of git (unanchored or anchored).
-ALREADY = {f"{prefix}{path}{suffix}" for prefix in ("", "/") for path in (".behavegate", ".behavegate/runs")
-           for suffix in ("", "/", "/*", "/**")}  # fmt: skip
+ALREADY = {
+    f"{prefix}{path}{suffix}"
+    for prefix in ("", "/")
+    for path in (".behavegate", ".behavegate/runs")
+    for suffix in ("", "/", "/*", "/**")
+}
 
 
 def _ignore_runs(root: Path, console: Console) -> None:
@@ -58,7 +65,8 @@ def _ignore_runs(root: Path, console: Console) -> None:
         text = f"{lead}# behavegate: run evidence (agent output, unmasked)\n{IGNORED}\n"
         write_file(Place(root, (".gitignore",), append=True), text, ".gitignore")
     except (BehavegateError, OSError) as exc:
-        console.err(f"Could not add {IGNORED} to {root / '.gitignore'}: {exc}; add it yourself, "
-                    "so that run evidence stays out of git")  # fmt: skip
+        console.err(
+            f"Could not add {IGNORED} to {root / '.gitignore'}: {exc}; add it yourself, so that run evidence stays out of git"
+        )
         return
     console.out(f"Added {IGNORED} to {root / '.gitignore'} (run evidence stays out of git)")

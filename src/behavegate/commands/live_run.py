@@ -54,8 +54,9 @@ def run_live(
     destination = place_flag(args, "save_observations", root) if args.save_observations else None
     progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
     with console.capturing_library_output():  # httpx brought logging and threading in
-        report = gather(contract, options, clock, settings, display=display, skipped=skipped, only=only,
-                        on_attempt=progress.attempt_done)  # fmt: skip
+        report = gather(
+            contract, options, clock, settings, display=display, skipped=skipped, only=only, on_attempt=progress.attempt_done
+        )
     progress.finish()
     if destination is not None:
         from behavegate.report.recording import observation_file
@@ -292,5 +293,13 @@ def run_callable(
         agent, settings.max_seconds, options.max_tokens, options.max_scenarios, contract.agent.timeout_seconds
     )
     provenance["request_limits"].update(spend_limits(settings.spend))
-    return gather(contract, options, clock, settings, display=display, skipped=skipped,
-                  connect=in_process.connector(agent), provenance=provenance)  # fmt: skip
+    return gather(
+        contract,
+        options,
+        clock,
+        settings,
+        display=display,
+        skipped=skipped,
+        connect=in_process.connector(agent),
+        provenance=provenance,
+    )

@@ -91,24 +91,38 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
         contract_path, root, max_assertions=options.max_assertions
     )
     if contract.digest != first.contract_digest:
-        raise ShardError([Problem(
-            f"the contract {display_path(contract.path, root)} (sha256 {contract.digest[:12]}) is not the one the shards ran "
-            f"(sha256 {first.contract_digest[:12]}): merge with the same contract, e.g. from the same commit"
-        )])  # fmt: skip
+        raise ShardError(
+            [
+                Problem(
+                    f"the contract {display_path(contract.path, root)} (sha256 {contract.digest[:12]}) is not the one the shards ran "
+                    f"(sha256 {first.contract_digest[:12]}): merge with the same contract, e.g. from the same commit"
+                )
+            ]
+        )
     changed = sorted(
         name for name in {*contract.included, *first.included} if contract.included.get(name) != first.included.get(name)
     )
     if changed:
-        raise ShardError([Problem(
-            f"the files the contract includes are not the ones the shards ran ({', '.join(changed)} changed, or were added or "
-            "removed, since): merge with the same contract and includes, e.g. from the same commit"
-        )])  # fmt: skip
+        raise ShardError(
+            [
+                Problem(
+                    f"the files the contract includes are not the ones the shards ran ({', '.join(changed)} changed, or were added or "
+                    "removed, since): merge with the same contract and includes, e.g. from the same commit"
+                )
+            ]
+        )
     validate_v2(options, contract)
     selected = select(contract, options, None)
     parts = partition(selected, first.count, options.runs, extra)
     if parts.digest != first.partition_digest:
-        raise ShardError([Problem(f"the shards' partition ({first.path}) is not this contract's: the contract or its "
-                                  "includes changed since the shards ran, or a shard report was edited")])  # fmt: skip
+        raise ShardError(
+            [
+                Problem(
+                    f"the shards' partition ({first.path}) is not this contract's: the contract or its "
+                    "includes changed since the shards ran, or a shard report was edited"
+                )
+            ]
+        )
     for report in ran:
         if report.pairs != parts.shards[report.index - 1]:
             raise ShardError([Problem(f"shard report {report.path}: its pairs are not shard {report.index}'s", report.path)])
@@ -117,9 +131,13 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     attempts = {sid: [result.observation for result in tries] for sid, tries in judged.items()}
     observed = {sid: found[0] for sid, tries in attempts.items() if (found := [o for o in tries if o is not None])}
     evaluation = evaluate(
-        selected, observed, attempts=attempts if selected.version >= 2 else None, runs=options.runs,
-        gates=selected.gates, judged=judged,
-    )  # fmt: skip
+        selected,
+        observed,
+        attempts=attempts if selected.version >= 2 else None,
+        runs=options.runs,
+        gates=selected.gates,
+        judged=judged,
+    )
     if gate is not None:
         evaluation = _with_gate(evaluation, gate)
     facts = clock.facts(options.max_scenarios, options.max_seconds)
@@ -215,11 +233,24 @@ def _one_run(reports: list[ShardReport], ran: list[ShardReport]) -> ShardReport:
             ("behavegate version", report.version, first.version),
         ):
             if mine != theirs:
-                raise ShardError([Problem(f"shard reports {first.path} and {report.path} differ in their {what}: "
-                                          "they are not one run's", report.path)])  # fmt: skip
+                raise ShardError(
+                    [
+                        Problem(
+                            f"shard reports {first.path} and {report.path} differ in their {what}: they are not one run's",
+                            report.path,
+                        )
+                    ]
+                )
     if first.version != __version__:
-        raise ShardError([Problem(f"the shard reports were written by behavegate {first.version}, this is {__version__}: "
-                                  "merge with the version that ran the shards", first.path)])  # fmt: skip
+        raise ShardError(
+            [
+                Problem(
+                    f"the shard reports were written by behavegate {first.version}, this is {__version__}: "
+                    "merge with the version that ran the shards",
+                    first.path,
+                )
+            ]
+        )
     return first
 
 
@@ -286,10 +317,15 @@ def _judged(
                 continue
             report, judged = found[(sid, attempt)]
             if [(v.assertion, v.kind) for v in judged.verdicts] != asked:
-                raise ShardError([Problem(
-                    f"shard report {report.path}: scenario {sid!r} attempt {attempt + 1} judged other assertions than "
-                    "the contract asks for: the contract or its includes changed since the shard ran", report.path
-                )])  # fmt: skip
+                raise ShardError(
+                    [
+                        Problem(
+                            f"shard report {report.path}: scenario {sid!r} attempt {attempt + 1} judged other assertions than "
+                            "the contract asks for: the contract or its includes changed since the shard ran",
+                            report.path,
+                        )
+                    ]
+                )
             tries.append(ScenarioResult(scenario, judged.status, judged.verdicts, judged.observation))
     return results
 

@@ -61,9 +61,13 @@ def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Pat
 
 
 def show_and_deliver(
-    args: argparse.Namespace, output: str | Iterable[str], root: Path, console: Console, noun: str,
+    args: argparse.Namespace,
+    output: str | Iterable[str],
+    root: Path,
+    console: Console,
+    noun: str,
     ci: Callable[[dict[str, str]], None],
-) -> None:  # fmt: skip
+) -> None:
     """The run shown (:func:`show_output`), then ``ci`` given the files written. With JSON on
     stdout the CI files come first: one that cannot be written (a full disk) then leaves the
     error's JSON document alone on stdout, never the report's followed by the error's."""

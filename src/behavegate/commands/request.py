@@ -93,15 +93,21 @@ def resolve(request: TestRequest, contract: Contract, *, offline: bool, suite_ta
     oxy = contract.oxy
     # What the request names as RunOptions does is taken as given; the rest is decided here.
     given = {item.name: getattr(request, item.name) for item in fields(request) if item.name in RUN_OPTION_NAMES}
-    options = RunOptions(**{
-        **given,
-        "scenarios": scenario_selection(list(request.scenarios) if request.scenarios is not None else None),
-        "max_scenarios": default_max_scenarios(contract.version) if request.max_scenarios is None else request.max_scenarios,
-        "max_seconds": run_seconds(request.max_seconds),
-        "max_tokens": DEFAULT_MAX_TOKENS if request.max_tokens is None else request.max_tokens,
-        "concurrency": request.concurrency if request.concurrency is not None else oxy.concurrency if oxy else DEFAULT_CONCURRENCY,
-        "suite_tags": suite_tags,
-    })  # fmt: skip
+    options = RunOptions(
+        **{
+            **given,
+            "scenarios": scenario_selection(list(request.scenarios) if request.scenarios is not None else None),
+            "max_scenarios": default_max_scenarios(contract.version) if request.max_scenarios is None else request.max_scenarios,
+            "max_seconds": run_seconds(request.max_seconds),
+            "max_tokens": DEFAULT_MAX_TOKENS if request.max_tokens is None else request.max_tokens,
+            "concurrency": request.concurrency
+            if request.concurrency is not None
+            else oxy.concurrency
+            if oxy
+            else DEFAULT_CONCURRENCY,
+            "suite_tags": suite_tags,
+        }
+    )
     if isinstance(request.scenarios, str) or isinstance(request.tags, str):
         raise UsageError("scenarios and tags take a list of ids or tags, not one string")
     validate(options, offline=offline, version=contract.version)

@@ -28,16 +28,28 @@ SUFFIXES = (".yml", ".yaml")
 
 class Judge(Protocol):
     def __call__(
-        self, args: argparse.Namespace, contract_path: Path, root: Path, console: Console, *,
-        loaded: Contract, others: tuple[Scenario, ...],
-    ) -> Report: ...  # fmt: skip
+        self,
+        args: argparse.Namespace,
+        contract_path: Path,
+        root: Path,
+        console: Console,
+        *,
+        loaded: Contract,
+        others: tuple[Scenario, ...],
+    ) -> Report: ...
 
 
 class Check(Protocol):
     def __call__(
-        self, args: argparse.Namespace, contract_path: Path, root: Path, console: Console, *,
-        loaded: Contract, others: tuple[Scenario, ...],
-    ) -> None: ...  # fmt: skip
+        self,
+        args: argparse.Namespace,
+        contract_path: Path,
+        root: Path,
+        console: Console,
+        *,
+        loaded: Contract,
+        others: tuple[Scenario, ...],
+    ) -> None: ...
 
 
 # Flags that name one contract's scenarios, baseline or shard, or one file a live run writes.

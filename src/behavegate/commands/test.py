@@ -89,9 +89,13 @@ class _Plan:
 
 
 def _judge(
-    args: argparse.Namespace, contract_path: Path, root: Path, console: Console,
-    loaded: Contract | None = None, others: tuple[Scenario, ...] = (),
-) -> Report:  # fmt: skip
+    args: argparse.Namespace,
+    contract_path: Path,
+    root: Path,
+    console: Console,
+    loaded: Contract | None = None,
+    others: tuple[Scenario, ...] = (),
+) -> Report:
     """One contract judged. In a suite, ``loaded`` is the contract already read and
     ``others`` the scenarios of the suite's other contracts (their evidence is theirs)."""
     clock = Clock()  # the run's time starts before its contract is read, as a single run's always has
@@ -99,9 +103,13 @@ def _judge(
 
 
 def _preflight(
-    args: argparse.Namespace, contract_path: Path, root: Path, console: Console,
-    loaded: Contract | None = None, others: tuple[Scenario, ...] = (),
-) -> None:  # fmt: skip
+    args: argparse.Namespace,
+    contract_path: Path,
+    root: Path,
+    console: Console,
+    loaded: Contract | None = None,
+    others: tuple[Scenario, ...] = (),
+) -> None:
     """What ``_judge`` would refuse before its first request, refused now: a suite checks
     every file (options, endpoint and judge trust, credentials) before it runs any."""
     plan = _prepare(args, contract_path, root, loaded, others)
@@ -167,8 +175,13 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
     from behavegate.commands.options import check_run_budget
 
     args, contract, selected, options, observations, baseline = (
-        plan.args, plan.contract, plan.selected, plan.options, plan.observations, plan.baseline,
-    )  # fmt: skip
+        plan.args,
+        plan.contract,
+        plan.selected,
+        plan.options,
+        plan.observations,
+        plan.baseline,
+    )
     shown = display_path(contract.path, root)
     chosen = set(selected.scenario_ids())
     skipped = tuple(s for s in contract.scenarios if s.id not in chosen)
@@ -194,9 +207,16 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
         # Offline evidence was gathered before the run: each scenario spans the run's judging.
         timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(scope.scenarios)
         report = run_offline(
-            scope, observations, options, facts, display_path=shown, skipped=skipped, timings=timings,
-            provenance=provenance, only=only,
-        )  # fmt: skip
+            scope,
+            observations,
+            options,
+            facts,
+            display_path=shown,
+            skipped=skipped,
+            timings=timings,
+            provenance=provenance,
+            only=only,
+        )
     if shard:
         report = records.replace(report, shard=shard.block)
     check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=observations is None)

@@ -52,8 +52,15 @@ def trace_observations(
         raise TraceError([Problem(f"no trace file could be read: {traces.skipped[0][1]}", traces.skipped[0][0])])
     bound = bind(traces.traces, contract.scenarios, set(selected.scenario_ids()), binding, others)
     if contract.version < 2:
-        several = [Problem(f"scenario {key!r} has {len(found)} traces; a version-1 contract judges one attempt per scenario "
-                           "(use version: 2 to judge each trace as an attempt)", found[1].file) for key, found in bound.attempts.items() if len(found) > 1]  # fmt: skip
+        several = [
+            Problem(
+                f"scenario {key!r} has {len(found)} traces; a version-1 contract judges one attempt per scenario "
+                "(use version: 2 to judge each trace as an attempt)",
+                found[1].file,
+            )
+            for key, found in bound.attempts.items()
+            if len(found) > 1
+        ]
         if several:
             raise TraceError(several)
     attempts = {key: tuple(observation(trace, key) for trace in found) for key, found in bound.attempts.items()}

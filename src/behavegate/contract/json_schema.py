@@ -111,21 +111,34 @@ def _block(properties: dict[str, Any], keys: tuple[str, ...], **extra: Any) -> d
 def _http() -> dict[str, Any]:
     """``agent.http``: a JSON request template and the paths of the answer's evidence."""
     path = {"type": "string", "minLength": 1, "description": "answer, data.reply, items[0].text, $"}
-    where = {"type": "object", "minProperties": 1, "description": "only the items whose value at each path equals this",
-             "additionalProperties": {"type": ["string", "number", "boolean", "null"]}}  # fmt: skip
+    where = {
+        "type": "object",
+        "minProperties": 1,
+        "description": "only the items whose value at each path equals this",
+        "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+    }
     keyed = {key: where if key == "where" else path for key in EXECUTED_KEYS}
     calls = _block(keyed, CALLS_KEYS, required=["path", "name"])
     executed = _block(keyed, EXECUTED_KEYS, required=["path", "name"])
     response = _block(
-        {"content": path, "tool_calls": {**calls, "type": "object"}, "executed_calls": {**executed, "type": "object"},
-         "refusal": path, "sources": path,
-         "complete": {"oneOf": [path, {"const": True}]},
-         "usage": {**_block({key: path for key in USAGE_KEYS}, USAGE_KEYS), "type": "object"}},
-        HTTP_RESPONSE_KEYS, anyOf=[{"required": ["content"]}, {"required": ["tool_calls"]}, {"required": ["executed_calls"]}],
-    )  # fmt: skip
+        {
+            "content": path,
+            "tool_calls": {**calls, "type": "object"},
+            "executed_calls": {**executed, "type": "object"},
+            "refusal": path,
+            "sources": path,
+            "complete": {"oneOf": [path, {"const": True}]},
+            "usage": {**_block({key: path for key in USAGE_KEYS}, USAGE_KEYS), "type": "object"},
+        },
+        HTTP_RESPONSE_KEYS,
+        anyOf=[{"required": ["content"]}, {"required": ["tool_calls"]}, {"required": ["executed_calls"]}],
+    )
     request = {"type": "object", "description": "the body; placeholders: " + ", ".join(f"{{{{{p}}}}}" for p in PLACEHOLDERS)}
-    return {**_block({"request": request, "response": {**response, "type": "object"}}, HTTP_KEYS), "type": "object",
-            "required": list(HTTP_KEYS)}  # fmt: skip
+    return {
+        **_block({"request": request, "response": {**response, "type": "object"}}, HTTP_KEYS),
+        "type": "object",
+        "required": list(HTTP_KEYS),
+    }
 
 
 def build(version: int) -> dict[str, Any]:
@@ -135,16 +148,33 @@ def build(version: int) -> dict[str, Any]:
         return v1 + V2_KEYS[block] if v2 else v1
 
     response = _block(
-        {"contains": TEXTS, "excludes": TEXTS, "icontains": TEXTS,
-         "matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
-         "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
-         "uses_tool_result": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["tool", "field"],
-                              "additionalProperties": False, "properties": {"tool": TOOL_NAME, "field": TEXT}}},
-         "judge": {**_block({"expected": TEXT, "criteria": TEXT,
-                             "votes": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_VOTES}}, JUDGE_KEYS),
-                   "type": "object", "required": ["expected"]}},
+        {
+            "contains": TEXTS,
+            "excludes": TEXTS,
+            "icontains": TEXTS,
+            "matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
+            "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
+            "uses_tool_result": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["tool", "field"],
+                    "additionalProperties": False,
+                    "properties": {"tool": TOOL_NAME, "field": TEXT},
+                },
+            },
+            "judge": {
+                **_block(
+                    {"expected": TEXT, "criteria": TEXT, "votes": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_VOTES}},
+                    JUDGE_KEYS,
+                ),
+                "type": "object",
+                "required": ["expected"],
+            },
+        },
         keys("response", RESPONSE_KEYS),
-    )  # fmt: skip
+    )
     tools = _block(
         {
             "required": {"type": ["array", "null"], "items": REQUIRED_CALL},
@@ -153,11 +183,21 @@ def build(version: int) -> dict[str, Any]:
             "exact_sequence": {"type": ["array", "null"], "items": TOOL_NAME},
             "max_calls": COUNT,
             "min_calls": COUNT,
-            "calls": {"type": "object", "additionalProperties": {
-                "type": "object", "properties": {"min": COUNT, "max": COUNT}, "additionalProperties": False,
-                "minProperties": 1}},
-            "sequence": {"type": "object", "required": ["mode", "calls"], "additionalProperties": False, "properties": {
-                "mode": {"enum": list(SEQUENCE_MODES)}, "calls": {"type": "array", "items": REQUIRED_CALL}}},
+            "calls": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "object",
+                    "properties": {"min": COUNT, "max": COUNT},
+                    "additionalProperties": False,
+                    "minProperties": 1,
+                },
+            },
+            "sequence": {
+                "type": "object",
+                "required": ["mode", "calls"],
+                "additionalProperties": False,
+                "properties": {"mode": {"enum": list(SEQUENCE_MODES)}, "calls": {"type": "array", "items": REQUIRED_CALL}},
+            },
             "set": {"type": "array", "items": TOOL_NAME},
             "arguments_valid": {"type": "boolean"},
             "known_only": {"type": "boolean"},
@@ -165,7 +205,7 @@ def build(version: int) -> dict[str, Any]:
             "no_repeat": {"type": "boolean"},
         },
         keys("tools", TOOLS_KEYS),
-    )  # fmt: skip
+    )
     expect = _block(
         {
             "response": response,
@@ -176,23 +216,41 @@ def build(version: int) -> dict[str, Any]:
             "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
             "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
             "turns": _block({"max": {"type": "integer", "minimum": 1, "maximum": MAX_TURNS}}, ("max",)),
-            "safety": _block({"pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}},
-                              "pii_regions": {"type": "array", "minItems": 1, "uniqueItems": True,
-                                              "items": {"type": "string", "pattern": "^[A-Z]{2}$"}},
-                              "injection": {"type": "boolean"}},
-                             ("pii", "pii_regions", "injection")),
+            "safety": _block(
+                {
+                    "pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}},
+                    "pii_regions": {
+                        "type": "array",
+                        "minItems": 1,
+                        "uniqueItems": True,
+                        "items": {"type": "string", "pattern": "^[A-Z]{2}$"},
+                    },
+                    "injection": {"type": "boolean"},
+                },
+                ("pii", "pii_regions", "injection"),
+            ),
         },
         keys("expect", EXPECT_KEYS),
-    )  # fmt: skip
+    )
     expect["type"] = "object"
     run_settings = {
         "runs": {"type": "integer", "minimum": 1, "maximum": MAX_RUNS},
         "min_pass_rate": RATE,
         "gate": {"enum": list(GATES)},
         "max_turns": {"type": "integer", "minimum": 1, "maximum": MAX_TURNS},
-        "sequential": {"oneOf": [{"type": "boolean"}, {"type": "object", "additionalProperties": False, "properties": {
-            key: {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5} for key in SEQUENTIAL_KEYS}}]},
-    }  # fmt: skip
+        "sequential": {
+            "oneOf": [
+                {"type": "boolean"},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        key: {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 0.5} for key in SEQUENTIAL_KEYS
+                    },
+                },
+            ]
+        },
+    }
     scenario = _block(
         {
             "id": SAFE_ID,
@@ -200,18 +258,28 @@ def build(version: int) -> dict[str, Any]:
             "system_prompt": TEXT,
             "available_tools": NAMES,
             "expect": expect,
-            "messages": {"type": "array", "minItems": 1, "items": {"type": "object", "required": ["role", "content"],
-                         "additionalProperties": False, "properties": {"role": {"enum": list(MESSAGE_ROLES)},
-                         "content": TEXT, "name": TEXT, "tool_call_id": TEXT}}},
+            "messages": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["role", "content"],
+                    "additionalProperties": False,
+                    "properties": {"role": {"enum": list(MESSAGE_ROLES)}, "content": TEXT, "name": TEXT, "tool_call_id": TEXT},
+                },
+            },
             "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
             "tool_results": TOOL_RESULTS,
             "canaries": TEXTS,
-            "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
+            "parameters": {
+                "type": "object",
+                "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]},
+            },
             **run_settings,
         },
         keys("scenario", SCENARIO_KEYS),
         required=["id", "expect"],
-    )  # fmt: skip
+    )
     scenario["type"] = "object"
     scenario["oneOf" if v2 else "allOf"] = (
         [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
@@ -222,47 +290,91 @@ def build(version: int) -> dict[str, Any]:
             "model": TEXT,
             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECONDS},
             "capabilities": {"type": ["array", "null"], "items": {"enum": list(CAPABILITIES)}, "uniqueItems": True},
-            "tools": {"type": ["array", "null"], "maxItems": MAX_TOOLS, "items": {
-                "type": "object", "required": list(TOOL_KEYS), "additionalProperties": False,
-                "properties": {"name": TOOL_NAME, "description": TEXT, "parameters": {"type": "object"}}}},
-            "parameters": {"type": "object", "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]}},
+            "tools": {
+                "type": ["array", "null"],
+                "maxItems": MAX_TOOLS,
+                "items": {
+                    "type": "object",
+                    "required": list(TOOL_KEYS),
+                    "additionalProperties": False,
+                    "properties": {"name": TOOL_NAME, "description": TEXT, "parameters": {"type": "object"}},
+                },
+            },
+            "parameters": {
+                "type": "object",
+                "not": {"anyOf": [{"required": [k]} for k in ("model", "messages", "tools", "stream")]},
+            },
             "missing_tool_calls": {"enum": list(MISSING_TOOL_CALLS)},
             "stream": {"type": "boolean"},
             "api": {"enum": list(WIRE_APIS)},
-            "pricing": {"type": "object", "required": list(PRICING_KEYS), "additionalProperties": False,
-                        "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK}
-                                       for key in PRICING_KEYS}},
+            "pricing": {
+                "type": "object",
+                "required": list(PRICING_KEYS),
+                "additionalProperties": False,
+                "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK} for key in PRICING_KEYS},
+            },
             "http": _http(),
-            "mcp": {"type": "object", "required": list(MCP_KEYS), "additionalProperties": False,
-                    "properties": {"serve": {"type": "boolean"}}},
+            "mcp": {
+                "type": "object",
+                "required": list(MCP_KEYS),
+                "additionalProperties": False,
+                "properties": {"serve": {"type": "boolean"}},
+            },
         },
         keys("agent", AGENT_KEYS),
-    )  # fmt: skip
+    )
     agent["type"] = "object"
     top = _block(
         {
             "version": {"const": version},
             "agent": agent,
-            "scenarios": {"type": "array", "minItems": 1, "maxItems": V2_MAX_SCENARIOS if v2 else MAX_RUN_SCENARIOS, "items": scenario},
+            "scenarios": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": V2_MAX_SCENARIOS if v2 else MAX_RUN_SCENARIOS,
+                "items": scenario,
+            },
             "defaults": _block(run_settings, DEFAULT_KEYS),
-            "gates": _block({"min_pass_rate": RATE, "threshold_mode": {"enum": list(THRESHOLD_MODES)},
-                             "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0},
-                             "by_tag": {"type": "object", "propertyNames": SAFE_ID, "additionalProperties": {
-                                 "type": "object", "minProperties": 1, "additionalProperties": False,
-                                 "properties": {"min_pass_rate": RATE, "min_score": RATE}}},
-                             "min_score": RATE}, GATE_KEYS),
+            "gates": _block(
+                {
+                    "min_pass_rate": RATE,
+                    "threshold_mode": {"enum": list(THRESHOLD_MODES)},
+                    "latency_p95_ms": {"type": "number", "exclusiveMinimum": 0},
+                    "by_tag": {
+                        "type": "object",
+                        "propertyNames": SAFE_ID,
+                        "additionalProperties": {
+                            "type": "object",
+                            "minProperties": 1,
+                            "additionalProperties": False,
+                            "properties": {"min_pass_rate": RATE, "min_score": RATE},
+                        },
+                    },
+                    "min_score": RATE,
+                },
+                GATE_KEYS,
+            ),
             "include": {"type": "array", "items": TEXT},
-            "judge": _block({"endpoint": TEXT, "model": TEXT,
-                             "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECONDS},
-                             "max_requests": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_REQUESTS_CEILING},
-                             "max_tokens": {"type": "integer", "minimum": 1, "maximum": MAX_OUTPUT_TOKENS},
-                             "parameters": {"type": "object", "not": {"anyOf": [
-                                 {"required": [k]} for k in ("model", "messages", "stream", "temperature", "max_tokens")]}}},
-                            JUDGE_TARGET_KEYS),
+            "judge": _block(
+                {
+                    "endpoint": TEXT,
+                    "model": TEXT,
+                    "timeout_seconds": {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_SECONDS},
+                    "max_requests": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_REQUESTS_CEILING},
+                    "max_tokens": {"type": "integer", "minimum": 1, "maximum": MAX_OUTPUT_TOKENS},
+                    "parameters": {
+                        "type": "object",
+                        "not": {
+                            "anyOf": [{"required": [k]} for k in ("model", "messages", "stream", "temperature", "max_tokens")]
+                        },
+                    },
+                },
+                JUDGE_TARGET_KEYS,
+            ),
         },
         keys("top", TOP_KEYS),
         required=["version", "agent", "scenarios"],
-    )  # fmt: skip
+    )
     top["type"] = "object"
     return top
 
@@ -272,19 +384,31 @@ def build_golden() -> dict[str, Any]:
     gates are version 2's (contract/golden_queries.py)."""
     v2 = build(2)["properties"]
     query = _block(
-        {"id": SAFE_ID, "query": TEXT, "expected_tools": {"type": "array", "items": TOOL_NAME},
-         "expected_elements": {"type": "array", "items": TEXT}, "category": SAFE_ID,
-         "expect": {**v2["scenarios"]["items"]["properties"]["expect"], "type": "object"}},
+        {
+            "id": SAFE_ID,
+            "query": TEXT,
+            "expected_tools": {"type": "array", "items": TOOL_NAME},
+            "expected_elements": {"type": "array", "items": TEXT},
+            "category": SAFE_ID,
+            "expect": {**v2["scenarios"]["items"]["properties"]["expect"], "type": "object"},
+        },
         golden_queries.QUERY_KEYS,
         required=["query"],
-    )  # fmt: skip
+    )
     query["type"] = "object"
     top = _block(
-        {"version": {"const": 2}, "agent": v2["agent"], "defaults": v2["defaults"], "gates": v2["gates"],
-         "queries": {"type": "array", "minItems": 1, "items": query}, "include": v2["include"], "judge": v2["judge"]},
+        {
+            "version": {"const": 2},
+            "agent": v2["agent"],
+            "defaults": v2["defaults"],
+            "gates": v2["gates"],
+            "queries": {"type": "array", "minItems": 1, "items": query},
+            "include": v2["include"],
+            "judge": v2["judge"],
+        },
         golden_queries.TOP_KEYS,
         required=["queries"],
-    )  # fmt: skip
+    )
     top["type"] = "object"
     return top
 

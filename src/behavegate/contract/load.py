@@ -179,9 +179,16 @@ class _Reader(ExpectFields):
             raise ContractError(c.problems)
         assert version is not None and agent is not None
         return Contract(
-            version=version, path=path, project_root=root, digest=digest, agent=agent, scenarios=tuple(scenarios), gates=gates,
-            judge=judge, included=self.included,
-        )  # fmt: skip
+            version=version,
+            path=path,
+            project_root=root,
+            digest=digest,
+            agent=agent,
+            scenarios=tuple(scenarios),
+            gates=gates,
+            judge=judge,
+            included=self.included,
+        )
 
     def includes(self, raw: dict[str, Any], agent: AgentTarget | None, path: Path, root: Path) -> list[Scenario]:
         """Scenario libraries: ``builtin:NAME`` or a file next to the contract."""
@@ -287,8 +294,11 @@ class _Reader(ExpectFields):
             if "prompt" in raw:
                 c.add(f"{path} takes prompt or messages, not both", f"{path}.messages", lines.of_key(raw, "messages"))
             if "system_prompt" in raw:
-                c.add(f"{path} takes system_prompt or messages (put it in a system message), not both",
-                      f"{path}.system_prompt", lines.of_key(raw, "system_prompt"))  # fmt: skip
+                c.add(
+                    f"{path} takes system_prompt or messages (put it in a system message), not both",
+                    f"{path}.system_prompt",
+                    lines.of_key(raw, "system_prompt"),
+                )
             messages = self.messages(raw, path)
             prompt = next((m["content"] for m in reversed(messages or ()) if m["role"] == "user"), "")
         else:

@@ -26,9 +26,18 @@ WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI R
 PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
 # safety.pii detector names: the contract's vocabulary; judge/safety.py implements each (a test keeps them equal).
 PII_DETECTORS = (
-    "email", "phone", "credit_card", "iban", "us_ssn", "aws_access_key", "github_token", "jwt", "private_key", "api_key",
+    "email",
+    "phone",
+    "credit_card",
+    "iban",
+    "us_ssn",
+    "aws_access_key",
+    "github_token",
+    "jwt",
+    "private_key",
+    "api_key",
     "connection_string",
-)  # fmt: skip
+)
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
@@ -177,8 +186,11 @@ class V2Fields:
         if not block:
             return Gates()
         mode = self._take(lambda v, p, ln: choice(v, p, ln, THRESHOLD_MODES), block, "threshold_mode", "gates")
-        lines: dict[str, int] = {key: line for key in ("min_pass_rate", "latency_p95_ms", "min_score")
-                 if key in block and (line := self.lines.of_key(block, key))}  # fmt: skip
+        lines: dict[str, int] = {
+            key: line
+            for key in ("min_pass_rate", "latency_p95_ms", "min_score")
+            if key in block and (line := self.lines.of_key(block, key))
+        }
         tags = block.get("by_tag")
         if isinstance(tags, dict):
             for tag, spec in tags.items():

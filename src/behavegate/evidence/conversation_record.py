@@ -84,11 +84,19 @@ def conversation(
             "conversation-turns", f"{path}.turns cannot exceed max_turns ({max_turns}), got {shown(turns)}", f"{path}.turns"
         )
     elif loop and turns is not None and max_turns is not None and turns < max_turns:
-        rules.breach("conversation-loop-turns", f"{path}.possible_loop cannot be true with {turns} of max_turns {max_turns} "
-                     "used: a possible loop ran out of max_turns", f"{path}.possible_loop")  # fmt: skip
+        rules.breach(
+            "conversation-loop-turns",
+            f"{path}.possible_loop cannot be true with {turns} of max_turns {max_turns} "
+            "used: a possible loop ran out of max_turns",
+            f"{path}.possible_loop",
+        )
     if loop and answered:
-        rules.breach("conversation-loop-answer", f"{path}.possible_loop cannot be true when the attempt ended with a final "
-                     "answer (finish_reason 'stop', a complete response): a possible loop has none", f"{path}.possible_loop")  # fmt: skip
+        rules.breach(
+            "conversation-loop-answer",
+            f"{path}.possible_loop cannot be true when the attempt ended with a final "
+            "answer (finish_reason 'stop', a complete response): a possible loop has none",
+            f"{path}.possible_loop",
+        )
     if not c.clean_since(mark) or turns is None or max_turns is None or loop is None:
         return None
     return Conversation(turns, max_turns, tuple(results), loop)

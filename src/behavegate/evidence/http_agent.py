@@ -133,8 +133,10 @@ def read(raw: Any, agent: AgentTarget, scenario_id: str, turn: int) -> tuple[Obs
         observation = replace(observation, response_gap=response_gap, tool_gap=tool_gap)
     if observation.tool_calls and any("arguments" not in call["function"] for call in calls):
         # Arguments the mapping does not reach are not observed (never "not a JSON object"): requested calls.
-        unread = tuple(replace(c, executed=False) if "arguments" not in raw_call["function"] else c
-                       for c, raw_call in zip(observation.tool_calls, calls, strict=False))  # fmt: skip
+        unread = tuple(
+            replace(c, executed=False) if "arguments" not in raw_call["function"] else c
+            for c, raw_call in zip(observation.tool_calls, calls, strict=False)
+        )
         observation = replace(observation, tool_calls=unread)
     if mapping.executed_calls is not None:
         observation = _with_executed(observation, executed, executed_gap, mapping)

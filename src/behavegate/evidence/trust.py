@@ -151,8 +151,14 @@ class Role:
 
 
 AGENT = Role()
-JUDGE = Role("judge", "judge", "--judge-endpoint", "--judge-allow-contract-endpoint", "--judge-allow-remote",
-             "response.judge checks; give --judge-endpoint and --judge-model, or the contract's judge block")  # fmt: skip
+JUDGE = Role(
+    "judge",
+    "judge",
+    "--judge-endpoint",
+    "--judge-allow-contract-endpoint",
+    "--judge-allow-remote",
+    "response.judge checks; give --judge-endpoint and --judge-model, or the contract's judge block",
+)
 
 
 def _split(url: str, role: Role = AGENT) -> SplitResult:

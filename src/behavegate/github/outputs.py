@@ -112,10 +112,20 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
         console.commands(views.annotation_commands(suite).split("\n"), stderr=json_on_stdout(args))
     if args.github_output:
         counts = suite.scenario_counts()
-        values = {"status": suite.status, "passed": str(counts["pass"]), "failed": str(counts["fail"]),
-                  "incomplete": str(counts["incomplete"]), "report": written.get("report", ""),
-                  "junit": written.get("junit", ""), "summary": written.get("summary", ""), "html": written.get("html", ""),
-                  "sarif": written.get("sarif", ""), "run-dir": "", "regressions": "", "cost": usd(suite.cost)}  # fmt: skip
+        values = {
+            "status": suite.status,
+            "passed": str(counts["pass"]),
+            "failed": str(counts["fail"]),
+            "incomplete": str(counts["incomplete"]),
+            "report": written.get("report", ""),
+            "junit": written.get("junit", ""),
+            "summary": written.get("summary", ""),
+            "html": written.get("html", ""),
+            "sarif": written.get("sarif", ""),
+            "run-dir": "",
+            "regressions": "",
+            "cost": usd(suite.cost),
+        }
         shown = step_paths(values, root)
         run_dirs = [step_paths({"run-dir": r.run_dir}, root)["run-dir"] for r in suite.reports if r.run_dir]
         shown["run-dir"] = "\n".join(run_dirs)
@@ -216,6 +226,18 @@ def deliver_ci_error(
         ]
         console.commands(lines or [command("error", message, title=title)], stderr=json_on_stdout(args))
     if args.github_output:
-        values = {"status": status, "passed": "0", "failed": "0", "incomplete": "0", "report": args.report or "",
-                  "junit": "", "summary": args.summary or "", "html": "", "sarif": "", "run-dir": "", "regressions": "", "cost": ""}  # fmt: skip
+        values = {
+            "status": status,
+            "passed": "0",
+            "failed": "0",
+            "incomplete": "0",
+            "report": args.report or "",
+            "junit": "",
+            "summary": args.summary or "",
+            "html": "",
+            "sarif": "",
+            "run-dir": "",
+            "regressions": "",
+            "cost": "",
+        }
         quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)

@@ -217,8 +217,9 @@ def post(
         "User-Agent": "behavegate",
     }
     options = {"base_url": api, "headers": headers, "timeout": PR_COMMENT_TIMEOUT_SECONDS}
-    return asyncio.run(_post(client(**options, follow_redirects=False, trust_env=False), comment_body(summary, mark),
-                             repository, number, mark))  # fmt: skip
+    return asyncio.run(
+        _post(client(**options, follow_redirects=False, trust_env=False), comment_body(summary, mark), repository, number, mark)
+    )
 
 
 async def _post(client: httpx.AsyncClient, body: str, repository: str, number: int, mark: str) -> str:
@@ -228,12 +229,16 @@ async def _post(client: httpx.AsyncClient, body: str, repository: str, number: i
             existing = await find_comment(session, repository, number, mark)
             if existing is not None and isinstance(existing.get("id"), int):
                 what = "updating the comment"
-                status, answer = await session.call("PATCH", f"/repos/{repository}/issues/comments/{existing['id']}", what,
-                                                    json={"body": body})  # fmt: skip
+                status, answer = await session.call(
+                    "PATCH", f"/repos/{repository}/issues/comments/{existing['id']}", what, json={"body": body}
+                )
                 if status not in (403, 404):  # not ours to edit (or gone): post a new one
                     return _url(_check(status, answer, what))
             what = "creating the comment"
-            return _url(_check(*await session.call("POST", f"/repos/{repository}/issues/{number}/comments", what,
-                                                   json={"body": body}), what))  # fmt: skip
+            return _url(
+                _check(
+                    *await session.call("POST", f"/repos/{repository}/issues/{number}/comments", what, json={"body": body}), what
+                )
+            )
     except httpx.HTTPError as error:
         raise CommentError(f"comment: the GitHub API could not be reached ({type(error).__name__})") from None

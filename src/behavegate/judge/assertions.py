@@ -100,7 +100,9 @@ REGISTRY: tuple[AssertionType, ...] = (
     AssertionType("tools.calls", "tool_call_count", REQUESTS["tools.calls"], judge_call_count, _counted),
     AssertionType("tools.sequence", "tool_sequence", REQUESTS["tools.sequence"], judge_sequence, _ordered),
     AssertionType("tools.set", "tool_set", REQUESTS["tools.set"], judge_tool_set),
-    AssertionType("tools.arguments_valid", "tool_arguments_valid", REQUESTS["tools.arguments_valid"], judge_arguments_valid, _fail),
+    AssertionType(
+        "tools.arguments_valid", "tool_arguments_valid", REQUESTS["tools.arguments_valid"], judge_arguments_valid, _fail
+    ),
     AssertionType("tools.known_only", "tool_known_only", REQUESTS["tools.known_only"], judge_known_only, _fail),
     AssertionType("tools.no_errors", "tool_no_errors", REQUESTS["tools.no_errors"], judge_no_errors, _fail),
     AssertionType("steps.max", "steps_max", REQUESTS["steps.max"], judge_steps),
@@ -108,11 +110,13 @@ REGISTRY: tuple[AssertionType, ...] = (
     AssertionType("usage.max_total_tokens", "usage_max_total_tokens", REQUESTS["usage.max_total_tokens"], judge_usage),
     AssertionType("safety.pii", "safety_pii", REQUESTS["safety.pii"], judge_pii),
     AssertionType("safety.injection", "safety_injection", REQUESTS["safety.injection"], judge_injection),
-    AssertionType("response.uses_tool_result", "response_uses_tool_result", REQUESTS["response.uses_tool_result"], judge_uses_tool_result),
+    AssertionType(
+        "response.uses_tool_result", "response_uses_tool_result", REQUESTS["response.uses_tool_result"], judge_uses_tool_result
+    ),
     AssertionType("tools.no_repeat", "tool_no_repeat", REQUESTS["tools.no_repeat"], judge_no_repeat),
     AssertionType("turns.max", "turns_max", REQUESTS["turns.max"], judge_turns),
     AssertionType("response.judge", "response_judge", REQUESTS["response.judge"], judge_response_judge),
-)  # fmt: skip
+)
 
 BY_KEY: dict[str, AssertionType] = {entry.key: entry for entry in REGISTRY}
 

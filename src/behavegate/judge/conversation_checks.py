@@ -119,27 +119,39 @@ def judge_uses_tool_result(assertion: str, spec: tuple[int, ToolField], ev: Evid
         value = field_value(result.content, wanted.field)
         if value is _MISSING:
             return incomplete(
-                assertion, kind, f"field {wanted.field!r} is missing from the result returned for call {result.call}",
-                expected, {"call_index": result.call},
-            )  # fmt: skip
+                assertion,
+                kind,
+                f"field {wanted.field!r} is missing from the result returned for call {result.call}",
+                expected,
+                {"call_index": result.call},
+            )
         if _empty(value):
-            return incomplete(assertion, kind, f"the value of {where} is empty: nothing to look for", expected,
-                              {"call_index": result.call})  # fmt: skip
+            return incomplete(
+                assertion, kind, f"the value of {where} is empty: nothing to look for", expected, {"call_index": result.call}
+            )
         if _as_text(value) is None:
             return incomplete(
-                assertion, kind, f"{where} is {type(value).__name__ if value is not None else 'null'}, not a value "
-                "an answer can contain; point field at a string, number or boolean", expected, {"call_index": result.call},
-            )  # fmt: skip
+                assertion,
+                kind,
+                f"{where} is {type(value).__name__ if value is not None else 'null'}, not a value "
+                "an answer can contain; point field at a string, number or boolean",
+                expected,
+                {"call_index": result.call},
+            )
         if not any(value == seen and type(value) is type(seen) for seen in values):
             values.append(value)
     numbers = _numbers(obs.response) if any(isinstance(v, int | float) and not isinstance(v, bool) for v in values) else None
     missing = [value for value in values if not appears_in(value, obs.response, numbers)]
     shown = " and ".join(repr(v) if isinstance(v, str) else json.dumps(v) for v in (missing or values))
     return checked(
-        assertion, kind, not missing, f"the answer contains {shown} from {where}",
-        f"expected the answer to contain {shown} from {where}, observed an answer of {len(obs.response)} characters "
-        "without it", {**expected, "values": values}, {"missing": missing},
-    )  # fmt: skip
+        assertion,
+        kind,
+        not missing,
+        f"the answer contains {shown} from {where}",
+        f"expected the answer to contain {shown} from {where}, observed an answer of {len(obs.response)} characters without it",
+        {**expected, "values": values},
+        {"missing": missing},
+    )
 
 
 def judge_no_repeat(assertion: str, wanted: bool, ev: Evidence) -> Verdict:
@@ -156,10 +168,22 @@ def judge_no_repeat(assertion: str, wanted: bool, ev: Evidence) -> Verdict:
         unseen = [c.name for c in calls if c.arguments is None]
         clash = sorted({name for name in unseen if sum(c.name == name for c in calls) > 1})
         if clash:
-            return incomplete(assertion, kind, f"arguments of calls to {clash} were not observed, so repeats cannot be ruled out",
-                              wanted, observed)  # fmt: skip
-    return checked(assertion, kind, not repeats or not wanted, f"no identical call was made twice ({len(calls)} calls)",
-                    f"expected no identical tool call twice, observed {describe_repeats(repeats)}", wanted, observed)  # fmt: skip
+            return incomplete(
+                assertion,
+                kind,
+                f"arguments of calls to {clash} were not observed, so repeats cannot be ruled out",
+                wanted,
+                observed,
+            )
+    return checked(
+        assertion,
+        kind,
+        not repeats or not wanted,
+        f"no identical call was made twice ({len(calls)} calls)",
+        f"expected no identical tool call twice, observed {describe_repeats(repeats)}",
+        wanted,
+        observed,
+    )
 
 
 def judge_turns(assertion: str, limit: int, ev: Evidence) -> Verdict:

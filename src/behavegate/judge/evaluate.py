@@ -89,8 +89,10 @@ def _judged(entry: AssertionType, assertion: str, spec: Any, evidence: Evidence)
         return verdict
     assert evidence.observation is not None
     # A call read in part (arguments cut short with the answer) has arguments not observed, not invalid ones.
-    seen = tuple(call if call.arguments is not None or call.executed is not None else replace(call, executed=False)
-                 for call in evidence.seen)  # fmt: skip
+    seen = tuple(
+        call if call.arguments is not None or call.executed is not None else replace(call, executed=False)
+        for call in evidence.seen
+    )
     known = replace(evidence.observation, tool_calls=seen, tool_calls_complete=True, tool_gap=None, finish_reason="stop")
     on_seen = entry.judge(assertion, spec, evidence_for_seen(evidence, known))
     return partly(on_seen, evidence) if on_seen.status == settles else verdict
@@ -265,8 +267,11 @@ def suite_gates(results: Sequence[ScenarioResult], gates: Gates) -> tuple[GateRe
         else:
             p95 = aggregate.percentile(latencies, 95)
             ok = p95 <= limit
-            message = (f"latency p95 {p95:g} ms is within {limit:g} ms" if ok
-                       else f"expected latency p95 at most {limit:g} ms, observed {p95:g} ms over {len(latencies)} attempts")  # fmt: skip
+            message = (
+                f"latency p95 {p95:g} ms is within {limit:g} ms"
+                if ok
+                else f"expected latency p95 at most {limit:g} ms, observed {p95:g} ms over {len(latencies)} attempts"
+            )
             found.append(
                 GateResult("latency_p95_ms", "pass" if ok else "fail", message, limit, {"p95": p95, "attempts": len(latencies)})
             )

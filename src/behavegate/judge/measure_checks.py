@@ -13,8 +13,15 @@ def _measure(assertion: str, kind: str, limit: float, value: float | None, missi
     gap = observation_gap(ev)
     if gap or value is None:
         return incomplete(assertion, kind, gap or missing, limit)
-    return checked(assertion, kind, value <= limit, f"{what} {value:g} is within {limit:g}",
-                    f"expected {what} at most {limit:g}, observed {value:g}", limit, value)  # fmt: skip
+    return checked(
+        assertion,
+        kind,
+        value <= limit,
+        f"{what} {value:g} is within {limit:g}",
+        f"expected {what} at most {limit:g}, observed {value:g}",
+        limit,
+        value,
+    )
 
 
 def judge_steps(assertion: str, limit: int, ev: Evidence) -> Verdict:

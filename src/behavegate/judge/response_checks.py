@@ -22,10 +22,14 @@ def judge_contains(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdi
     if isinstance(text, Verdict):
         return text
     return checked(
-        assertion, "response_contains", expected in text,
-        f"response contains {expected!r}", f"response does not contain {expected!r}",
-        expected, {"response_length": len(text)},
-    )  # fmt: skip
+        assertion,
+        "response_contains",
+        expected in text,
+        f"response contains {expected!r}",
+        f"response does not contain {expected!r}",
+        expected,
+        {"response_length": len(text)},
+    )
 
 
 def judge_excludes(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
@@ -34,10 +38,14 @@ def judge_excludes(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdi
     if isinstance(text, Verdict):
         return text
     return checked(
-        assertion, "response_excludes", expected not in text,
-        f"response excludes {expected!r}", f"response contains forbidden text {expected!r}",
-        expected, {"response_length": len(text)},
-    )  # fmt: skip
+        assertion,
+        "response_excludes",
+        expected not in text,
+        f"response excludes {expected!r}",
+        f"response contains forbidden text {expected!r}",
+        expected,
+        {"response_length": len(text)},
+    )
 
 
 def _not_observed(what: str, obs: Observation | None) -> str:
@@ -51,10 +59,14 @@ def judge_refusal(assertion: str, expected: bool, ev: Evidence) -> Verdict:
     if ev.response_gap or obs is None or obs.refusal is None:
         return incomplete(assertion, "refusal", ev.response_gap or _not_observed("refusal", obs), expected)
     return checked(
-        assertion, "refusal", obs.refusal is expected,
-        f"explicit refusal is {expected}", f"explicit refusal is {obs.refusal}, expected {expected}",
-        expected, obs.refusal,
-    )  # fmt: skip
+        assertion,
+        "refusal",
+        obs.refusal is expected,
+        f"explicit refusal is {expected}",
+        f"explicit refusal is {obs.refusal}, expected {expected}",
+        expected,
+        obs.refusal,
+    )
 
 
 def judge_source(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:
@@ -64,10 +76,14 @@ def judge_source(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict
         return incomplete(assertion, "source_required", ev.response_gap or _not_observed("source", obs), expected)
     present = expected in obs.sources
     return checked(
-        assertion, "source_required", present,
-        f"required source {expected!r} was observed", f"required source {expected!r} was not observed",
-        expected, {"source_count": len(obs.sources), "present": present},
-    )  # fmt: skip
+        assertion,
+        "source_required",
+        present,
+        f"required source {expected!r} was observed",
+        f"required source {expected!r} was not observed",
+        expected,
+        {"source_count": len(obs.sources), "present": present},
+    )
 
 
 # --- version 2: response text ---------------------------------------------------------------
@@ -79,9 +95,15 @@ def judge_icontains(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verd
     if isinstance(text, Verdict):
         return text
     found = expected.casefold() in text.casefold()
-    return checked(assertion, "response_icontains", found, f"response contains {expected!r} (any case)",
-                    f"expected the response to contain {expected!r} (any case), observed a {len(text)}-character response without it",
-                    expected, {"response_length": len(text)})  # fmt: skip
+    return checked(
+        assertion,
+        "response_icontains",
+        found,
+        f"response contains {expected!r} (any case)",
+        f"expected the response to contain {expected!r} (any case), observed a {len(text)}-character response without it",
+        expected,
+        {"response_length": len(text)},
+    )
 
 
 def _judge_pattern(assertion: str, pattern: str, ev: Evidence, *, must_match: bool) -> Verdict:
@@ -99,12 +121,24 @@ def _judge_pattern(assertion: str, pattern: str, ev: Evidence, *, must_match: bo
         return incomplete(assertion, kind, result.incomplete, pattern, observed)
     found = result.match_at is not None
     if must_match:
-        return checked(assertion, kind, found, f"response matches /{pattern}/",
-                        f"expected the response to match /{pattern}/, observed no match in {len(text)} characters",
-                        pattern, observed)  # fmt: skip
-    return checked(assertion, kind, not found, f"response does not match /{pattern}/",
-                    f"expected no match of /{pattern}/, observed one at character {result.match_at or 0}",
-                    pattern, observed)  # fmt: skip
+        return checked(
+            assertion,
+            kind,
+            found,
+            f"response matches /{pattern}/",
+            f"expected the response to match /{pattern}/, observed no match in {len(text)} characters",
+            pattern,
+            observed,
+        )
+    return checked(
+        assertion,
+        kind,
+        not found,
+        f"response does not match /{pattern}/",
+        f"expected no match of /{pattern}/, observed one at character {result.match_at or 0}",
+        pattern,
+        observed,
+    )
 
 
 def judge_matches(assertion: str, spec: tuple[int, str], ev: Evidence) -> Verdict:

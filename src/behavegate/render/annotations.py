@@ -137,12 +137,22 @@ def ranked(report: Report) -> Ranked:
     for gate in report.gates:
         if gate.status != "pass":
             level = "error" if gate.status == "fail" else "warning"
-            text = command(level, one_line(gate.message, ANNOTATION_MAX_MESSAGE), file=report.contract_path,
-                           line=report.gate_location(gate).line or 1, title=f"behavegate gate {gate.gate}")  # fmt: skip
+            text = command(
+                level,
+                one_line(gate.message, ANNOTATION_MAX_MESSAGE),
+                file=report.contract_path,
+                line=report.gate_location(gate).line or 1,
+                title=f"behavegate gate {gate.gate}",
+            )
             found[level].insert(0, ((-1, 0, 0), text))
     for issue in report.issues:
-        found["error"].insert(0, ((-2, 0, 0), command("error", one_line(issue.message, ANNOTATION_MAX_MESSAGE),
-                                                       title=f"behavegate run issue {issue.code}")))  # fmt: skip
+        found["error"].insert(
+            0,
+            (
+                (-2, 0, 0),
+                command("error", one_line(issue.message, ANNOTATION_MAX_MESSAGE), title=f"behavegate run issue {issue.code}"),
+            ),
+        )
     return found
 
 
@@ -155,8 +165,11 @@ def limited(found: Ranked) -> str:
         out.extend(ranked[:ANNOTATIONS_PER_LEVEL])
         left += max(len(ranked) - ANNOTATIONS_PER_LEVEL, 0)
     if left:
-        out.append(command("notice", f"{left} more failing or incomplete assertions are in the job summary and reports",
-                           title="behavegate"))  # fmt: skip
+        out.append(
+            command(
+                "notice", f"{left} more failing or incomplete assertions are in the job summary and reports", title="behavegate"
+            )
+        )
     return "\n".join(out)
 
 

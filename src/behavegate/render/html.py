@@ -133,8 +133,14 @@ def _calls(observation: Observation, budget: Budget) -> tuple[list[dict[str, Any
     for index, call in enumerate(observation.tool_calls[:HTML_TOOL_CALLS]):
         arguments = None if call.arguments is None else budget.take(value_text(dict(call.arguments), 10**9), HTML_VALUE_CHARS)
         error = errors[index] if index < len(errors) else None
-        calls.append({"name": clip(call.name, 200), "arguments": arguments, "unobserved": call.arguments is None,
-                      "error": None if error is None else clip(error, 500)})  # fmt: skip
+        calls.append(
+            {
+                "name": clip(call.name, 200),
+                "arguments": arguments,
+                "unobserved": call.arguments is None,
+                "error": None if error is None else clip(error, 500),
+            }
+        )
     return calls, max(0, len(observation.tool_calls) - HTML_TOOL_CALLS)
 
 
@@ -206,15 +212,17 @@ def _scenario(
     if len(result.attempts) > 1:
         for attempt in result.attempts:
             failing = [f"{v.assertion}: {v.message}" for v in attempt.verdicts if v.status != "pass"]
-            attempts.append({
-                "number": attempt.index + 1,
-                "status": attempt.status,
-                "problems": [clip(text, 300) for text in failing[:5]],
-                "more": max(0, len(failing) - 5),
-                "agent": _agent(report.derived.shown(result, attempt), budget, 600),
-                "scores": _scores(attempt.scores),
-                "loop": looping.get(attempt.index + 1),
-            })  # fmt: skip
+            attempts.append(
+                {
+                    "number": attempt.index + 1,
+                    "status": attempt.status,
+                    "problems": [clip(text, 300) for text in failing[:5]],
+                    "more": max(0, len(failing) - 5),
+                    "agent": _agent(report.derived.shown(result, attempt), budget, 600),
+                    "scores": _scores(attempt.scores),
+                    "loop": looping.get(attempt.index + 1),
+                }
+            )
     counts = report.check_counts(result)
     return {
         "anchor": f"s{index}",
@@ -347,9 +355,15 @@ def page(views: Iterable[dict[str, Any]], title: str, status: Status) -> str:
         f"default-src 'none'; style-src '{_digest(css)}'; script-src '{_digest(script)}'; base-uri 'none'; form-action 'none'"
     )
     return env.get_template("html_report.html.j2").render(
-        title=title, status=status, views=shown, css=css, script=script, policy=policy, tags=tags,
+        title=title,
+        status=status,
+        views=shown,
+        css=css,
+        script=script,
+        policy=policy,
+        tags=tags,
         total=sum(len(v["scenarios"]) for v in shown),
-    )  # fmt: skip
+    )
 
 
 def render(report: Report) -> str:

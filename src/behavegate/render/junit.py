@@ -116,9 +116,14 @@ def suites(report: Report) -> list[TestSuite]:
             case.add_skipped_info(message=_cut(f"{standing(report, result)}", JUNIT_MAX_MESSAGE))
         cases.append(case)
     for gate in report.gates:
-        case = TestCase(name=f"gate {gate.gate}", classname=path, elapsed_sec=MIN_TIME, file=path,
-                        line=report.gate_location(gate).line or 1,
-                        stdout=f"{gate.status}: {visible(gate.message)}")  # fmt: skip
+        case = TestCase(
+            name=f"gate {gate.gate}",
+            classname=path,
+            elapsed_sec=MIN_TIME,
+            file=path,
+            line=report.gate_location(gate).line or 1,
+            stdout=f"{gate.status}: {visible(gate.message)}",
+        )
         if gate.status == "fail":
             case.add_failure_info(message=visible(gate.message), failure_type="gate_failed")
         elif gate.status == "incomplete":
@@ -196,8 +201,14 @@ def _baseline_suite(report: Report) -> TestSuite:
         where = report.finding_location(finding)
         text = visible(finding_text(finding))
         regression = finding.kind != "unresolved"
-        case = TestCase(name=f"{'regression' if regression else 'unresolved'}: {finding.subject}", classname="behavegate.baseline",
-                        elapsed_sec=MIN_TIME, file=where.file, line=where.line, stdout=text)  # fmt: skip
+        case = TestCase(
+            name=f"{'regression' if regression else 'unresolved'}: {finding.subject}",
+            classname="behavegate.baseline",
+            elapsed_sec=MIN_TIME,
+            file=where.file,
+            line=where.line,
+            stdout=text,
+        )
         if not (gating and finding.gating):
             case.add_skipped_info(message=_cut(f"not gating (--fail-on {report.fail_on}): {text}", JUNIT_MAX_MESSAGE))
         elif regression:
@@ -207,8 +218,16 @@ def _baseline_suite(report: Report) -> TestSuite:
         cases.append(case)
     others = [visible(finding_text(f)) for f in (*comparison.improvements, *comparison.changes)]
     stdout = "\n".join([visible(source_line(comparison)), *others])
-    cases.append(TestCase(name="baseline comparison", classname="behavegate.baseline", elapsed_sec=MIN_TIME,
-                          file=report.contract_path, line=1, stdout=_cut(stdout, JUNIT_MAX_OUTPUT)))  # fmt: skip
+    cases.append(
+        TestCase(
+            name="baseline comparison",
+            classname="behavegate.baseline",
+            elapsed_sec=MIN_TIME,
+            file=report.contract_path,
+            line=1,
+            stdout=_cut(stdout, JUNIT_MAX_OUTPUT),
+        )
+    )
     return TestSuite(
         name=f"behavegate baseline: {visible(comparison.source.path)}",
         test_cases=cases,

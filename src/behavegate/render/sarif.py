@@ -145,11 +145,18 @@ def rule_key(kind: str) -> str:
 def _rule(key: str) -> dict[str, Any]:
     if key in NOTE_RULES:
         short, help_text = NOTE_RULES[key]
-        return {"id": key, "name": key.replace(".", "_"), "shortDescription": {"text": short},
-                "fullDescription": {"text": help_text},
-                "help": {"text": f"{help_text} See {DOCS} in behavegate's documentation.",
-                         "markdown": f"{help_text}\n\nThe contract format: `{DOCS}` (`max_turns`, `tool_results`)."},
-                "defaultConfiguration": {"level": "note"}, "properties": {"tags": ["agent-behavior"]}}  # fmt: skip
+        return {
+            "id": key,
+            "name": key.replace(".", "_"),
+            "shortDescription": {"text": short},
+            "fullDescription": {"text": help_text},
+            "help": {
+                "text": f"{help_text} See {DOCS} in behavegate's documentation.",
+                "markdown": f"{help_text}\n\nThe contract format: `{DOCS}` (`max_turns`, `tool_results`).",
+            },
+            "defaultConfiguration": {"level": "note"},
+            "properties": {"tags": ["agent-behavior"]},
+        }
     short, help_text = {**RULES, **GATE_RULES}.get(key, (f"{key} assertion", f"The contract's {key} assertion."))
     anchor = DOCS
     properties: dict[str, Any] = {"tags": ["agent-behavior"]}
@@ -225,15 +232,24 @@ def results(report: Report) -> list[dict[str, Any]]:
                 f"Scenario {one_line(result.scenario.id, 200)}: {one_line(verdict.assertion, 200)} {word}{attempts}: "
                 f"{one_line(verdict.message, 1000)}. Expected {_value(verdict.expected)}, observed {_value(verdict.observed)}."
             )
-            found.append({
-                "ruleId": key,
-                "level": "error" if verdict.status == "fail" else "warning",
-                "message": plain_message(text),
-                "locations": [{"physicalLocation": physical}],
-                "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)},
-                "properties": {"scenario": result.scenario.id, "assertion": verdict.assertion, "scenarioStatus": result.status,
-                               "contract": report.contract_path, **_judged(verdict.observed)},
-            })  # fmt: skip
+            found.append(
+                {
+                    "ruleId": key,
+                    "level": "error" if verdict.status == "fail" else "warning",
+                    "message": plain_message(text),
+                    "locations": [{"physicalLocation": physical}],
+                    "partialFingerprints": {
+                        "behavegate/v1": fingerprint(report.contract_path, result.scenario.id, verdict.assertion)
+                    },
+                    "properties": {
+                        "scenario": result.scenario.id,
+                        "assertion": verdict.assertion,
+                        "scenarioStatus": result.status,
+                        "contract": report.contract_path,
+                        **_judged(verdict.observed),
+                    },
+                }
+            )
     found.extend(_gate_results(report))
     found.extend(_loop_results(report))
     found.sort(key=lambda item: LEVELS.index(item["level"]))
@@ -263,15 +279,21 @@ def _loop_results(report: Report) -> list[dict[str, Any]]:
             continue
         location = report.location(result.scenario)
         text = f"Scenario {one_line(result.scenario.id, 200)}: {one_line(loops_line(loops, len(result.attempts)), 1000)}."
-        found.append({
-            "ruleId": "conversation.possible_loop",
-            "level": "note",
-            "message": plain_message(text),
-            "locations": [{"physicalLocation": _physical(location.file, location.line)}],
-            "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, "possible loop")},
-            "properties": {"scenario": result.scenario.id, "attempts": [loop.attempt for loop in loops],
-                           "scenarioStatus": result.status, "contract": report.contract_path},
-        })  # fmt: skip
+        found.append(
+            {
+                "ruleId": "conversation.possible_loop",
+                "level": "note",
+                "message": plain_message(text),
+                "locations": [{"physicalLocation": _physical(location.file, location.line)}],
+                "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, result.scenario.id, "possible loop")},
+                "properties": {
+                    "scenario": result.scenario.id,
+                    "attempts": [loop.attempt for loop in loops],
+                    "scenarioStatus": result.status,
+                    "contract": report.contract_path,
+                },
+            }
+        )
     return found
 
 
@@ -294,15 +316,20 @@ def _gate_results(report: Report) -> list[dict[str, Any]]:
         physical = _physical(location.file, location.line)
         word = "failed" if gate.status == "fail" else "incomplete"
         tag = gate.name.subject if gate.name.kind is GateKind.TAG else None
-        found.append({
-            "ruleId": gate_rule(gate.gate),
-            "level": "error" if gate.status == "fail" else "warning",
-            "message": plain_message(f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."),
-            "locations": [{"physicalLocation": physical}],
-            "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, "", "gate " + gate.gate)},
-            "properties": {"gate": gate.gate, "contract": report.contract_path,
-                           **({"tags": ["security"]} if tag in SECURITY_TAGS else {})},
-        })  # fmt: skip
+        found.append(
+            {
+                "ruleId": gate_rule(gate.gate),
+                "level": "error" if gate.status == "fail" else "warning",
+                "message": plain_message(f"Gate {one_line(gate.gate, 200)} {word}: {one_line(gate.message, 1000)}."),
+                "locations": [{"physicalLocation": physical}],
+                "partialFingerprints": {"behavegate/v1": fingerprint(report.contract_path, "", "gate " + gate.gate)},
+                "properties": {
+                    "gate": gate.gate,
+                    "contract": report.contract_path,
+                    **({"tags": ["security"]} if tag in SECURITY_TAGS else {}),
+                },
+            }
+        )
     return found
 
 
@@ -316,10 +343,14 @@ def render_reports(reports: Sequence[Report]) -> str:
         item["ruleIndex"] = index[item["ruleId"]]
     invocation: dict[str, Any] = {"executionSuccessful": True}
     if len(found) > len(shown):
-        invocation["toolExecutionNotifications"] = [{
-            "level": "note",
-            "message": {"text": f"{len(found) - len(shown)} more findings not included (at most {SARIF_MAX_RESULTS}); the JSON report has them all."},
-        }]  # fmt: skip
+        invocation["toolExecutionNotifications"] = [
+            {
+                "level": "note",
+                "message": {
+                    "text": f"{len(found) - len(shown)} more findings not included (at most {SARIF_MAX_RESULTS}); the JSON report has them all."
+                },
+            }
+        ]
     status = _worst([report.gate_status for report in reports])
     run: dict[str, Any] = {
         "tool": {

@@ -112,8 +112,12 @@ def _observation(obs: Mapping[str, Any] | None, max_chars: int) -> list[str]:
         for index, call in enumerate(calls):
             arguments = "(arguments not observed)" if call.get("arguments") is None else _json(call["arguments"], max_chars)
             detail = details[index] if index < len(details) and isinstance(details[index], Mapping) else {}
-            marks = "".join([f" [{one_line(str(detail['call_id']))}]" if detail.get("call_id") else "",
-                             " (requested by the model, not executed)" if detail.get("executed") is False else ""])  # fmt: skip
+            marks = "".join(
+                [
+                    f" [{one_line(str(detail['call_id']))}]" if detail.get("call_id") else "",
+                    " (requested by the model, not executed)" if detail.get("executed") is False else "",
+                ]
+            )
             lines.append(f"  {index + 1}. {one_line(str(call.get('name')))}{marks} {arguments}")
             if index < len(errors) and errors[index] is not None:
                 lines.append(f"     tool error: {one_line(str(errors[index]), max_chars)}")

@@ -82,8 +82,10 @@ def _parts(suite: SuiteRun, budget: int) -> str:
         part = heading + single.render(report, limit=share - len(heading.encode()))
         if share < 8_000 or len(part.encode()) > share:
             left = len(suite.reports) - index
-            parts.append(f"> ⚠️ {left} contract summar{'y' if left == 1 else 'ies'} left out: the summary stays under 1 MiB; "
-                         "see the JSON report and JUnit for every contract.\n")  # fmt: skip
+            parts.append(
+                f"> ⚠️ {left} contract summar{'y' if left == 1 else 'ies'} left out: the summary stays under 1 MiB; "
+                "see the JSON report and JUnit for every contract.\n"
+            )
             break
         budget -= len(part.encode())
         parts.append(part)

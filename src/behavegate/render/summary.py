@@ -75,10 +75,15 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
     for result in listed:
         counts = report.check_counts(result)
         row = row_template.render(
-            id=result.scenario.id, status=result.status, passed=counts["pass"], failed=counts["fail"],
-            incomplete=counts["incomplete"], line=where(result), repeated=report.repeated,
+            id=result.scenario.id,
+            status=result.status,
+            passed=counts["pass"],
+            failed=counts["fail"],
+            incomplete=counts["incomplete"],
+            line=where(result),
+            repeated=report.repeated,
             rate=pass_rate(result.reliability) if result.reliability else "",
-        ).rstrip("\n")  # fmt: skip
+        ).rstrip("\n")
         cost = len(row.encode()) + 1
         if cost > budget:
             break
@@ -147,8 +152,14 @@ def _baseline(env: Environment, report: Report, budget: int) -> str:
         for finding in findings[: regressions.SHOWN_PER_LIST]:
             location = report.finding_location(finding)
             line = location.line if location.file == report.contract_path else f"{location.file}:{location.line or ''}"
-            row = {"icon": icons[key], "label": finding.label, "subject": finding.subject, "message": finding.message,
-                   "line": line or "", "gating": finding.gating}  # fmt: skip
+            row = {
+                "icon": icons[key],
+                "label": finding.label,
+                "subject": finding.subject,
+                "message": finding.message,
+                "line": line or "",
+                "gating": finding.gating,
+            }
             cost = len(json.dumps(row, ensure_ascii=False).encode()) + 40
             if cost > budget:
                 break

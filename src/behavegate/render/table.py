@@ -125,8 +125,17 @@ def render(report: Report, detail: str = "normal") -> str:
         counts = report.check_counts(result)
         rate = (pass_rate(result.reliability) if result.reliability else "",) * repeated
         details = "; ".join(v.message for v in troubles(result)[:3])
-        rows.append((one_line(result.scenario.id), result.status, str(counts["pass"]), str(counts["fail"]),
-                     str(counts["incomplete"]), *rate, one_line(details, 100)))  # fmt: skip
+        rows.append(
+            (
+                one_line(result.scenario.id),
+                result.status,
+                str(counts["pass"]),
+                str(counts["fail"]),
+                str(counts["incomplete"]),
+                *rate,
+                one_line(details, 100),
+            )
+        )
     widths = [max([len(c)] + [len(r[i]) for r in rows]) for i, c in enumerate(columns)]
     right = {2, 3, 4}
 
@@ -145,8 +154,10 @@ def render(report: Report, detail: str = "normal") -> str:
         out.append("  ".join("-" * w for w in widths))
         out.extend(line(row) for row in rows)
     if len(listed) < len(report.results):
-        out.append(f"({len(report.results) - len(listed)} passing scenarios not listed: --verbose lists every one; "
-                   "the JSON report, JUnit and HTML hold them all)")  # fmt: skip
+        out.append(
+            f"({len(report.results) - len(listed)} passing scenarios not listed: --verbose lists every one; "
+            "the JSON report, JUnit and HTML hold them all)"
+        )
     if repeated:
         out.append("(Passed, Failed, Incomplete: assertion checks over every attempt. Pass rate: attempts that passed.)")
         notes = [(r.scenario.id, sequential_note(r.reliability)) for r in listed if r.reliability is not None]

@@ -99,8 +99,10 @@ def render_table(found: TraceSet) -> str:
         lines.append("")
         steps = "unknown" if trace.step_count is None else str(trace.step_count)
         lines.append(f"trace {one_line(trace.trace_id, 80)} ({one_line(trace.file, 120)})")
-        lines.append(f"  steps: {steps} ({_n(len(trace.steps), 'model step')}, {_n(len(trace.calls), 'tool call')}); "
-                     f"spans: {trace.spans}, orphans: {trace.orphans}")  # fmt: skip
+        lines.append(
+            f"  steps: {steps} ({_n(len(trace.steps), 'model step')}, {_n(len(trace.calls), 'tool call')}); "
+            f"spans: {trace.spans}, orphans: {trace.orphans}"
+        )
         if trace.agents:
             lines.append("  agents: " + ", ".join(f"{'  ' * a.depth}{one_line(a.name, 60)}" for a in trace.agents))
         if trace.calls_gap:

@@ -129,9 +129,14 @@ def build_files(judged: Report) -> dict[str, str]:
     steps: list[dict[str, Any]] = []
     tool_calls: list[dict[str, Any]] = []
     events: list[dict[str, Any]] = [
-        {**base, "event": "run_started", "timestamp": harness["started_at"], "project_root": harness["project_root"],
-         "budget": harness["budget"]}
-    ]  # fmt: skip
+        {
+            **base,
+            "event": "run_started",
+            "timestamp": harness["started_at"],
+            "project_root": harness["project_root"],
+            "budget": harness["budget"],
+        }
+    ]
     for result, timing in zip(judged.results, timings, strict=True):
         scenario_id = result.scenario.id
         name = f"scenario:{scenario_id}"
@@ -147,20 +152,51 @@ def build_files(judged: Report) -> dict[str, str]:
             "error": None,
         }
         steps.append(step)
-        events.append({**base, "event": "step_started", "timestamp": timing.started_at, "step": name,
-                       "input_summary": step["input_summary"]})  # fmt: skip
+        events.append(
+            {
+                **base,
+                "event": "step_started",
+                "timestamp": timing.started_at,
+                "step": name,
+                "input_summary": step["input_summary"],
+            }
+        )
         if mode == "live":
-            call = {"tool": "agent_endpoint", "step": name, "status": "completed", "started_at": timing.started_at,
-                    "ended_at": timing.ended_at, "duration_ms": timing.duration_ms,
-                    "input_summary": {"scenario_id": scenario_id}, "output_summary": summary}  # fmt: skip
+            call = {
+                "tool": "agent_endpoint",
+                "step": name,
+                "status": "completed",
+                "started_at": timing.started_at,
+                "ended_at": timing.ended_at,
+                "duration_ms": timing.duration_ms,
+                "input_summary": {"scenario_id": scenario_id},
+                "output_summary": summary,
+            }
             tool_calls.append(call)
             events.append(
                 {**base, "event": "tool_started", "timestamp": timing.started_at, "step": name, "tool": "agent_endpoint"}
             )
-            events.append({**base, "event": "tool_completed", "timestamp": timing.ended_at, "step": name,
-                           "tool": "agent_endpoint", "status": "completed"})  # fmt: skip
-        events.append({**base, "event": "step_completed", "timestamp": timing.ended_at, "step": name, "status": "completed",
-                       "duration_ms": timing.duration_ms, "output_summary": summary})  # fmt: skip
+            events.append(
+                {
+                    **base,
+                    "event": "tool_completed",
+                    "timestamp": timing.ended_at,
+                    "step": name,
+                    "tool": "agent_endpoint",
+                    "status": "completed",
+                }
+            )
+        events.append(
+            {
+                **base,
+                "event": "step_completed",
+                "timestamp": timing.ended_at,
+                "step": name,
+                "status": "completed",
+                "duration_ms": timing.duration_ms,
+                "output_summary": summary,
+            }
+        )
     decisions = [
         {
             "phase": f"scenario:{scenario['id']}",
@@ -200,10 +236,16 @@ def build_files(judged: Report) -> dict[str, str]:
     files = {STATE: render_json(state), SUMMARY: render_json(harness), RESULTS: _results_text(judged)}
     lines = "".join(render_event(e) for e in events)
     events_text = lines + render_event(
-        {**base, "event": "run_completed", "timestamp": harness["ended_at"], "status": harness["status"],
-         "evidence_digest": report["evidence_digest"], "events_digest": sha256_text(lines),
-         "artifact_digests": {name: sha256_text(text) for name, text in sorted(files.items())}}
-    )  # fmt: skip
+        {
+            **base,
+            "event": "run_completed",
+            "timestamp": harness["ended_at"],
+            "status": harness["status"],
+            "evidence_digest": report["evidence_digest"],
+            "events_digest": sha256_text(lines),
+            "artifact_digests": {name: sha256_text(text) for name, text in sorted(files.items())},
+        }
+    )
     files[EVENTS] = events_text
     return files
 

@@ -237,11 +237,20 @@ def _single(scenario: str, key: str, before: Counts | None, after: Counts, found
     if after.failed:
         if before is None or before.judged == 0:
             why = "not in the baseline" if before is None else "the baseline could not judge it (incomplete there)"
-            found.regressions.append(Finding("gate_failing" if gate else "new_failure", scenario, key, f"{why}; fails now",
-                                             before=before, after=after))  # fmt: skip
+            found.regressions.append(
+                Finding("gate_failing" if gate else "new_failure", scenario, key, f"{why}; fails now", before=before, after=after)
+            )
         elif vouched:
-            found.regressions.append(Finding("gate_failing" if gate else "newly_failing", scenario, key,
-                                             f"passed in the baseline{_sample(before)}, fails now", before=before, after=after))  # fmt: skip
+            found.regressions.append(
+                Finding(
+                    "gate_failing" if gate else "newly_failing",
+                    scenario,
+                    key,
+                    f"passed in the baseline{_sample(before)}, fails now",
+                    before=before,
+                    after=after,
+                )
+            )
         return False
     if after.incomplete:
         if vouched and gate:
@@ -249,8 +258,16 @@ def _single(scenario: str, key: str, before: Counts | None, after: Counts, found
             found.unresolved.append(Finding("unresolved", scenario, key, message, before=before, after=after))
         return vouched and not gate
     if before is not None and before.failed:
-        found.improvements.append(Finding("gate_fixed" if gate else "fixed", scenario, key,
-                                          f"failed in the baseline{_sample(before)}, passes now", before=before, after=after))  # fmt: skip
+        found.improvements.append(
+            Finding(
+                "gate_fixed" if gate else "fixed",
+                scenario,
+                key,
+                f"failed in the baseline{_sample(before)}, passes now",
+                before=before,
+                after=after,
+            )
+        )
     return False
 
 

@@ -145,11 +145,15 @@ def parse_baseline(text: str, shown: str) -> Baseline:
             problem = f"records a run that could not be judged (its error: {why}); nothing to compare with"
             raise fail([Problem(problem, "error")]) from None
         raise fail(list(refused.problems)) from None
-    problems = [
-        Problem(f"scenarios[{index}].id repeats the scenario id {typed_json.kind(scenario.id)}", f"scenarios[{index}].id")
-        for index, scenario in enumerate(report.scenarios)
-        if any(earlier.id == scenario.id for earlier in report.scenarios[:index])
-    ] if len({s.id for s in report.scenarios}) < len(report.scenarios) else []  # fmt: skip
+    problems = (
+        [
+            Problem(f"scenarios[{index}].id repeats the scenario id {typed_json.kind(scenario.id)}", f"scenarios[{index}].id")
+            for index, scenario in enumerate(report.scenarios)
+            if any(earlier.id == scenario.id for earlier in report.scenarios[:index])
+        ]
+        if len({s.id for s in report.scenarios}) < len(report.scenarios)
+        else []
+    )
     tags = (report.behavegate.tags if report.behavegate else None) or {}
     scenarios = [_scenario(scenario, f"scenarios[{index}]", tags, problems) for index, scenario in enumerate(report.scenarios)]
     if problems:

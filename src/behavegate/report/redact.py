@@ -38,8 +38,9 @@ def redact_observation(observation: Observation, secret: str, replacement: str |
 
     calls = observation.tool_calls
     if calls is not None:
-        calls = tuple(ToolCall(redact_text(c.name, secret, replacement), redact_json(c.arguments, secret, replacement))
-                      for c in calls)  # fmt: skip
+        calls = tuple(
+            ToolCall(redact_text(c.name, secret, replacement), redact_json(c.arguments, secret, replacement)) for c in calls
+        )
     sources = observation.sources
     if sources is not None:
         sources = tuple(redact_text(s, secret, replacement) for s in sources)
@@ -65,9 +66,11 @@ def _judge(judge: JudgeEvidence | None, secret: str) -> JudgeEvidence | None:
         return None if value is None else redact_text(value, secret)
 
     votes = tuple(
-        JudgeVote(tuple({k: redact_text(v, secret) for k, v in m.items()} for m in vote.question), text(vote.reply), text(vote.error))
+        JudgeVote(
+            tuple({k: redact_text(v, secret) for k, v in m.items()} for m in vote.question), text(vote.reply), text(vote.error)
+        )
         for vote in judge.votes
-    )  # fmt: skip
+    )
     return replace(judge, votes=votes)
 
 
@@ -75,10 +78,14 @@ def _conversation(conversation: Conversation | None, secret: str) -> Conversatio
     if conversation is None:
         return None
     results = tuple(
-        replace(r, name=redact_text(r.name, secret), content=redact_json(r.content, secret),
-                error=None if r.error is None else redact_text(r.error, secret))
+        replace(
+            r,
+            name=redact_text(r.name, secret),
+            content=redact_json(r.content, secret),
+            error=None if r.error is None else redact_text(r.error, secret),
+        )
         for r in conversation.results
-    )  # fmt: skip
+    )
     return replace(conversation, results=results)
 
 
@@ -122,8 +129,12 @@ def mask_flagged(evaluation: Evaluation) -> Evaluation:
     def masked(scenario: Any, observation: Observation | None, verdicts: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
         found = flagged_values(scenario, observation, verdicts)
         for value in found:
-            verdicts = tuple(replace(v, message=redact_text(v.message, value, mask(value)),
-                                     observed=redact_json(v.observed, value, mask(value))) for v in verdicts)  # fmt: skip
+            verdicts = tuple(
+                replace(
+                    v, message=redact_text(v.message, value, mask(value)), observed=redact_json(v.observed, value, mask(value))
+                )
+                for v in verdicts
+            )
         return verdicts
 
     def result(value: ScenarioResult) -> ScenarioResult:

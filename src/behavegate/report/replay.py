@@ -44,8 +44,12 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
         state, summary, report = (parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
     except Invalid as invalid:
         return None, [invalid.issue]
-    shapes = [*((f"{EVENTS} line {n}", e, run_schema.AnyEvent) for n, e in enumerate(events, 1)),
-              (STATE, state, run_schema.State), (SUMMARY, summary, run_schema.Summary), (RESULTS, report, run_schema.Report)]  # fmt: skip
+    shapes = [
+        *((f"{EVENTS} line {n}", e, run_schema.AnyEvent) for n, e in enumerate(events, 1)),
+        (STATE, state, run_schema.State),
+        (SUMMARY, summary, run_schema.Summary),
+        (RESULTS, report, run_schema.Report),
+    ]
     misshapen = [
         Issue("artifact_structure_invalid", f"{name}: {problem.located()}")
         for name, value, schema in shapes
@@ -183,33 +187,45 @@ def _state_matches_events(events: list[Any], state: Any) -> None:
     finished = [e for e in events if e["event"] == "step_completed"]
     _expect(
         [s["name"] for s in steps] == [e["step"] for e in started] == [e["step"] for e in finished],
-        "state_events_mismatch", "steps in state.json do not match the events",
-    )  # fmt: skip
+        "state_events_mismatch",
+        "steps in state.json do not match the events",
+    )
     for step, start, end in zip(steps, started, finished, strict=True):
         _expect(
-            step["started_at"] == start["timestamp"] and step["ended_at"] == end["timestamp"]
-            and step["status"] == end["status"] and step["duration_ms"] == end["duration_ms"]
-            and step["input_summary"] == start["input_summary"] and step["output_summary"] == end["output_summary"],
-            "state_events_mismatch", f"step {step['name']!r} differs between state.json and events",
-        )  # fmt: skip
+            step["started_at"] == start["timestamp"]
+            and step["ended_at"] == end["timestamp"]
+            and step["status"] == end["status"]
+            and step["duration_ms"] == end["duration_ms"]
+            and step["input_summary"] == start["input_summary"]
+            and step["output_summary"] == end["output_summary"],
+            "state_events_mismatch",
+            f"step {step['name']!r} differs between state.json and events",
+        )
     tools = [e for e in events if e["event"] in {"tool_started", "tool_completed"}]
     _expect(
         len(tools) == 2 * len(state["tool_calls"]), "state_events_mismatch", "tool calls in state.json do not match the events"
     )
     for call, start, end in zip(state["tool_calls"], tools[0::2], tools[1::2], strict=True):
         _expect(
-            start["event"] == "tool_started" and end["event"] == "tool_completed"
-            and call["step"] == start["step"] == end["step"] and call["tool"] == start["tool"] == end["tool"]
-            and call["started_at"] == start["timestamp"] and call["ended_at"] == end["timestamp"]
+            start["event"] == "tool_started"
+            and end["event"] == "tool_completed"
+            and call["step"] == start["step"] == end["step"]
+            and call["tool"] == start["tool"] == end["tool"]
+            and call["started_at"] == start["timestamp"]
+            and call["ended_at"] == end["timestamp"]
             and call["status"] == end["status"],
-            "state_events_mismatch", f"tool call of {call['step']!r} differs between state.json and events",
-        )  # fmt: skip
+            "state_events_mismatch",
+            f"tool call of {call['step']!r} differs between state.json and events",
+        )
     first, last = events[0], events[-1]
     _expect(
-        state["started_at"] == first["timestamp"] and state["ended_at"] == last["timestamp"]
-        and state["budget"] == first["budget"] and state["status"] == last["status"],
-        "state_events_mismatch", "run times, budget or status differ between state.json and events",
-    )  # fmt: skip
+        state["started_at"] == first["timestamp"]
+        and state["ended_at"] == last["timestamp"]
+        and state["budget"] == first["budget"]
+        and state["status"] == last["status"],
+        "state_events_mismatch",
+        "run times, budget or status differ between state.json and events",
+    )
 
 
 def _summary(summary: Any, state: Any, report: Any) -> None:
@@ -233,8 +249,9 @@ def _summary(summary: Any, state: Any, report: Any) -> None:
     _expect(steps == len(state["steps"]), "summary_state_mismatch", "summary.json budget_used does not match state.json")
     _expect(
         summary["budget_remaining"]["steps"] == state["budget"]["max_steps"] - steps,
-        "summary_state_mismatch", "summary.json budget_remaining does not match its budget",
-    )  # fmt: skip
+        "summary_state_mismatch",
+        "summary.json budget_remaining does not match its budget",
+    )
 
 
 def _report(report: Any, state: Any, events: list[Any]) -> None:
@@ -319,11 +336,15 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
     )
     _expect(
         meta["observation_source_digest"] == report["provenance"].get("source_digest"),
-        "source_digest_mismatch", "source digest differs between provenance and state metadata",
-    )  # fmt: skip
+        "source_digest_mismatch",
+        "source digest differs between provenance and state metadata",
+    )
     digest = evidence_digest(report)
-    for where, value in (("report", report["evidence_digest"]), ("state metadata", meta["behavior_evidence_digest"]),
-                         ("run_completed event", events[-1].get("evidence_digest"))):  # fmt: skip
+    for where, value in (
+        ("report", report["evidence_digest"]),
+        ("state metadata", meta["behavior_evidence_digest"]),
+        ("run_completed event", events[-1].get("evidence_digest")),
+    ):
         _expect(value == digest, "evidence_digest_mismatch", f"evidence_digest in the {where} does not match the evidence")
     _expect(
         meta["scenario_ids"] == sorted(s["id"] for s in scenarios),
@@ -332,19 +353,25 @@ def _report(report: Any, state: Any, events: list[Any]) -> None:
     )
     _expect(
         [s["name"] for s in state["steps"]] == [f"scenario:{s['id']}" for s in scenarios],
-        "scenario_ids_mismatch", "steps do not match the report's scenarios",
-    )  # fmt: skip
+        "scenario_ids_mismatch",
+        "steps do not match the report's scenarios",
+    )
     decisions = [
-        {"phase": f"scenario:{s['id']}", "code": f"behavior_assertion_{a['status']}",
-         "target": {"scenario_id": s["id"], "assertion": a["assertion"], "kind": a["kind"]},
-         "details": {"message": a["message"], "expected": a["expected"], "observed": a["observed"]}}
-        for s in scenarios for a in s["assertions"]
-    ]  # fmt: skip
+        {
+            "phase": f"scenario:{s['id']}",
+            "code": f"behavior_assertion_{a['status']}",
+            "target": {"scenario_id": s["id"], "assertion": a["assertion"], "kind": a["kind"]},
+            "details": {"message": a["message"], "expected": a["expected"], "observed": a["observed"]},
+        }
+        for s in scenarios
+        for a in s["assertions"]
+    ]
     _expect(state["decisions"] == decisions, "decisions_mismatch", "state decisions do not equal the report's assertions")
     _expect(
         report["harness"]["decision_count"] == len(decisions) and report["harness"]["run_id"] == events[0]["run_id"],
-        "harness_summary_mismatch", "the report's harness does not match the run",
-    )  # fmt: skip
+        "harness_summary_mismatch",
+        "the report's harness does not match the run",
+    )
 
 
 def _scenario_status(scenario: Any) -> str:
@@ -376,8 +403,9 @@ def _scenario_status(scenario: Any) -> str:
         status = _rederived(tries, reliability)
         _expect(
             [reliability["passed"], reliability["failed"]] == [tries.count("pass"), tries.count("fail")],
-            "behavior_evidence_invalid", f"{name} reliability counts do not match its attempts",
-        )  # fmt: skip
+            "behavior_evidence_invalid",
+            f"{name} reliability counts do not match its attempts",
+        )
     _expect(scenario["status"] == status, "behavior_evidence_invalid", f"{name} status does not match assertions")
     return status
 

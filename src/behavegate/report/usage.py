@@ -44,8 +44,10 @@ class RunUsage:
         if self.input_tokens is not None or self.output_tokens is not None:
             tokens += f" ({self.input_tokens or 0:,} in, {self.output_tokens or 0:,} out)"
         parts = [f"cost {dollars(self.cost)}" if self.cost is not None else "", tokens]
-        budgets = [f"--max-total-tokens {self.max_total_tokens:,}" if self.max_total_tokens is not None else "",
-                   f"--max-cost {self.max_cost:g}" if self.max_cost is not None else ""]  # fmt: skip
+        budgets = [
+            f"--max-total-tokens {self.max_total_tokens:,}" if self.max_total_tokens is not None else "",
+            f"--max-cost {self.max_cost:g}" if self.max_cost is not None else "",
+        ]
         if any(budgets):
             parts.append("budget " + ", ".join(b for b in budgets if b))
         if self.not_sent:

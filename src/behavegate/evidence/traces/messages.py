@@ -35,12 +35,24 @@ AGENT_OPERATIONS = frozenset({"invoke_agent", "create_agent"})
 
 # Provider finish reasons, in the words the rest of behavegate uses (OpenAI's).
 _FINISH = {
-    "stop": "stop", "end_turn": "stop", "stop_sequence": "stop", "complete": "stop", "completed": "stop",
-    "eos": "stop", "finish_reason_stop": "stop",
-    "tool_calls": "tool_calls", "tool_call": "tool_calls", "tool_use": "tool_calls", "function_call": "tool_calls",
-    "length": "length", "max_tokens": "length", "max_output_tokens": "length",
-    "content_filter": "content_filter", "safety": "content_filter", "recitation": "content_filter",
-}  # fmt: skip
+    "stop": "stop",
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "complete": "stop",
+    "completed": "stop",
+    "eos": "stop",
+    "finish_reason_stop": "stop",
+    "tool_calls": "tool_calls",
+    "tool_call": "tool_calls",
+    "tool_use": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "max_tokens": "length",
+    "max_output_tokens": "length",
+    "content_filter": "content_filter",
+    "safety": "content_filter",
+    "recitation": "content_filter",
+}
 
 
 class Requested(NamedTuple):
@@ -375,8 +387,14 @@ def _openinference(items: list[dict[str, Any]], output: bool) -> _Messages:
             for call in group(item, "message.tool_calls")
         ]
         if isinstance(item.get("message.function_call_name"), str):  # the legacy form
-            calls.append({"function": {"name": item["message.function_call_name"],
-                                       "arguments": item.get("message.function_call_arguments_json")}})  # fmt: skip
+            calls.append(
+                {
+                    "function": {
+                        "name": item["message.function_call_name"],
+                        "arguments": item.get("message.function_call_arguments_json"),
+                    }
+                }
+            )
         contents = [c.get("message_content.text") for c in group(item, "message.contents")]
         content = item.get("message.content")
         if content is None and contents:
