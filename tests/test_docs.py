@@ -76,3 +76,14 @@ def test_the_readme_failure_sample_is_the_real_output(
     assert main(args) == 1
     real = capsys.readouterr().out
     assert sample["body"] in real, "README.md's failing-run sample differs from the real output; copy it from `make demo`"
+
+
+def test_the_layout_map_names_every_module_with_its_docstring() -> None:
+    """docs/layout.md's module map is generated from the modules (scripts/layout_map.py): a module
+    added, moved or described anew shows there, or this fails until the script is run."""
+    import subprocess
+    import sys
+
+    script = DOCS.parent / "scripts" / "layout_map.py"
+    checked = subprocess.run([sys.executable, str(script), "--check"], check=False)
+    assert checked.returncode == 0, "docs/layout.md's module map is stale: run `python scripts/layout_map.py`"

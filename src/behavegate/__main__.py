@@ -1,3 +1,5 @@
+"""`python -m behavegate`: the command line (cli.py)."""
+
 import sys
 
 from behavegate.cli import main
