@@ -266,3 +266,29 @@ scenarios:
     observation = read({"output": "x", "calls": [{"name": "lookup_order"}]}, mapped.agent, "s", 1)[0]
     verdict = evaluate_scenario(mapped.scenarios[0], observation, mapped.agent, 2).verdicts[0]
     assert verdict.status == "incomplete" and "were not observed" in verdict.message
+
+
+def test_a_call_that_openinference_lists_only_in_output_value_is_a_call(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A span whose output messages leave out a call its output.value lists (a hostile review's false pass)."""
+    response = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": "Done.",
+                    "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "issue_refund", "arguments": "{}"}}],
+                },
+                "finish_reason": "stop",
+            }
+        ]
+    }
+    attributes = [
+        _attr("openinference.span.kind", "LLM"),
+        _attr("llm.output_messages.0.message.role", "assistant"),
+        _attr("llm.output_messages.0.message.content", "Done."),
+        _attr("output.value", json.dumps(response)),
+    ]
+    verdict = judge_one_span(attributes, "{tools: {forbidden: [issue_refund]}}", tmp_path, capsys)
+    assert verdict["status"] == "fail", verdict["message"]

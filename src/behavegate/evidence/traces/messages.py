@@ -297,9 +297,12 @@ def read_model(span: Span) -> ModelReading:
                 ways.append((3, _traceloop(items, output)))
             else:
                 inputs.append(_traceloop(items, output))
-    # OpenInference with no output messages (a streamed answer): the response in output.value
-    if not ways and str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
-        ways.append((4, _output_value(a["output.value"])))
+    # OpenInference: the response in output.value, the answer itself when no output messages were
+    # written (a streamed answer); beside them, for the calls it lists (a call either way lists is a call)
+    if str(a.get("openinference.span.kind") or "").upper() == "LLM" and "output.value" in a:
+        response = _output_value(a["output.value"])
+        if not ways or (response.readable and response.calls):
+            ways.append((4, response))
     # Assay rows: plain text
     if isinstance(a.get("gen_ai.prompt"), str):
         inputs.append(completion(a["gen_ai.prompt"], role="user"))
