@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import itertools
 import json
 import re
 import shutil
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -452,3 +454,38 @@ def test_an_input_value_that_looks_like_a_flag_stays_a_value() -> None:
     parsed = build_parser().parse_args(argv)
     assert parsed.contract == ["--allow-remote"] and not parsed.allow_remote
     assert parsed.endpoint == "-x" and parsed.scenarios == ["--help"]
+
+
+def _release_script() -> Any:
+    spec = importlib.util.spec_from_file_location("release_action_yml", ROOT / "scripts" / "release_action_yml.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_release_points_action_yml_at_the_published_image_and_changes_nothing_else() -> None:
+    script = _release_script()
+    source = (ROOT / "action.yml").read_text()
+    released = script.pinned(source, "ghcr.io/acme/behavegate:1.2.0")
+    before, after = yaml.safe_load(source), yaml.safe_load(released)
+    assert before["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert after["runs"] == {"using": "docker", "image": "docker://ghcr.io/acme/behavegate:1.2.0"}
+    assert {k: v for k, v in after.items() if k != "runs"} == {k: v for k, v in before.items() if k != "runs"}
+    assert len(released.splitlines()) == len(source.splitlines())
+    for bad in ("ghcr.io/Acme/behavegate:1.2.0", "behavegate", "ghcr.io/acme/behavegate:1.2.0\n  args: [x]"):
+        with pytest.raises(script.ReleaseError):
+            script.pinned(source, bad)
+    with pytest.raises(script.ReleaseError, match="found 0"):
+        script.pinned(released, "ghcr.io/acme/behavegate:1.2.1")  # a released action.yml is never rewritten twice
+
+
+def test_the_release_job_moves_its_tags_to_the_commit_that_runs_the_image() -> None:
+    release = yaml.safe_load((ROOT / ".github" / "workflows" / "release.yml").read_text())
+    job = release["jobs"]["image"]
+    assert job["permissions"]["contents"] == "write"
+    steps = [step.get("run", "") for step in job["steps"]]
+    push = next(i for i, run in enumerate(steps) if 'docker push "$IMAGE"' in run)
+    pin = next(i for i, run in enumerate(steps) if "scripts/release_action_yml.py" in run)
+    assert push < pin  # the tags move only once the image they name exists
+    assert 'git tag -f "$major"' in steps[pin] and 'git push -f origin "refs/tags/${TAG}"' in steps[pin]
