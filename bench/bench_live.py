@@ -310,15 +310,21 @@ def stream_events(prompt: str, *, usage: bool) -> list[bytes]:
 
 
 def completion(prompt: str) -> bytes:
-    """The chat completion answering ``prompt``: ``ok <prompt>``."""
+    """The chat completion answering ``prompt``: ``ok <prompt>``, with the fields a real server sends
+    (inspect_ai refuses an answer without ``model``)."""
     reply = {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "created": 1700000000,
+        "model": "m",
+        "usage": {"prompt_tokens": 9, "completion_tokens": 9, "total_tokens": 18},
         "choices": [
             {
                 "index": 0,
                 "finish_reason": "stop",
                 "message": {"role": "assistant", "content": f"ok {prompt}", "tool_calls": [], "refusal": None},
             }
-        ]
+        ],
     }
     return json.dumps(reply, separators=(",", ":")).encode("utf-8")
 

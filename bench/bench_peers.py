@@ -179,21 +179,26 @@ def time_inspect(cmd: list[str], work: Path, url: str, args: argparse.Namespace,
     (work / "suite.py").write_text(INSPECT_TASK)
     env = dict(os.environ, OPENAI_API_KEY="unused", OPENAI_BASE_URL=url.rsplit("/chat/completions", 1)[0])
     env["INSPECT_LOG_DIR"] = str(work / "logs")
-    argv = [*cmd, "eval-set", "suite.py", "--model", "openai/m", "--max-connections", str(args.concurrency)]
+    argv = [*cmd, "eval-set", "suite.py", "--model", "openai/m", "-M", "responses_api=false"]
+    argv += ["--max-connections", str(args.concurrency)]
     argv += ["--display", "none", "--log-format", "json", "--log-dir", str(work / "logs"), "--no-fail-on-error"]
     argv += ["--max-tasks", "2", "--log-dir-allow-dirty"]
     rc, wall, tail = run(argv, work, agent, env)
-    failed = 0
-    logs = sorted((work / "logs").glob("*.json"))
+    failed, logs = 0, 0
     try:
-        for log in logs:
-            for sample in json.loads(log.read_text()).get("samples", []):
-                for score in sample.get("scores", {}).values():
-                    failed += score.get("value") != "C"
-    except (OSError, ValueError, AttributeError):
+        for path in sorted((work / "logs").glob("*.json")):
+            log = json.loads(path.read_text())
+            if not isinstance(log, dict) or "samples" not in log:
+                continue  # eval-set's own index files
+            logs += 1
+            for sample in log["samples"]:
+                if sample.get("error"):
+                    return Timed("inspect_ai", wall, None, agent.requests, f"sample error: {str(sample['error'])[:200]}")
+                failed += sum(score.get("value") != "C" for score in sample.get("scores", {}).values())
+    except (OSError, ValueError, AttributeError, TypeError):
         return Timed("inspect_ai", wall, None, agent.requests, f"rc {rc}: {tail}")
-    if len(logs) != 2:
-        return Timed("inspect_ai", wall, None, agent.requests, f"rc {rc}, {len(logs)} logs: {tail}")
+    if logs != 2:
+        return Timed("inspect_ai", wall, None, agent.requests, f"rc {rc}, {logs} task logs: {tail}")
     return Timed("inspect_ai", wall, failed, agent.requests)
 
 
