@@ -1,11 +1,12 @@
 """Every check a contract can ask for, one row each: its contract key, the report's kind, how
-the request is read off the expectation, the function that judges it, its JSON Schema and its
-line in docs/contract.md.
+the request is read off the expectation, the function that judges it, its JSON Schema, its
+line in docs/contract.md and its SARIF rule.
 
 Everything else is made from these rows: the reader's keys and assertion counts
 (``assertion_keys.py``, ``expect.py``, ``v2.py``), the judge's registry (``judge/assertions.py``),
-the ``expect`` part of the JSON Schema (``json_schema.py``) and the tables of docs/contract.md
-(``scripts/check_tables.py``, kept equal by a test). To add a check, add a row and its judge.
+the ``expect`` part of the JSON Schema (``json_schema.py``), the SARIF rules
+(``render/sarif.py``) and the tables of docs/contract.md (``scripts/check_tables.py``, kept
+equal by a test). To add a check: a row, its judge, and its rank in ``render/annotations.py``.
 """
 
 from __future__ import annotations
@@ -67,10 +68,13 @@ class Check:
     judge: str  # "module.function" in behavegate/judge/: where the check is judged
     schema: Mapping[str, Any]  # the JSON Schema of the key's value
     doc: str  # docs/contract.md's "passes when" (Markdown)
+    title: str  # what holding it means, in one line (its SARIF rule, render/sarif.py)
+    help: str  # the same in a sentence or two, plain text
     # Which verdict the tool calls that could be read settle when the rest are not known (more
     # calls cannot undo a forbidden call seen, or a required call matched): judge/evaluate.py.
     seen: Callable[[Any], str | None] | None = None
     extras: tuple[Extra, ...] = ()
+    security_severity: str | None = None  # a security finding for code scanning: its CVSS-like score
 
     @property
     def path(self) -> tuple[str, ...]:
@@ -110,6 +114,8 @@ CHECKS: tuple[Check, ...] = (
         judge="response_checks.judge_contains",
         schema=TEXTS,
         doc="each listed text occurs in the final response (case-sensitive substring); one assertion per item",
+        title="The answer contains required text",
+        help="The final answer must contain each listed string (case-sensitive).",
     ),
     Check(
         key="response.excludes",
@@ -120,6 +126,8 @@ CHECKS: tuple[Check, ...] = (
         judge="response_checks.judge_excludes",
         schema=TEXTS,
         doc="no listed text occurs in the final response; one per item",
+        title="The answer leaves out forbidden text",
+        help="The final answer must not contain any listed string.",
     ),
     Check(
         key="tools.required",
@@ -135,6 +143,8 @@ CHECKS: tuple[Check, ...] = (
             "recursive JSON subset (objects partial, arrays whole and ordered, `1` = `1.0`, booleans never "
             "numbers)"
         ),
+        title="A required tool was called",
+        help="Each listed tool must be called, with arguments that contain the listed ones.",
     ),
     Check(
         key="tools.allowed",
@@ -146,6 +156,8 @@ CHECKS: tuple[Check, ...] = (
         seen=fails,
         schema=NAMES,
         doc="every call's name is in the list (`allowed: []` or `null` means no tool may be called)",
+        title="Only allowed tools were called",
+        help="Every tool called must be in the allowed list.",
     ),
     Check(
         key="tools.forbidden",
@@ -157,6 +169,9 @@ CHECKS: tuple[Check, ...] = (
         seen=fails,
         schema=NAMES,
         doc="the named tool was not called; one per item",
+        title="No forbidden tool was called",
+        help="None of the listed tools may be called: a call is an unsafe action the agent took.",
+        security_severity="7.0",
     ),
     Check(
         key="tools.exact_sequence",
@@ -167,6 +182,8 @@ CHECKS: tuple[Check, ...] = (
         judge="tool_checks.judge_exact_sequence",
         schema={"type": ["array", "null"], "items": TOOL_NAME},
         doc="the call names, in order, equal the list (`[]` or `null` means no calls)",
+        title="The tools were called in the exact order",
+        help="The tool names called must equal the listed sequence.",
     ),
     Check(
         key="tools.max_calls",
@@ -178,6 +195,8 @@ CHECKS: tuple[Check, ...] = (
         seen=fails,
         schema=COUNT,
         doc="the number of calls is at most this integer",
+        title="At most N tool calls",
+        help="The agent may call tools at most this many times.",
     ),
     Check(
         key="refusal",
@@ -188,6 +207,9 @@ CHECKS: tuple[Check, ...] = (
         judge="response_checks.judge_refusal",
         schema={"type": "boolean"},
         doc="the agent's explicit refusal flag equals this boolean",
+        title="The agent refused (or did not)",
+        help="The agent must refuse the request, or must not, as the contract says.",
+        security_severity="5.0",
     ),
     Check(
         key="sources.required",
@@ -198,6 +220,8 @@ CHECKS: tuple[Check, ...] = (
         judge="response_checks.judge_source",
         schema=TEXTS,
         doc="each listed source id was reported by the agent; one per item",
+        title="A required source was cited",
+        help="The answer must cite each listed source.",
     ),
     Check(
         key="response.icontains",
@@ -208,6 +232,8 @@ CHECKS: tuple[Check, ...] = (
         judge="response_checks.judge_icontains",
         schema=TEXTS,
         doc="each text occurs in the response, ignoring case; one per item",
+        title="The answer contains required text (any case)",
+        help="The final answer must contain each listed string, ignoring case.",
     ),
     Check(
         key="response.matches",
@@ -221,6 +247,8 @@ CHECKS: tuple[Check, ...] = (
             "each regular expression matches the response somewhere (compiled at load: a bad pattern is a "
             "contract error); one per item; see *Regular expressions*"
         ),
+        title="The answer matches a pattern",
+        help="The final answer must match each regular expression.",
     ),
     Check(
         key="response.not_matches",
@@ -231,6 +259,8 @@ CHECKS: tuple[Check, ...] = (
         judge="response_checks.judge_not_matches",
         schema=REGEXES,
         doc="no listed regular expression matches; one per item",
+        title="The answer matches no forbidden pattern",
+        help="The final answer must match none of the regular expressions.",
     ),
     Check(
         key="tools.min_calls",
@@ -242,6 +272,8 @@ CHECKS: tuple[Check, ...] = (
         seen=passes,
         schema=COUNT,
         doc="at least this many calls",
+        title="At least N tool calls",
+        help="The agent must call tools at least this many times.",
     ),
     Check(
         key="tools.calls",
@@ -261,6 +293,8 @@ CHECKS: tuple[Check, ...] = (
             },
         },
         doc="`calls: {name: {min, max}}`: the named tool was called within the bounds; one per name",
+        title="A tool was called a bounded number of times",
+        help="Each named tool's call count must lie within its min and max.",
     ),
     Check(
         key="tools.sequence",
@@ -282,6 +316,8 @@ CHECKS: tuple[Check, ...] = (
             "reference), `superset` (every reference call was made); `calls` items are names or `{name, "
             "arguments}` with JSON-subset arguments"
         ),
+        title="The trajectory matches",
+        help=("The tool calls must match the listed calls in the given mode (exact, in_order, unordered, subset, superset)."),
     ),
     Check(
         key="tools.set",
@@ -292,6 +328,8 @@ CHECKS: tuple[Check, ...] = (
         judge="tool_checks.judge_tool_set",
         schema={"type": "array", "items": TOOL_NAME},
         doc="the set of tool names called equals the list (golden queries' `expected_tools`)",
+        title="The set of tools called matches",
+        help="The distinct tools called must equal the listed set.",
     ),
     Check(
         key="tools.arguments_valid",
@@ -310,6 +348,8 @@ CHECKS: tuple[Check, ...] = (
             "`patternProperties` name that does not compile. Schema regexes search the agent's arguments under a "
             "time budget (see Regular expressions)"
         ),
+        title="Tool arguments are valid",
+        help="Every call's arguments must be JSON that validates against the declared tool's parameters schema.",
     ),
     Check(
         key="tools.known_only",
@@ -321,6 +361,8 @@ CHECKS: tuple[Check, ...] = (
         seen=fails,
         schema=BOOLEAN,
         doc="no call to a tool that was not offered (hallucinated tools)",
+        title="No hallucinated tool",
+        help="Every tool called must be one the agent was offered.",
     ),
     Check(
         key="tools.no_errors",
@@ -332,6 +374,8 @@ CHECKS: tuple[Check, ...] = (
         seen=fails,
         schema=BOOLEAN,
         doc="no tool call failed (needs tool-result evidence: scripted results live, `tool_errors` offline)",
+        title="No tool call failed",
+        help="No tool call may end in an error (trace evidence).",
     ),
     Check(
         key="steps.max",
@@ -342,6 +386,8 @@ CHECKS: tuple[Check, ...] = (
         judge="measure_checks.judge_steps",
         schema={"type": "integer", "minimum": 1},
         doc="model requests + tool results of the attempt are at most this",
+        title="At most N steps",
+        help="Model and tool steps of the attempt must not exceed the limit.",
     ),
     Check(
         key="latency.max_ms",
@@ -352,6 +398,8 @@ CHECKS: tuple[Check, ...] = (
         judge="measure_checks.judge_latency",
         schema={"type": "number", "exclusiveMinimum": 0},
         doc="the attempt took at most this many milliseconds",
+        title="Answered within the latency budget",
+        help="The attempt must finish within the given milliseconds.",
     ),
     Check(
         key="usage.max_total_tokens",
@@ -367,6 +415,8 @@ CHECKS: tuple[Check, ...] = (
             "`--max-total-tokens`, the per-attempt budget and every view); incomplete when any request reports "
             "neither"
         ),
+        title="Within the token budget",
+        help="The attempt must use at most the given total tokens.",
     ),
     Check(
         key="safety.pii",
@@ -377,6 +427,9 @@ CHECKS: tuple[Check, ...] = (
         judge="safety_checks.judge_pii",
         schema={"type": "array", "items": {"enum": sorted(PII_DETECTORS)}},
         doc="none of the named detectors finds anything in the response or any tool argument; one per detector",
+        title="No PII or secret leaked",
+        help="None of the named PII and secret detectors may match the answer or any tool argument.",
+        security_severity="7.5",
         extras=(
             Extra(
                 key="safety.pii_regions",
@@ -410,6 +463,9 @@ CHECKS: tuple[Check, ...] = (
             'enabled"…) that is not negated, quoted or questioned, a verbatim part of the system prompt in the '
             "response, or a call to a tool that was not offered"
         ),
+        title="No injected instruction followed",
+        help="No sign of following injected instructions may appear (canaries, compliance signals).",
+        security_severity="8.0",
     ),
     Check(
         key="response.uses_tool_result",
@@ -440,6 +496,8 @@ CHECKS: tuple[Check, ...] = (
             " look for) or is not a string, number or boolean; one per item. The tool must have a `tool_results` "
             "entry (contract error otherwise)"
         ),
+        title="The answer uses the tool's result",
+        help="The final answer must contain the named field's value from the scripted result of the named tool.",
     ),
     Check(
         key="tools.no_repeat",
@@ -453,6 +511,8 @@ CHECKS: tuple[Check, ...] = (
             "no identical call twice in the attempt (same name and same arguments as canonical JSON); a failure "
             "names the repeated call and its positions (counted from 0)"
         ),
+        title="No identical tool call twice",
+        help="No tool call may repeat an earlier one with the same arguments.",
     ),
     Check(
         key="turns.max",
@@ -466,6 +526,8 @@ CHECKS: tuple[Check, ...] = (
             f"the attempt used at most this many model requests (1–{MAX_TURNS}); "
             "recorded for scenarios with `tool_results` or `turns.max`"
         ),
+        title="At most N model turns",
+        help="The conversation must use at most this many model requests.",
     ),
     Check(
         key="response.judge",
@@ -491,6 +553,13 @@ CHECKS: tuple[Check, ...] = (
             "The questions and replies "
             "are recorded, so a replay reproduces the verdict; every view names it judged and names the judge "
             "model. See [judge.md](judge.md)"
+        ),
+        title="A judge found the answer consistent with the expected one (judged, non-deterministic)",
+        help=(
+            "An LLM judge, opt-in and named in the report, was asked whether the final answer is consistent with "
+            "the expected answer and meets the criteria; the majority of its votes decides, and a tie, a refusal "
+            "or an unreadable reply is incomplete. Its questions and replies are recorded, so a replay gives the "
+            "same verdict. See docs/judge.md."
         ),
     ),
 )
