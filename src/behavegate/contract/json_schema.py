@@ -1,9 +1,8 @@
 """The JSON Schema of behavior contracts (versions 1 and 2), built from the
 same key tables the reader uses (``expect`` from the check rows, ``checks.py``),
-so the two cannot drift apart. Editors use
-the shipped file (``behavegate/contract.schema.json``, also in ``docs/``) for
-completion and inline errors; ``python -m behavegate.contract.json_schema`` rewrites
-both copies.
+so the two cannot drift apart. Editors use the shipped file
+(``behavegate/contract.schema.json``, also in ``docs/``) for completion and inline
+errors; ``python -m behavegate.contract.json_schema`` rewrites both copies.
 """
 
 from __future__ import annotations
