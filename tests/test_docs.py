@@ -53,11 +53,18 @@ def test_cli_reference_shows_the_current_help_of_every_command(monkeypatch: pyte
         assert blocks[name].group("body") == current[name], f"docs/cli.md help for {name!r} is stale; run `make golden`"
 
 
-def test_contract_reference_documents_every_assertion_key() -> None:
+def test_the_contract_reference_tables_are_the_check_rows() -> None:
+    """docs/contract.md's tables of checks are written from contract/checks.py by
+    scripts/check_tables.py: a check added or described anew shows there, or this fails."""
+    import subprocess
+    import sys
+
+    script = DOCS.parent / "scripts" / "check_tables.py"
+    checked = subprocess.run([sys.executable, str(script), "--check"], check=False)
+    assert checked.returncode == 0, "docs/contract.md's tables of checks are stale: run `python scripts/check_tables.py`"
     text = (DOCS / "contract.md").read_text(encoding="utf-8")
-    documented = set(re.findall(r"^\| `([a-z_.]+)` \|", text, re.M))
-    keys = {entry.key for entry in REGISTRY}
-    assert keys <= documented, f"undocumented contract keys: {sorted(keys - documented)}"
+    documented = re.findall(r"^\| `([a-z_.]+)` \| `[a-z_]+` \|", text, re.M)
+    assert documented == [entry.key for entry in REGISTRY], "one line per check, in report order"
 
 
 def test_the_readme_failure_sample_is_the_real_output(

@@ -70,7 +70,7 @@ PII_DETECTORS = sorted(MEASURED)
 
 
 def test_every_detector_is_measured() -> None:
-    from behavegate.contract.v2 import PII_DETECTORS as contract_detectors
+    from behavegate.contract.checks import PII_DETECTORS as contract_detectors
 
     assert set(MEASURED) == set(contract_detectors)
     assert all(MEASURED[name]["positives"] >= 20 for name in MEASURED), {n: r["positives"] for n, r in MEASURED.items()}

@@ -118,7 +118,7 @@ def test_a_yaml_1_1_string_that_looks_like_a_number_is_judged_as_read() -> None:
 
 
 def test_the_pii_vocabulary_is_what_the_safety_scorers_implement() -> None:
-    from behavegate.contract.v2 import PII_DETECTORS
+    from behavegate.contract.checks import PII_DETECTORS
     from behavegate.judge.safety import DETECTORS
 
     assert tuple(DETECTORS) == PII_DETECTORS

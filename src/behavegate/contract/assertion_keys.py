@@ -1,10 +1,9 @@
 """The assertions an expectation requests, by contract key: ``tools.required``
 with two entries requests ``tools.required[0]`` and ``tools.required[1]``.
 
-This is the contract's vocabulary of checks. The reader counts assertions with
-it (the 250 / 5,000 caps, "expect must request something"); the judge's
-registry (``judge/assertions.py``) pairs every key here with the function that
-judges it, and a test keeps the two tables' keys equal.
+Made from the check rows (``contract/checks.py``). The reader counts assertions
+with it (the 250 / 5,000 caps, "expect must request something"); the judge's
+registry (``judge/assertions.py``) lists what each key requests with it.
 """
 
 from __future__ import annotations
@@ -13,43 +12,13 @@ from collections.abc import Callable
 from operator import attrgetter
 from typing import Any
 
+from behavegate.contract.checks import CHECKS, EACH, NAMED, ONCE
 from behavegate.model import Expectation
 
 Requested = Callable[[Expectation], list[tuple[str, Any]]]
 
-EACH, ONCE, NAMED = "each", "once", "named"  # one assertion per item, per key, per named call
-
-# In report order: version 1 first, then version 2. (contract key, Expectation field, how it counts)
-KEYS: tuple[tuple[str, str, str], ...] = (
-    ("response.contains", "contains", EACH),
-    ("response.excludes", "excludes", EACH),
-    ("tools.required", "required", EACH),
-    ("tools.allowed", "allowed", ONCE),
-    ("tools.forbidden", "forbidden", EACH),
-    ("tools.exact_sequence", "exact_sequence", ONCE),
-    ("tools.max_calls", "max_calls", ONCE),
-    ("refusal", "refusal", ONCE),
-    ("sources.required", "sources", EACH),
-    ("response.icontains", "icontains", EACH),
-    ("response.matches", "matches", EACH),
-    ("response.not_matches", "not_matches", EACH),
-    ("tools.min_calls", "min_calls", ONCE),
-    ("tools.calls", "calls", NAMED),
-    ("tools.sequence", "sequence", ONCE),
-    ("tools.set", "tool_set", ONCE),
-    ("tools.arguments_valid", "arguments_valid", ONCE),
-    ("tools.known_only", "known_only", ONCE),
-    ("tools.no_errors", "no_errors", ONCE),
-    ("steps.max", "max_steps", ONCE),
-    ("latency.max_ms", "max_latency_ms", ONCE),
-    ("usage.max_total_tokens", "max_total_tokens", ONCE),
-    ("safety.pii", "pii", EACH),
-    ("safety.injection", "injection", ONCE),
-    ("response.uses_tool_result", "uses_tool_result", EACH),
-    ("tools.no_repeat", "no_repeat", ONCE),
-    ("turns.max", "max_model_turns", ONCE),
-    ("response.judge", "judge", ONCE),
-)
+# In report order: (contract key, Expectation field, how it counts), one per check row.
+KEYS: tuple[tuple[str, str, str], ...] = tuple((check.key, check.field, check.counts) for check in CHECKS)
 
 
 def _requested(key: str, field: str, counts: str) -> Requested:

@@ -8,13 +8,15 @@ from collections import Counter
 from typing import Any
 
 from behavegate.contract import rules as f
+from behavegate.contract.checks import added_keys
 from behavegate.contract.v2 import V2Fields
 from behavegate.model import Expectation, RequiredCall
 
-EXPECT_KEYS = ("response", "tools", "refusal", "sources")
-RESPONSE_KEYS = ("contains", "excludes")
-TOOLS_KEYS = ("required", "allowed", "forbidden", "exact_sequence", "max_calls")
-SOURCES_KEYS = ("required",)
+# Version 1's keys, from the check rows (contract/checks.py)
+EXPECT_KEYS = added_keys("expect", 1)
+RESPONSE_KEYS = added_keys("response", 1)
+TOOLS_KEYS = added_keys("tools", 1)
+SOURCES_KEYS = added_keys("sources", 1)
 
 
 class ExpectFields(V2Fields):

@@ -1,8 +1,8 @@
 """The JSON Schema of behavior contracts (versions 1 and 2), built from the
-same key tables the reader uses, so the two cannot drift apart. Editors use
-the shipped file (``behavegate/contract.schema.json``, also in ``docs/``) for
-completion and inline errors; ``python -m behavegate.contract.json_schema`` rewrites
-both copies.
+same key tables the reader uses (``expect`` from the check rows, ``checks.py``),
+so the two cannot drift apart. Editors use the shipped file
+(``behavegate/contract.schema.json``, also in ``docs/``) for completion and inline
+errors; ``python -m behavegate.contract.json_schema`` rewrites both copies.
 """
 
 from __future__ import annotations
@@ -13,30 +13,30 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.contract import golden_queries
-from behavegate.contract.expect import EXPECT_KEYS, RESPONSE_KEYS, SOURCES_KEYS, TOOLS_KEYS
+from behavegate.contract.checks import CHECKS
+from behavegate.contract.expect import EXPECT_KEYS
 from behavegate.contract.load import AGENT_KEYS, CAPABILITIES, SCENARIO_KEYS, TOOL_KEYS, TOP_KEYS
+from behavegate.contract.schema_parts import NAMES, RATE, SAFE_ID, TEXT, TEXTS, TOOL_NAME
+from behavegate.contract.schema_parts import block as _block
 from behavegate.contract.v2 import (
     DEFAULT_KEYS,
     GATE_KEYS,
     GATES,
     MESSAGE_ROLES,
     MISSING_TOOL_CALLS,
-    PII_DETECTORS,
     PRICING_KEYS,
-    SEQUENCE_MODES,
     THRESHOLD_MODES,
     V2_KEYS,
     WIRE_APIS,
 )
 from behavegate.contract.v2_http import CALLS_KEYS, EXECUTED_KEYS, HTTP_KEYS
 from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
-from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
+from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS
 from behavegate.contract.v2_mcp import MCP_KEYS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
 from behavegate.limits import (
     MAX_JUDGE_REQUESTS_CEILING,
-    MAX_JUDGE_VOTES,
     MAX_OUTPUT_TOKENS,
     MAX_PRICE_PER_MTOK,
     MAX_RUN_SCENARIOS,
@@ -46,25 +46,6 @@ from behavegate.limits import (
     MAX_TURNS,
     V2_MAX_SCENARIOS,
 )
-
-TEXT = {"type": "string", "minLength": 1, "maxLength": 100_000, "pattern": "\\S"}
-TOOL_NAME = {"type": "string", "pattern": "^\\s*[A-Za-z0-9_-]{1,64}\\s*$"}
-SAFE_ID = {"type": "string", "pattern": "^\\s*[A-Za-z0-9][A-Za-z0-9._-]{0,95}\\s*$"}
-NAMES = {"type": ["array", "null"], "items": TOOL_NAME, "uniqueItems": True}
-TEXTS = {"type": ["array", "null"], "items": TEXT, "uniqueItems": True}
-RATE = {"type": "number", "minimum": 0, "maximum": 1}
-COUNT = {"type": "integer", "minimum": 0}
-REQUIRED_CALL = {
-    "oneOf": [
-        TOOL_NAME,
-        {
-            "type": "object",
-            "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}},
-            "required": ["name"],
-            "additionalProperties": False,
-        },
-    ]
-}
 
 RESULT = {"oneOf": [{"required": ["content"]}, {"required": ["error"]}]}
 TOOL_RESULTS = {
@@ -102,12 +83,6 @@ TOOL_RESULTS = {
 }
 
 
-def _block(properties: dict[str, Any], keys: tuple[str, ...], **extra: Any) -> dict[str, Any]:
-    missing = set(keys) - set(properties)
-    assert not missing, f"schema lacks {sorted(missing)}"
-    return {"type": ["object", "null"], "properties": {k: properties[k] for k in keys}, "additionalProperties": False, **extra}
-
-
 def _http() -> dict[str, Any]:
     """``agent.http``: a JSON request template and the paths of the answer's evidence."""
     path = {"type": "string", "minLength": 1, "description": "answer, data.reply, items[0].text, $"}
@@ -141,98 +116,28 @@ def _http() -> dict[str, Any]:
     }
 
 
+def _expect(version: int) -> dict[str, Any]:
+    """The properties of ``expect``: each check of ``version`` or earlier (and the keys read
+    with it) with the schema its row gives, under its block ("tools") or on its own ("refusal")."""
+    blocks: dict[str, dict[str, Any]] = {}
+    alone: dict[str, Any] = {}
+    for check in (check for check in CHECKS if check.version <= version):
+        for key, fragment in ((check.key, check.schema), *((extra.key, extra.schema) for extra in check.extras)):
+            head, _, name = key.partition(".")
+            if name:
+                blocks.setdefault(head, {})[name] = fragment
+            else:
+                alone[head] = fragment
+    return {**alone, **{head: _block(inner, tuple(inner)) for head, inner in blocks.items()}}
+
+
 def build(version: int) -> dict[str, Any]:
     v2 = version == 2
 
     def keys(block: str, v1: tuple[str, ...]) -> tuple[str, ...]:
         return v1 + V2_KEYS[block] if v2 else v1
 
-    response = _block(
-        {
-            "contains": TEXTS,
-            "excludes": TEXTS,
-            "icontains": TEXTS,
-            "matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
-            "not_matches": {"type": "array", "items": {"type": "string", "format": "regex"}},
-            "uses_tool_result": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "required": ["tool", "field"],
-                    "additionalProperties": False,
-                    "properties": {"tool": TOOL_NAME, "field": TEXT},
-                },
-            },
-            "judge": {
-                **_block(
-                    {"expected": TEXT, "criteria": TEXT, "votes": {"type": "integer", "minimum": 1, "maximum": MAX_JUDGE_VOTES}},
-                    JUDGE_KEYS,
-                ),
-                "type": "object",
-                "required": ["expected"],
-            },
-        },
-        keys("response", RESPONSE_KEYS),
-    )
-    tools = _block(
-        {
-            "required": {"type": ["array", "null"], "items": REQUIRED_CALL},
-            "allowed": NAMES,
-            "forbidden": NAMES,
-            "exact_sequence": {"type": ["array", "null"], "items": TOOL_NAME},
-            "max_calls": COUNT,
-            "min_calls": COUNT,
-            "calls": {
-                "type": "object",
-                "additionalProperties": {
-                    "type": "object",
-                    "properties": {"min": COUNT, "max": COUNT},
-                    "additionalProperties": False,
-                    "minProperties": 1,
-                },
-            },
-            "sequence": {
-                "type": "object",
-                "required": ["mode", "calls"],
-                "additionalProperties": False,
-                "properties": {"mode": {"enum": list(SEQUENCE_MODES)}, "calls": {"type": "array", "items": REQUIRED_CALL}},
-            },
-            "set": {"type": "array", "items": TOOL_NAME},
-            "arguments_valid": {"type": "boolean"},
-            "known_only": {"type": "boolean"},
-            "no_errors": {"type": "boolean"},
-            "no_repeat": {"type": "boolean"},
-        },
-        keys("tools", TOOLS_KEYS),
-    )
-    expect = _block(
-        {
-            "response": response,
-            "tools": tools,
-            "refusal": {"type": "boolean"},
-            "sources": _block({"required": TEXTS}, SOURCES_KEYS),
-            "steps": _block({"max": {"type": "integer", "minimum": 1}}, ("max",)),
-            "latency": _block({"max_ms": {"type": "number", "exclusiveMinimum": 0}}, ("max_ms",)),
-            "usage": _block({"max_total_tokens": {"type": "integer", "minimum": 1}}, ("max_total_tokens",)),
-            "turns": _block({"max": {"type": "integer", "minimum": 1, "maximum": MAX_TURNS}}, ("max",)),
-            "safety": _block(
-                {
-                    "pii": {"type": "array", "items": {"enum": sorted(PII_DETECTORS)}},
-                    "pii_regions": {
-                        "type": "array",
-                        "minItems": 1,
-                        "uniqueItems": True,
-                        "items": {"type": "string", "pattern": "^[A-Z]{2}$"},
-                    },
-                    "injection": {"type": "boolean"},
-                },
-                ("pii", "pii_regions", "injection"),
-            ),
-        },
-        keys("expect", EXPECT_KEYS),
-    )
-    expect["type"] = "object"
+    expect = {**_block(_expect(version), keys("expect", EXPECT_KEYS)), "type": "object"}
     run_settings = {
         "runs": {"type": "integer", "minimum": 1, "maximum": MAX_RUNS},
         "min_pass_rate": RATE,

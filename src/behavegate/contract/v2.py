@@ -10,13 +10,13 @@ from behavegate.contract import rules as f
 from behavegate.contract import v2_conversation as conversation
 from behavegate.contract import v2_http, v2_mcp
 from behavegate.contract import v2_run as run
+from behavegate.contract.checks import PII_DETECTORS, SEQUENCE_MODES, added_keys
 from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
 from behavegate.conversation import ToolField
 from behavegate.judged import JudgeTarget
 from behavegate.limits import MAX_PRICE_PER_MTOK, MAX_RUNS, MAX_TURNS
 from behavegate.model import CallCount, Gates, Pricing, RequiredCall, TrajectorySpec
 
-SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
 THRESHOLD_MODES = ("average", "all")  # a suite floor on the average, or on every included file
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
@@ -24,20 +24,6 @@ RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
 WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
 PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
-# safety.pii detector names: the contract's vocabulary; judge/safety.py implements each (a test keeps them equal).
-PII_DETECTORS = (
-    "email",
-    "phone",
-    "credit_card",
-    "iban",
-    "us_ssn",
-    "aws_access_key",
-    "github_token",
-    "jwt",
-    "private_key",
-    "api_key",
-    "connection_string",
-)
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
@@ -54,10 +40,10 @@ V2_KEYS = {
         "parameters",
         "sequential",
     ),
-    "expect": ("steps", "latency", "usage", "safety", "turns"),
-    "response": ("icontains", "matches", "not_matches", "uses_tool_result", "judge"),
-    "tools": ("min_calls", "calls", "sequence", "set", "arguments_valid", "known_only", "no_errors", "no_repeat"),
+    # expect's own keys, from the check rows
+    **{block: added_keys(block, 2) for block in ("expect", "response", "tools")},
 }
+SAFETY_KEYS = added_keys("safety", 2)
 DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
 GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag", "min_score")
 
@@ -418,7 +404,7 @@ class V2Fields:
                     extras[field] = self._take(check, block, key, f"{path}.{block_key}")
                     at[f"{block_key}.{key}"] = line(block, key) or 0
         if "safety" in raw:
-            block = self._block(raw, "safety", path, ("pii", "pii_regions", "injection"))
+            block = self._block(raw, "safety", path, SAFETY_KEYS)
             if block is not None and "pii" in block:
                 detectors = self.names(block, "pii", f"{path}.safety.pii", lambda v, p, ln: choice(v, p, ln, PII_DETECTORS))
                 extras["pii"] = detectors or ()
