@@ -1,13 +1,20 @@
 """Every command's arguments (argparse only): ``cli.py`` builds the parser from
-these and dispatches; ``docs/cli.md`` is kept equal to the help they give."""
+these, reads what it parsed into the command's frozen value (``parsed``, the one
+reader of argparse's Namespace) and dispatches; ``docs/cli.md`` is kept equal to
+the help they give."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate import limits
 from behavegate.gating import FailOn
+
+if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without them
+    from behavegate.commands.invocation import Command, Gating
+    from behavegate.commands.request import TestRequest
+    from behavegate.github.views import Views
 
 
 def add_commands(commands: Any, console: Any) -> None:
@@ -437,4 +444,120 @@ def _judge_options(parser: Any) -> None:
         default=None,
         metavar="N",
         help=f"max_tokens sent with each judge request (default: judge.max_tokens, else {limits.DEFAULT_JUDGE_MAX_TOKENS})",
+    )
+
+
+def parsed(args: argparse.Namespace) -> Command:
+    """The command the parsed arguments name, as its frozen value: the one place argparse's
+    Namespace is read (argparse leaves every option that was not given at its default)."""
+    from behavegate.commands import invocation as given
+
+    if args.command == "test":
+        return given.TestCommand(
+            contracts=tuple(args.contract or ()),
+            request=_request(args),
+            evidence=given.Evidence(
+                observations=args.observations,
+                traces=tuple(args.traces),
+                trace_format=args.trace_format,
+                trace_bind=args.trace_bind,
+                trace_attribute=args.trace_attribute,
+            ),
+            live=given.LiveAccess(allow_hosts=tuple(args.allow_host), mcp_listen=args.mcp_listen),
+            cases=tuple(args.case) if args.case is not None else None,
+            shard=args.shard,
+            gating=_gating_of(args),
+            views=_views_of(args),
+        )
+    if args.command == "merge":
+        return given.MergeCommand(
+            reports=tuple(args.reports),
+            contract=args.contract,
+            artifacts=not args.no_artifacts,
+            gating=_gating_of(args),
+            views=_views_of(args),
+        )
+    if args.command == "replay":
+        return given.ReplayCommand(run_dir=args.run_dir, format=args.format)
+    if args.command == "show":
+        return given.ShowCommand(run_dir=args.run_dir, scenario=args.scenario, format=args.format, max_chars=args.max_chars)
+    if args.command == "list":
+        return given.ListCommand(library=args.library, format=args.format)
+    if args.command == "init":
+        return given.InitCommand(path=args.path, force=bool(args.force), contract_version=args.contract_version)
+    if args.command == "traces":
+        if args.traces_command is None:  # no action named: nothing else was parsed
+            return given.TracesCommand(action=None)
+        return given.TracesCommand(
+            action=args.traces_command,
+            files=tuple(args.files),
+            format=args.format,
+            trace_format=args.trace_format,
+            trace_attribute=args.trace_attribute,
+        )
+    raise ValueError(f"no such command: {args.command!r}")
+
+
+def _request(args: argparse.Namespace) -> TestRequest:
+    from behavegate.commands.judge_options import JudgeOptions
+    from behavegate.commands.request import TestRequest
+
+    return TestRequest(
+        scenarios=tuple(args.scenarios) if args.scenarios else None,
+        tags=tuple(args.tags),
+        endpoint=args.endpoint,
+        auth_env=args.auth_env,
+        allow_remote=bool(args.allow_remote),
+        allow_contract_endpoint=bool(args.allow_contract_endpoint),
+        concurrency=args.concurrency,
+        max_scenarios=args.max_scenarios,
+        max_seconds=args.max_seconds,
+        max_tokens=args.max_tokens,
+        max_assertions=args.max_assertions,
+        retries=args.retries,
+        max_total_tokens=args.max_total_tokens,
+        max_cost=args.max_cost,
+        runs=args.runs,
+        min_pass_rate=args.min_pass_rate,
+        threshold_mode=args.threshold_mode,
+        gate_tags=tuple(args.gate_tag or ()),
+        artifacts=not args.no_artifacts,
+        judge=JudgeOptions(
+            endpoint=args.judge_endpoint,
+            model=args.judge_model,
+            auth_env=args.judge_auth_env,
+            allow_remote=bool(args.judge_allow_remote),
+            allow_contract_endpoint=bool(args.judge_allow_contract_endpoint),
+            timeout_seconds=args.judge_timeout,
+            max_requests=args.judge_max_requests,
+            max_tokens=args.judge_max_tokens,
+        ),
+    )
+
+
+def _gating_of(args: argparse.Namespace) -> Gating:
+    from behavegate.commands.invocation import Gating
+
+    return Gating(baseline=args.baseline, fail_on=FailOn(args.fail_on))
+
+
+def _views_of(args: argparse.Namespace) -> Views:
+    """``test`` and ``merge``: merge has no --quiet and writes no observations."""
+    from behavegate.github.views import OutputPaths, Views
+
+    quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
+    return Views(
+        format=args.format,
+        detail="quiet" if quiet else "verbose" if verbose else "normal",
+        annotations=bool(args.annotations),
+        paths=OutputPaths(
+            output=args.output,
+            report=args.report,
+            junit=args.junit,
+            summary=args.summary,
+            html=args.html,
+            sarif=args.sarif,
+            github_output=args.github_output,
+            save_observations=getattr(args, "save_observations", None),
+        ),
     )
