@@ -16,6 +16,19 @@ if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without 
     from behavegate.commands.request import TestRequest
     from behavegate.github.views import Views
 
+# The option groups of `behavegate test --help`, as people look for options (title, description);
+# `merge` reuses the gating and outputs groups. Every option but --help is in one (tests/test_docs.py).
+GROUPS: dict[str, tuple[str, str | None]] = {
+    "evidence": ("agent and evidence", "offline, from captured observations or recorded traces; without them, live"),
+    "live": ("running live", "which endpoint may be called, with which token, how many requests at once"),
+    "selection": ("choosing scenarios", None),
+    "budgets": ("budgets", "limits of the run; reaching one is reported, never silent"),
+    "judging": ("judging", "where response.judge checks are asked (docs/judge.md)"),
+    "gates": ("baselines and gating", "what fails the run, and what it is compared with"),
+    "outputs": ("reports and outputs", None),
+    "sharding": ("sharding", None),
+}
+
 
 def add_commands(commands: Any, console: Any) -> None:
     test = commands.add_parser(
@@ -35,26 +48,35 @@ def add_commands(commands: Any, console: Any) -> None:
         ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
         "dependency and build folders: docs/oxy.md)",
     )
-    test.add_argument(
+    # Grouped as people look for options: --help (and its usage line) shows them in this order.
+    evidence = test.add_argument_group(*GROUPS["evidence"])
+    evidence.add_argument(
         "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
     )
-    test.add_argument(
+    evidence.add_argument(
         "--traces",
         action="append",
         default=[],
         metavar="FILE_OR_DIR",
         help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)",
     )
-    _trace_options(test)
-    test.add_argument(
+    _trace_options(evidence)
+    evidence.add_argument(
+        "--save-observations",
+        default=None,
+        metavar="FILE",
+        help="write what a live run observed as an observation file (token redacted) to replay offline",
+    )
+    live = test.add_argument_group(*GROUPS["live"])
+    live.add_argument(
         "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
     )
-    test.add_argument(
+    live.add_argument(
         "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
     )
-    test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
-    test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
-    test.add_argument(
+    live.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
+    live.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
+    live.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -62,15 +84,14 @@ def add_commands(commands: Any, console: Any) -> None:
         help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
         "RFC 1918 or unique local addresses (repeatable; for CI service containers)",
     )
-    test.add_argument(
+    live.add_argument(
         "--mcp-listen",
         default=None,
         metavar="ADDR",
         help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
         "the Action container's own address on the job network, for an agent in a service container",
     )
-    _judge_options(test)
-    test.add_argument(
+    live.add_argument(
         "--concurrency",
         type=int,
         default=None,
@@ -78,7 +99,7 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
         f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})",
     )
-    test.add_argument(
+    live.add_argument(
         "--retries",
         type=int,
         default=None,
@@ -87,10 +108,11 @@ def add_commands(commands: Any, console: Any) -> None:
         "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
         "each retry is recorded (default: never)",
     )
-    test.add_argument(
+    selection = test.add_argument_group(*GROUPS["selection"])
+    selection.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
     )
-    test.add_argument(
+    selection.add_argument(
         "--case",
         action="append",
         default=None,
@@ -98,26 +120,10 @@ def add_commands(commands: Any, console: Any) -> None:
         help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
         "(one file; repeat for several; a value naming two cases is refused)",
     )
-    test.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
-    test.add_argument(
-        "--verbose",
-        "-v",
-        action="store_true",
-        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
-        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
+    selection.add_argument(
+        "--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)"
     )
-    test.add_argument(
-        "--shard",
-        default=None,
-        metavar="K/N",
-        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
-        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
-    )
-    test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
-    test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
-    test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    test.add_argument("--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)")
-    test.add_argument(
+    selection.add_argument(
         "--tag",
         action="append",
         dest="tags",
@@ -125,36 +131,7 @@ def add_commands(commands: Any, console: Any) -> None:
         metavar="TAG",
         help="version 2: only scenarios with this tag or golden-query category (repeatable)",
     )
-    test.add_argument(
-        "--min-pass-rate",
-        type=_rate,
-        default=None,
-        metavar="RATE",
-        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
-    )
-    test.add_argument(
-        "--gate-tag",
-        action="append",
-        type=_gate_tag,
-        default=None,
-        metavar="TAG=RATE",
-        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
-    )
-    test.add_argument(
-        "--threshold-mode",
-        choices=["average", "all"],
-        default=None,
-        help="version 2: the floor applies to the average, or to every included file",
-    )
-    _gating(test)
-    _views(test)
-    test.add_argument(
-        "--save-observations",
-        default=None,
-        metavar="FILE",
-        help="write what a live run observed as an observation file (token redacted) to replay offline",
-    )
-    test.add_argument(
+    selection.add_argument(
         "--max-scenarios",
         type=int,
         default=None,
@@ -162,7 +139,7 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
         f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})",
     )
-    test.add_argument(
+    selection.add_argument(
         "--max-assertions",
         type=int,
         default=None,
@@ -170,21 +147,22 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
         f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250",
     )
-    test.add_argument(
+    budgets = test.add_argument_group(*GROUPS["budgets"])
+    budgets.add_argument(
         "--max-seconds",
         type=float,
         default=None,
         metavar="S",
         help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})",
     )
-    test.add_argument(
+    budgets.add_argument(
         "--max-tokens",
         type=int,
         default=None,
         metavar="N",
         help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})",
     )
-    test.add_argument(
+    budgets.add_argument(
         "--max-total-tokens",
         type=int,
         default=None,
@@ -192,13 +170,58 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
         "reported N tokens, no further attempt is sent and those left are incomplete (default: none)",
     )
-    test.add_argument(
+    budgets.add_argument(
         "--max-cost",
         type=float,
         default=None,
         metavar="USD",
         help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
         "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)",
+    )
+    _judge_options(test.add_argument_group(*GROUPS["judging"]))
+    gates = test.add_argument_group(*GROUPS["gates"])
+    _gating(gates)
+    gates.add_argument(
+        "--min-pass-rate",
+        type=_rate,
+        default=None,
+        metavar="RATE",
+        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
+    )
+    gates.add_argument(
+        "--gate-tag",
+        action="append",
+        type=_gate_tag,
+        default=None,
+        metavar="TAG=RATE",
+        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
+    )
+    gates.add_argument(
+        "--threshold-mode",
+        choices=["average", "all"],
+        default=None,
+        help="version 2: the floor applies to the average, or to every included file",
+    )
+    outputs = test.add_argument_group(*GROUPS["outputs"])
+    outputs.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    outputs.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
+    outputs.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
+    outputs.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
+        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
+    )
+    outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    _views(outputs)
+    sharding = test.add_argument_group(*GROUPS["sharding"])
+    sharding.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
+        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
     )
 
     merge = commands.add_parser(
@@ -211,23 +234,27 @@ def add_commands(commands: Any, console: Any) -> None:
         "the reports are invalid or not one run's.",
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports, or folders of them (their *.json files)")
-    merge.add_argument(
+    merge.add_argument_group("the shards' run").add_argument(
         "--contract",
         default=None,
         metavar="FILE",
         help="the contract (default: the path the shard reports name, from the workspace or the project root)",
     )
-    _format(merge)
-    merge.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
-    merge.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    merge.add_argument(
+    merged_gates = merge.add_argument_group(*GROUPS["gates"])
+    merged_outputs = merge.add_argument_group(*GROUPS["outputs"])
+    _format(merged_outputs)
+    merged_outputs.add_argument(
+        "--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project"
+    )
+    merged_outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    merged_outputs.add_argument(
         "--verbose",
         "-v",
         action="store_true",
         help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)",
     )
-    _gating(merge)
-    _views(merge)
+    _gating(merged_gates)
+    _views(merged_outputs)
 
     replay = commands.add_parser(
         "replay",
@@ -304,7 +331,7 @@ def add_commands(commands: Any, console: Any) -> None:
     )
 
 
-def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) -> None:
+def _trace_options(command: argparse._ActionsContainer, *, binding: bool = True) -> None:
     command.add_argument(
         "--trace-format",
         choices=["otlp-json", "otlp-jsonl", "proto3-json", "console", "assay"],
@@ -328,7 +355,7 @@ def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) ->
     )
 
 
-def _gating(command: argparse.ArgumentParser) -> None:
+def _gating(command: argparse._ActionsContainer) -> None:
     """What fails the run, and the baseline it is compared with (a test, or a merge of shards)."""
     command.add_argument(
         "--baseline",
@@ -349,7 +376,7 @@ def _gating(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _views(command: argparse.ArgumentParser) -> None:
+def _views(command: argparse._ActionsContainer) -> None:
     """The files and CI views of a judged run."""
     command.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
     command.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
@@ -376,7 +403,7 @@ def _views(command: argparse.ArgumentParser) -> None:
     command.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
 
 
-def _format(command: argparse.ArgumentParser) -> None:
+def _format(command: argparse._ActionsContainer) -> None:
     command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
 
 
@@ -403,7 +430,7 @@ def _gate_tag(value: str) -> Any:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _judge_options(parser: Any) -> None:
+def _judge_options(parser: argparse._ActionsContainer) -> None:
     """Where response.judge checks are asked (docs/judge.md): the agent endpoint's trust rules, own flags."""
     parser.add_argument(
         "--judge-endpoint",
