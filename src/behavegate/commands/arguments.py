@@ -6,7 +6,7 @@ the help they give."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from behavegate import limits
 from behavegate.gating import FailOn
@@ -14,7 +14,9 @@ from behavegate.gating import FailOn
 if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without them
     from behavegate.commands.invocation import Command, Gating
     from behavegate.commands.request import TestRequest
+    from behavegate.github.console import ArgumentParser, Console
     from behavegate.github.views import Views
+    from behavegate.model import TagGate
 
 # The option groups of `behavegate test --help`, as people look for options (title, description);
 # `merge` reuses the gating and outputs groups. Every option but --help is in one (tests/test_docs.py).
@@ -30,7 +32,7 @@ GROUPS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def add_commands(commands: Any, console: Any) -> None:
+def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     test = commands.add_parser(
         "test",
         console=console,
@@ -421,7 +423,7 @@ def _rate(value: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {value!r}") from None
 
 
-def _gate_tag(value: str) -> Any:
+def _gate_tag(value: str) -> TagGate:
     from behavegate.contract.v2_run import gate_tag_option
 
     try:
