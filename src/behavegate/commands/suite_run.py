@@ -145,9 +145,7 @@ def _run_suite(command: TestCommand, files: list[Path], root: Path, console: Con
             with _naming(path, console):
                 raise RunIncomplete(f"the suite's time budget of {budget:g}s (--max-seconds) was spent before this contract")
         # --max-total-tokens and --max-cost are the whole suite's too: each contract starts from what the ones before it used.
-        tokens, cost = _spent(reports)
-        own = _own(suite, path, max_seconds=left)
-        own = replace(own, suite=replace(own.suite, spent_tokens=tokens, spent_cost=cost))
+        own = _own(suite, path, left=left, spent=_spent(reports))
         with _naming(path, console):
             reports.append(judge(own, path, root, console, loaded=contract, others=_others(contracts, index)))
     run = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
@@ -156,12 +154,12 @@ def _run_suite(command: TestCommand, files: list[Path], root: Path, console: Con
     return exit_status(run)
 
 
-def _own(suite: TestCommand, path: Path, *, max_seconds: float | None = None) -> TestCommand:
-    """One contract's value in the suite: its path, and what is left of the suite's time."""
-    own = replace(suite, contract=str(path))
-    if max_seconds is None:
-        return own
-    return replace(own, request=replace(own.request, max_seconds=max_seconds))
+def _own(suite: TestCommand, path: Path, *, left: float | None = None, spent: tuple[int, float] = (0, 0.0)) -> TestCommand:
+    """One contract's value in the suite: its path, and what the contracts before it left of
+    the shared budgets (``left``: seconds; ``spent``: tokens and USD)."""
+    shared = replace(suite.suite, spent_tokens=spent[0], spent_cost=spent[1])
+    own = replace(suite, contract=str(path), suite=shared)
+    return own if left is None else replace(own, request=replace(own.request, max_seconds=left))
 
 
 def _spent(reports: list[Report]) -> tuple[int, float]:
