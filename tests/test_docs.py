@@ -67,6 +67,22 @@ def test_the_contract_reference_tables_are_the_check_rows() -> None:
     assert documented == [entry.key for entry in REGISTRY], "one line per check, in report order"
 
 
+def test_every_option_of_test_and_merge_is_in_a_group_named_for_what_people_look_for() -> None:
+    """`behavegate test --help` is not one list of ~50 options: each but --help sits in a named
+    group (agent and evidence, running live, judging, reports and outputs...), in that order."""
+    from behavegate.commands.arguments import GROUPS
+
+    commands = subcommands(build_parser())
+    for name in ("test", "merge"):
+        parser = commands[name]
+        named = [group for group in parser._action_groups if group.title not in ("positional arguments", "options")]
+        grouped = {action.dest for group in named for action in group._group_actions}
+        loose = [action.option_strings for action in parser._actions if action.option_strings and action.dest not in grouped]
+        assert loose == [["-h", "--help"]], f"{name}: options outside a named group: {loose}"
+    titles = [group.title for group in commands["test"]._action_groups][2:]  # after positional arguments, options
+    assert titles == [title for title, _ in GROUPS.values()]
+
+
 def test_the_readme_failure_sample_is_the_real_output(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -11,7 +11,9 @@ from helpers import contract
 
 from behavegate import api
 from behavegate.cli import build_parser
-from behavegate.commands.request import TestRequest, from_args, resolve
+from behavegate.commands.arguments import parsed
+from behavegate.commands.invocation import TestCommand
+from behavegate.commands.request import TestRequest, resolve
 from behavegate.frozen import replace
 from behavegate.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_SCENARIOS, DEFAULT_MAX_SECONDS, V2_MAX_SCENARIOS
 
@@ -21,7 +23,8 @@ V2 = "version: 2\nagent: {model: m}\nscenarios:\n  - {id: a, prompt: p, expect: 
 
 def test_a_bare_command_line_asks_for_nothing_but_a_run() -> None:
     """argparse gives no default of its own: every option not given is not given."""
-    assert from_args(build_parser().parse_args(["test"])) == TestRequest()
+    assert parsed(build_parser().parse_args(["test"])) == TestCommand()
+    assert TestCommand().request == TestRequest()
 
 
 def test_the_contract_decides_what_was_not_given() -> None:

@@ -14,7 +14,7 @@ import importlib
 import os
 
 from behavegate import __version__
-from behavegate.commands.arguments import add_commands
+from behavegate.commands.arguments import add_commands, parsed
 from behavegate.errors import ExitCode
 from behavegate.github.console import ArgumentParser, Console, ParserExit
 
@@ -49,11 +49,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.command not in commands:
         console.out(parser.format_help())
         return ExitCode.INCOMPLETE
+    command = None
     with console.capturing_library_output():
         try:
+            command = parsed(args)  # every option read once, into the command's frozen value
             # Imported on demand so that ``behavegate --version`` starts fast.
             module = importlib.import_module(commands[args.command])
-            return int(module.run(args, console))
+            return int(module.run(command, console))
         except KeyboardInterrupt:
             console.err("behavegate: interrupted")
             return 130
@@ -62,9 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             console.err(f"behavegate: internal error: {type(exc).__name__}: {exc}")
             console.err("behavegate: set BEHAVEGATE_DEBUG=1 to see the traceback, and please report it")
-            if args.command in ("test", "merge"):
+            from behavegate.commands.invocation import MergeCommand, TestCommand
+
+            if isinstance(command, TestCommand | MergeCommand):
                 from behavegate.commands.test import report_error_to_ci
 
                 with contextlib.suppress(Exception):  # the error is reported above; nothing more can be done
-                    report_error_to_ci(args, exc, console)
+                    report_error_to_ci(command, exc, console)
             return ExitCode.INCOMPLETE

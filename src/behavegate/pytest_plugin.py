@@ -177,30 +177,35 @@ class _State:
         if (self.observations or self.agent_name) and any(live_flags):
             raise pytest.UsageError("--behavegate-observations and --behavegate-agent cannot be combined with endpoint options")
         from behavegate.commands.judge_options import JudgeOptions
+        from behavegate.commands.request import TestRequest
 
-        self.judge = JudgeOptions(
-            endpoint=option("behavegate_judge_endpoint"),
-            model=option("behavegate_judge_model"),
-            auth_env=option("behavegate_judge_auth_env"),
-            allow_remote=bool(option("behavegate_judge_allow_remote")),
-            allow_contract_endpoint=bool(option("behavegate_judge_allow_contract_endpoint")),
+        # The session's request, the value the command line builds (commands/arguments.py);
+        # the endpoint options are refused above unless the run is live.
+        self.request = TestRequest(
+            endpoint=option("behavegate_endpoint"),
+            auth_env=option("behavegate_auth_env"),
+            allow_remote=bool(option("behavegate_allow_remote")),
+            allow_contract_endpoint=bool(option("behavegate_allow_contract_endpoint")),
+            concurrency=option("behavegate_concurrency"),  # None: resolve decides (an Oxy file's), as for the CLI
+            max_tokens=option("behavegate_max_tokens"),
+            runs=option("behavegate_runs"),
+            min_pass_rate=option("behavegate_min_pass_rate"),
+            artifacts=False,
+            judge=JudgeOptions(
+                endpoint=option("behavegate_judge_endpoint"),
+                model=option("behavegate_judge_model"),
+                auth_env=option("behavegate_judge_auth_env"),
+                allow_remote=bool(option("behavegate_judge_allow_remote")),
+                allow_contract_endpoint=bool(option("behavegate_judge_allow_contract_endpoint")),
+            ),
         )
-        if self.observations and self.judge.given():
+        self.allow_hosts: tuple[str, ...] = tuple(option("behavegate_allow_host"))
+        if self.observations and self.request.judge.given():
             raise pytest.UsageError(
                 "--behavegate-observations cannot be combined with judge options: the recorded judge replies are used"
             )
         self.mode = "offline" if self.observations else "callable" if self.agent_name else "live"
-        self.concurrency = option("behavegate_concurrency")  # None: resolve decides (an Oxy file's), as for the CLI
         self.max_seconds = run_seconds(option("behavegate_max_seconds"))  # the session's budget
-        self.max_tokens = option("behavegate_max_tokens")
-        self.common: dict[str, Any] = {"runs": option("behavegate_runs"), "min_pass_rate": option("behavegate_min_pass_rate")}
-        self.live: dict[str, Any] = {
-            "endpoint": option("behavegate_endpoint"),
-            "auth_env": option("behavegate_auth_env"),
-            "allow_remote": bool(option("behavegate_allow_remote")),
-            "allow_contract_endpoint": bool(option("behavegate_allow_contract_endpoint")),
-            "allow_hosts": tuple(option("behavegate_allow_host")),
-        }
         self.started = time.monotonic()
         self.contract: Contract | None = None
         self.agent: Any = None
@@ -214,33 +219,39 @@ class _State:
         self.contract = contract
         if self.mode == "offline":
             assert self.observations is not None
-            self.report = api.evaluate(contract, (self.cwd / self.observations).resolve(), **self.common)
+            request = self.request
+            self.report = api.evaluate(
+                contract, (self.cwd / self.observations).resolve(), runs=request.runs, min_pass_rate=request.min_pass_rate
+            )
             for result in self.report.results:
                 self.results[result.scenario.id] = (self.report, result)
             return
-        budget = {"max_seconds": self.max_seconds, "max_tokens": self.max_tokens}
-        extra = {k: v for k, v in self.live.items() if k != "allow_hosts"} if self.mode == "live" else {}
+        request = self.request
         options, (selected, _, _) = api._prepared(
             contract,
-            self.concurrency,
+            request.concurrency,
             None,
             (),
-            self.common["runs"],
-            self.common["min_pass_rate"],
+            request.runs,
+            request.min_pass_rate,
             None,
             None,
-            **extra,
-            **budget,
-            judge=self.judge,
+            endpoint=request.endpoint,
+            auth_env=request.auth_env,
+            allow_remote=request.allow_remote,
+            allow_contract_endpoint=request.allow_contract_endpoint,
+            max_seconds=self.max_seconds,
+            max_tokens=request.max_tokens,
+            judge=request.judge,
         )
         if self.mode == "live":
             from behavegate.commands.live_run import trusted_settings
 
-            trusted_settings(selected, options, self.live["allow_hosts"], options.concurrency, self.started)
+            trusted_settings(selected, options, self.allow_hosts, options.concurrency, self.started)
         else:
             from behavegate.commands.judge_options import trusted_judge
 
-            trusted_judge(selected, self.judge, ())  # a judge that is not allowed fails the session before any request
+            trusted_judge(selected, request.judge, ())  # a judge that is not allowed fails the session before any request
             self.agent = _import_agent(str(self.agent_name), self.cwd)
 
     def gates_requested(self) -> bool:
@@ -248,7 +259,7 @@ class _State:
             return bool(self.report.gates)
         gates = self.contract.gates if self.contract is not None else None
         return gates is not None and (
-            gates.min_pass_rate is not None or gates.latency_p95_ms is not None or self.common["min_pass_rate"] is not None
+            gates.min_pass_rate is not None or gates.latency_p95_ms is not None or self.request.min_pass_rate is not None
         )
 
     def gates(self) -> tuple[GateResult, ...]:
@@ -266,7 +277,7 @@ class _State:
                 "(deselected, or on another pytest-xdist worker): run them all in one process, or use `behavegate test`",
                 pytrace=False,
             )
-        gates = RunOptions(min_pass_rate=self.common["min_pass_rate"]).gates(self.contract.gates)
+        gates = RunOptions(min_pass_rate=self.request.min_pass_rate).gates(self.contract.gates)
         return suite_gates([self.results[s][1] for s in self.contract.scenario_ids()], gates)
 
     def result_of(self, scenario_id: str) -> ScenarioResult:
@@ -297,18 +308,36 @@ class _State:
                 f"behavegate: not sent: the session's time budget (--behavegate-max-seconds {self.max_seconds:g}) ran out",
                 pytrace=False,
             )
-        common = {
-            "scenarios": [scenario_id],
-            "max_seconds": remaining,
-            "max_tokens": self.max_tokens,
-            "concurrency": self.concurrency,
-            **self.common,
-        }
+        request = self.request
         try:
             if self.mode == "callable":
-                report = api.run_callable(self.contract, self.agent, judge=self.judge, **common)
+                report = api.run_callable(
+                    self.contract,
+                    self.agent,
+                    judge=request.judge,
+                    scenarios=[scenario_id],
+                    max_seconds=remaining,
+                    max_tokens=request.max_tokens,
+                    concurrency=request.concurrency,
+                    runs=request.runs,
+                    min_pass_rate=request.min_pass_rate,
+                )
             else:
-                report = api.run_live(self.contract, **self.live, judge=self.judge, **common)
+                report = api.run_live(
+                    self.contract,
+                    endpoint=request.endpoint,
+                    allow_remote=request.allow_remote,
+                    allow_contract_endpoint=request.allow_contract_endpoint,
+                    allow_hosts=self.allow_hosts,
+                    auth_env=request.auth_env,
+                    judge=request.judge,
+                    scenarios=[scenario_id],
+                    max_seconds=remaining,
+                    max_tokens=request.max_tokens,
+                    concurrency=request.concurrency,
+                    runs=request.runs,
+                    min_pass_rate=request.min_pass_rate,
+                )
         except BehavegateError as exc:
             from behavegate.commands.test import error_text
 

@@ -1,16 +1,38 @@
 """Every command's arguments (argparse only): ``cli.py`` builds the parser from
-these and dispatches; ``docs/cli.md`` is kept equal to the help they give."""
+these, reads what it parsed into the command's frozen value (``parsed``, the one
+reader of argparse's Namespace) and dispatches; ``docs/cli.md`` is kept equal to
+the help they give."""
 
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from behavegate import limits
 from behavegate.gating import FailOn
 
+if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without them
+    from behavegate.commands.invocation import Command, Gating
+    from behavegate.commands.request import TestRequest
+    from behavegate.github.console import ArgumentParser, Console
+    from behavegate.github.views import Views
+    from behavegate.model import TagGate
 
-def add_commands(commands: Any, console: Any) -> None:
+# The option groups of `behavegate test --help`, as people look for options (title, description);
+# `merge` reuses the gating and outputs groups. Every option but --help is in one (tests/test_docs.py).
+GROUPS: dict[str, tuple[str, str | None]] = {
+    "evidence": ("agent and evidence", "offline, from captured observations or recorded traces; without them, live"),
+    "live": ("running live", "which endpoint may be called, with which token, how many requests at once"),
+    "selection": ("choosing scenarios", None),
+    "budgets": ("budgets", "limits of the run; reaching one is reported, never silent"),
+    "judging": ("judging", "where response.judge checks are asked (docs/judge.md)"),
+    "gates": ("baselines and gating", "what fails the run, and what it is compared with"),
+    "outputs": ("reports and outputs", None),
+    "sharding": ("sharding", None),
+}
+
+
+def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     test = commands.add_parser(
         "test",
         console=console,
@@ -28,26 +50,35 @@ def add_commands(commands: Any, console: Any) -> None:
         ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
         "dependency and build folders: docs/oxy.md)",
     )
-    test.add_argument(
+    # Grouped as people look for options: --help (and its usage line) shows them in this order.
+    evidence = test.add_argument_group(*GROUPS["evidence"])
+    evidence.add_argument(
         "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
     )
-    test.add_argument(
+    evidence.add_argument(
         "--traces",
         action="append",
         default=[],
         metavar="FILE_OR_DIR",
         help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)",
     )
-    _trace_options(test)
-    test.add_argument(
+    _trace_options(evidence)
+    evidence.add_argument(
+        "--save-observations",
+        default=None,
+        metavar="FILE",
+        help="write what a live run observed as an observation file (token redacted) to replay offline",
+    )
+    live = test.add_argument_group(*GROUPS["live"])
+    live.add_argument(
         "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
     )
-    test.add_argument(
+    live.add_argument(
         "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
     )
-    test.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
-    test.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
-    test.add_argument(
+    live.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
+    live.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
+    live.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -55,15 +86,14 @@ def add_commands(commands: Any, console: Any) -> None:
         help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
         "RFC 1918 or unique local addresses (repeatable; for CI service containers)",
     )
-    test.add_argument(
+    live.add_argument(
         "--mcp-listen",
         default=None,
         metavar="ADDR",
         help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
         "the Action container's own address on the job network, for an agent in a service container",
     )
-    _judge_options(test)
-    test.add_argument(
+    live.add_argument(
         "--concurrency",
         type=int,
         default=None,
@@ -71,7 +101,7 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
         f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})",
     )
-    test.add_argument(
+    live.add_argument(
         "--retries",
         type=int,
         default=None,
@@ -80,10 +110,11 @@ def add_commands(commands: Any, console: Any) -> None:
         "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
         "each retry is recorded (default: never)",
     )
-    test.add_argument(
+    selection = test.add_argument_group(*GROUPS["selection"])
+    selection.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
     )
-    test.add_argument(
+    selection.add_argument(
         "--case",
         action="append",
         default=None,
@@ -91,26 +122,10 @@ def add_commands(commands: Any, console: Any) -> None:
         help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
         "(one file; repeat for several; a value naming two cases is refused)",
     )
-    test.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
-    test.add_argument(
-        "--verbose",
-        "-v",
-        action="store_true",
-        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
-        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
+    selection.add_argument(
+        "--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)"
     )
-    test.add_argument(
-        "--shard",
-        default=None,
-        metavar="K/N",
-        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
-        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
-    )
-    test.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
-    test.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
-    test.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    test.add_argument("--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)")
-    test.add_argument(
+    selection.add_argument(
         "--tag",
         action="append",
         dest="tags",
@@ -118,36 +133,7 @@ def add_commands(commands: Any, console: Any) -> None:
         metavar="TAG",
         help="version 2: only scenarios with this tag or golden-query category (repeatable)",
     )
-    test.add_argument(
-        "--min-pass-rate",
-        type=_rate,
-        default=None,
-        metavar="RATE",
-        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
-    )
-    test.add_argument(
-        "--gate-tag",
-        action="append",
-        type=_gate_tag,
-        default=None,
-        metavar="TAG=RATE",
-        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
-    )
-    test.add_argument(
-        "--threshold-mode",
-        choices=["average", "all"],
-        default=None,
-        help="version 2: the floor applies to the average, or to every included file",
-    )
-    _gating(test)
-    _views(test)
-    test.add_argument(
-        "--save-observations",
-        default=None,
-        metavar="FILE",
-        help="write what a live run observed as an observation file (token redacted) to replay offline",
-    )
-    test.add_argument(
+    selection.add_argument(
         "--max-scenarios",
         type=int,
         default=None,
@@ -155,7 +141,7 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
         f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})",
     )
-    test.add_argument(
+    selection.add_argument(
         "--max-assertions",
         type=int,
         default=None,
@@ -163,21 +149,22 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
         f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250",
     )
-    test.add_argument(
+    budgets = test.add_argument_group(*GROUPS["budgets"])
+    budgets.add_argument(
         "--max-seconds",
         type=float,
         default=None,
         metavar="S",
         help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})",
     )
-    test.add_argument(
+    budgets.add_argument(
         "--max-tokens",
         type=int,
         default=None,
         metavar="N",
         help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})",
     )
-    test.add_argument(
+    budgets.add_argument(
         "--max-total-tokens",
         type=int,
         default=None,
@@ -185,13 +172,58 @@ def add_commands(commands: Any, console: Any) -> None:
         help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
         "reported N tokens, no further attempt is sent and those left are incomplete (default: none)",
     )
-    test.add_argument(
+    budgets.add_argument(
         "--max-cost",
         type=float,
         default=None,
         metavar="USD",
         help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
         "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)",
+    )
+    _judge_options(test.add_argument_group(*GROUPS["judging"]))
+    gates = test.add_argument_group(*GROUPS["gates"])
+    _gating(gates)
+    gates.add_argument(
+        "--min-pass-rate",
+        type=_rate,
+        default=None,
+        metavar="RATE",
+        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
+    )
+    gates.add_argument(
+        "--gate-tag",
+        action="append",
+        type=_gate_tag,
+        default=None,
+        metavar="TAG=RATE",
+        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
+    )
+    gates.add_argument(
+        "--threshold-mode",
+        choices=["average", "all"],
+        default=None,
+        help="version 2: the floor applies to the average, or to every included file",
+    )
+    outputs = test.add_argument_group(*GROUPS["outputs"])
+    outputs.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    outputs.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
+    outputs.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
+    outputs.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
+        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
+    )
+    outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    _views(outputs)
+    sharding = test.add_argument_group(*GROUPS["sharding"])
+    sharding.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
+        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
     )
 
     merge = commands.add_parser(
@@ -204,23 +236,27 @@ def add_commands(commands: Any, console: Any) -> None:
         "the reports are invalid or not one run's.",
     )
     merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports, or folders of them (their *.json files)")
-    merge.add_argument(
+    merge.add_argument_group("the shards' run").add_argument(
         "--contract",
         default=None,
         metavar="FILE",
         help="the contract (default: the path the shard reports name, from the workspace or the project root)",
     )
-    _format(merge)
-    merge.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
-    merge.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    merge.add_argument(
+    merged_gates = merge.add_argument_group(*GROUPS["gates"])
+    merged_outputs = merge.add_argument_group(*GROUPS["outputs"])
+    _format(merged_outputs)
+    merged_outputs.add_argument(
+        "--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project"
+    )
+    merged_outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    merged_outputs.add_argument(
         "--verbose",
         "-v",
         action="store_true",
         help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)",
     )
-    _gating(merge)
-    _views(merge)
+    _gating(merged_gates)
+    _views(merged_outputs)
 
     replay = commands.add_parser(
         "replay",
@@ -297,7 +333,7 @@ def add_commands(commands: Any, console: Any) -> None:
     )
 
 
-def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) -> None:
+def _trace_options(command: argparse._ActionsContainer, *, binding: bool = True) -> None:
     command.add_argument(
         "--trace-format",
         choices=["otlp-json", "otlp-jsonl", "proto3-json", "console", "assay"],
@@ -321,7 +357,7 @@ def _trace_options(command: argparse.ArgumentParser, *, binding: bool = True) ->
     )
 
 
-def _gating(command: argparse.ArgumentParser) -> None:
+def _gating(command: argparse._ActionsContainer) -> None:
     """What fails the run, and the baseline it is compared with (a test, or a merge of shards)."""
     command.add_argument(
         "--baseline",
@@ -342,7 +378,7 @@ def _gating(command: argparse.ArgumentParser) -> None:
     )
 
 
-def _views(command: argparse.ArgumentParser) -> None:
+def _views(command: argparse._ActionsContainer) -> None:
     """The files and CI views of a judged run."""
     command.add_argument("--report", default=None, metavar="FILE", help="also write the JSON report (whatever --format says)")
     command.add_argument("--junit", default=None, metavar="FILE", help="also write a JUnit XML report")
@@ -369,7 +405,7 @@ def _views(command: argparse.ArgumentParser) -> None:
     command.add_argument("--github-output", default=None, metavar="FILE", help="append step outputs (e.g. $GITHUB_OUTPUT)")
 
 
-def _format(command: argparse.ArgumentParser) -> None:
+def _format(command: argparse._ActionsContainer) -> None:
     command.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
 
 
@@ -387,7 +423,7 @@ def _rate(value: str) -> float:
         raise argparse.ArgumentTypeError(f"must be a number between 0 and 1, got {value!r}") from None
 
 
-def _gate_tag(value: str) -> Any:
+def _gate_tag(value: str) -> TagGate:
     from behavegate.contract.v2_run import gate_tag_option
 
     try:
@@ -396,7 +432,7 @@ def _gate_tag(value: str) -> Any:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _judge_options(parser: Any) -> None:
+def _judge_options(parser: argparse._ActionsContainer) -> None:
     """Where response.judge checks are asked (docs/judge.md): the agent endpoint's trust rules, own flags."""
     parser.add_argument(
         "--judge-endpoint",
@@ -437,4 +473,120 @@ def _judge_options(parser: Any) -> None:
         default=None,
         metavar="N",
         help=f"max_tokens sent with each judge request (default: judge.max_tokens, else {limits.DEFAULT_JUDGE_MAX_TOKENS})",
+    )
+
+
+def parsed(args: argparse.Namespace) -> Command:
+    """The command the parsed arguments name, as its frozen value: the one place argparse's
+    Namespace is read (argparse leaves every option that was not given at its default)."""
+    from behavegate.commands import invocation as given
+
+    if args.command == "test":
+        return given.TestCommand(
+            contracts=tuple(args.contract or ()),
+            request=_request(args),
+            evidence=given.Evidence(
+                observations=args.observations,
+                traces=tuple(args.traces),
+                trace_format=args.trace_format,
+                trace_bind=args.trace_bind,
+                trace_attribute=args.trace_attribute,
+            ),
+            live=given.LiveAccess(allow_hosts=tuple(args.allow_host), mcp_listen=args.mcp_listen),
+            cases=tuple(args.case) if args.case is not None else None,
+            shard=args.shard,
+            gating=_gating_of(args),
+            views=_views_of(args),
+        )
+    if args.command == "merge":
+        return given.MergeCommand(
+            reports=tuple(args.reports),
+            contract=args.contract,
+            artifacts=not args.no_artifacts,
+            gating=_gating_of(args),
+            views=_views_of(args),
+        )
+    if args.command == "replay":
+        return given.ReplayCommand(run_dir=args.run_dir, format=args.format)
+    if args.command == "show":
+        return given.ShowCommand(run_dir=args.run_dir, scenario=args.scenario, format=args.format, max_chars=args.max_chars)
+    if args.command == "list":
+        return given.ListCommand(library=args.library, format=args.format)
+    if args.command == "init":
+        return given.InitCommand(path=args.path, force=bool(args.force), contract_version=args.contract_version)
+    if args.command == "traces":
+        if args.traces_command is None:  # no action named: nothing else was parsed
+            return given.TracesCommand(action=None)
+        return given.TracesCommand(
+            action=args.traces_command,
+            files=tuple(args.files),
+            format=args.format,
+            trace_format=args.trace_format,
+            trace_attribute=args.trace_attribute,
+        )
+    raise ValueError(f"no such command: {args.command!r}")
+
+
+def _request(args: argparse.Namespace) -> TestRequest:
+    from behavegate.commands.judge_options import JudgeOptions
+    from behavegate.commands.request import TestRequest
+
+    return TestRequest(
+        scenarios=tuple(args.scenarios) if args.scenarios else None,
+        tags=tuple(args.tags),
+        endpoint=args.endpoint,
+        auth_env=args.auth_env,
+        allow_remote=bool(args.allow_remote),
+        allow_contract_endpoint=bool(args.allow_contract_endpoint),
+        concurrency=args.concurrency,
+        max_scenarios=args.max_scenarios,
+        max_seconds=args.max_seconds,
+        max_tokens=args.max_tokens,
+        max_assertions=args.max_assertions,
+        retries=args.retries,
+        max_total_tokens=args.max_total_tokens,
+        max_cost=args.max_cost,
+        runs=args.runs,
+        min_pass_rate=args.min_pass_rate,
+        threshold_mode=args.threshold_mode,
+        gate_tags=tuple(args.gate_tag or ()),
+        artifacts=not args.no_artifacts,
+        judge=JudgeOptions(
+            endpoint=args.judge_endpoint,
+            model=args.judge_model,
+            auth_env=args.judge_auth_env,
+            allow_remote=bool(args.judge_allow_remote),
+            allow_contract_endpoint=bool(args.judge_allow_contract_endpoint),
+            timeout_seconds=args.judge_timeout,
+            max_requests=args.judge_max_requests,
+            max_tokens=args.judge_max_tokens,
+        ),
+    )
+
+
+def _gating_of(args: argparse.Namespace) -> Gating:
+    from behavegate.commands.invocation import Gating
+
+    return Gating(baseline=args.baseline, fail_on=FailOn(args.fail_on))
+
+
+def _views_of(args: argparse.Namespace) -> Views:
+    """``test`` and ``merge``: merge has no --quiet and writes no observations."""
+    from behavegate.github.views import OutputPaths, Views
+
+    quiet, verbose = getattr(args, "quiet", False), getattr(args, "verbose", False)
+    return Views(
+        format=args.format,
+        detail="quiet" if quiet else "verbose" if verbose else "normal",
+        annotations=bool(args.annotations),
+        paths=OutputPaths(
+            output=args.output,
+            report=args.report,
+            junit=args.junit,
+            summary=args.summary,
+            html=args.html,
+            sarif=args.sarif,
+            github_output=args.github_output,
+            save_observations=getattr(args, "save_observations", None),
+        ),
     )

@@ -3,25 +3,28 @@ out of git (``.behavegate/runs/`` holds what the agent said, unmasked)."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from behavegate.errors import BehavegateError, ExitCode
 from behavegate.github.console import Console
 
+if TYPE_CHECKING:
+    from behavegate.commands.invocation import InitCommand
 
-def run(args: argparse.Namespace, console: Console) -> int:
+
+def run(command: InitCommand, console: Console) -> int:
     from behavegate.contract.starter import STARTER_CONTRACT, STARTER_CONTRACT_V2
     from behavegate.files import place_output, write_file
 
     root = Path.cwd().resolve()
     try:
-        place = place_output(args.path, root, "--path", os.environ, root)  # the one path rule (docs/cli.md)
+        place = place_output(command.path, root, "--path", os.environ, root)  # the one path rule (docs/cli.md)
         destination = place.path
         try:
-            text = STARTER_CONTRACT_V2 if args.contract_version == 2 else STARTER_CONTRACT
-            write_file(place, text, "--path", overwrite=bool(args.force))
+            text = STARTER_CONTRACT_V2 if command.contract_version == 2 else STARTER_CONTRACT
+            write_file(place, text, "--path", overwrite=command.force)
         except FileExistsError:
             console.err(
                 f"Could not create agent behavior contract: contract already exists: {destination}; use --force to overwrite"

@@ -41,19 +41,6 @@ class JudgeOptions:
         return any(value not in (None, False) for value in vars(self).values())
 
 
-def from_args(args: Any) -> JudgeOptions:
-    return JudgeOptions(
-        endpoint=args.judge_endpoint,
-        model=args.judge_model,
-        auth_env=args.judge_auth_env,
-        allow_remote=bool(args.judge_allow_remote),
-        allow_contract_endpoint=bool(args.judge_allow_contract_endpoint),
-        timeout_seconds=args.judge_timeout,
-        max_requests=args.judge_max_requests,
-        max_tokens=args.judge_max_tokens,
-    )
-
-
 def validate_judge(options: JudgeOptions, *, offline: bool, version: int) -> None:
     if not options.given():
         return

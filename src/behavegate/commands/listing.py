@@ -3,15 +3,17 @@ scenarios with their tags (what ``include: [builtin:NAME]`` and ``--tag`` select
 
 from __future__ import annotations
 
-import argparse
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate.errors import ExitCode
 from behavegate.github.console import Console
 from behavegate.text import one_line
+
+if TYPE_CHECKING:
+    from behavegate.commands.invocation import ListCommand
 
 
 def library(name: str) -> list[dict[str, Any]]:
@@ -22,13 +24,13 @@ def library(name: str) -> list[dict[str, Any]]:
     return [{"id": str(s.get("id")), "tags": [str(tag) for tag in s.get("tags") or []]} for s in scenarios if isinstance(s, dict)]
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(command: ListCommand, console: Console) -> int:
     from behavegate.contract.includes import builtin_names
 
     names = builtin_names()
-    if args.library is None:
+    if command.library is None:
         libraries = {f"builtin:{name}": library(name) for name in names}
-        if args.format == "json":
+        if command.format == "json":
             console.json(json.dumps({"libraries": libraries}, indent=2))
             return ExitCode.PASS
         lines = []
@@ -41,13 +43,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
         lines.append("List its scenarios: behavegate list builtin:NAME")
         console.out("\n".join(lines))
         return ExitCode.PASS
-    name = args.library.removeprefix("builtin:")
+    name = command.library.removeprefix("builtin:")
     if name not in names:
         available = ", ".join(f"builtin:{n}" for n in names)
-        console.err(f"behavegate list: unknown library {one_line(args.library)!r}; available: {available}")
+        console.err(f"behavegate list: unknown library {one_line(command.library)!r}; available: {available}")
         return ExitCode.INCOMPLETE
     scenarios = library(name)
-    if args.format == "json":
+    if command.format == "json":
         console.json(json.dumps({"library": f"builtin:{name}", "scenarios": scenarios}, indent=2))
         return ExitCode.PASS
     width = max((len(s["id"]) for s in scenarios), default=0)

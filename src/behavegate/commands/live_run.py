@@ -4,11 +4,10 @@ and build the Report from the same judged attempts."""
 
 from __future__ import annotations
 
-import argparse
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -27,9 +26,12 @@ from behavegate.render.progress import Progress
 from behavegate.report.build import build_report
 from behavegate.report.result import Report
 
+if TYPE_CHECKING:
+    from behavegate.commands.invocation import TestCommand
+
 
 def run_live(
-    args: argparse.Namespace,
+    command: TestCommand,
     contract: Contract,
     options: RunOptions,
     clock: Clock,
@@ -44,14 +46,17 @@ def run_live(
     from behavegate.commands.output_paths import place_flag
     from behavegate.files import write_file
 
+    live_access, paths = command.live, command.views.paths
     settings = trusted_settings(
-        contract, options, args.allow_host, options.concurrency, clock.monotonic, mcp_listen=getattr(args, "mcp_listen", None)
+        contract, options, live_access.allow_hosts, options.concurrency, clock.monotonic, mcp_listen=live_access.mcp_listen
     )
     if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
-        tokens, cost = getattr(args, "spent_before", (0, 0.0))
-        settings = records.replace(settings, spend=records.replace(settings.spend, before_tokens=tokens, before_cost=cost))
+        spent = command.suite
+        settings = records.replace(
+            settings, spend=records.replace(settings.spend, before_tokens=spent.spent_tokens, before_cost=spent.spent_cost)
+        )
     # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
-    destination = place_flag(args, "save_observations", root) if args.save_observations else None
+    destination = place_flag(paths, "save_observations", root) if paths.save_observations else None
     progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
     with console.capturing_library_output():  # httpx brought logging and threading in
         report = gather(

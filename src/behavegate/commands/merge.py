@@ -13,7 +13,6 @@ an error report, or given twice) leaves its attempts unobserved, and a
 
 from __future__ import annotations
 
-import argparse
 import gc
 import hashlib
 import os
@@ -26,13 +25,13 @@ from behavegate import frozen as records
 from behavegate.commands.clock import Clock
 from behavegate.commands.output_paths import check_outputs
 from behavegate.commands.test import (
-    baseline_args,
     deliver,
     display_path,
     gated,
     load_baseline,
     report_error,
     report_error_to_ci,
+    require_baseline,
     write_artifacts,
 )
 from behavegate.errors import BehavegateError, ExitCode, InputError, Problem, ShardError
@@ -45,35 +44,36 @@ from behavegate.report.shard_reports import ShardReport
 from behavegate.report.suite import exit_status
 
 if TYPE_CHECKING:
+    from behavegate.commands.invocation import MergeCommand
     from behavegate.evidence.shard import Partition
 
 MAX_FILES = 2 * MAX_SHARDS  # a shard given twice is reported, not refused
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(command: MergeCommand, console: Console) -> int:
     root = Path.cwd().resolve()
     # Everything read (the reports, the contract) lives until the command ends and holds
     # no cycle to collect; the collector's passes over it cost more than the merge itself
     # (bench/bench_merge.py: 10,000 scenarios, 2.4x faster without them).
     gc.disable()
     try:
-        check_outputs(args, root)
-        baseline_args(args)
-        baseline = load_baseline(args.baseline, root)  # before the reports: a bad one costs nothing
-        report = gated(merge(args, root), baseline, args.fail_on)
+        check_outputs(command.views.paths, root)
+        require_baseline(command.gating)
+        baseline = load_baseline(command.gating.baseline, root)  # before the reports: a bad one costs nothing
+        report = gated(merge(command, root), baseline, command.gating.fail_on)
         if report.artifacts:
             report = write_artifacts(report, root)
-        deliver(args, report, root, console)
+        deliver(command.views, report, root, console)
         return exit_status(report)
     except (BehavegateError, OSError) as exc:
-        report_error(args, root, exc, console)
-        report_error_to_ci(args, exc, console, root)
+        report_error(command.views, root, exc, console)
+        report_error_to_ci(command, exc, console, root)
         return ExitCode.INCOMPLETE
     finally:
         gc.enable()
 
 
-def merge(args: argparse.Namespace, root: Path) -> Report:
+def merge(command: MergeCommand, root: Path) -> Report:
     from behavegate.commands.options import select, validate_v2
     from behavegate.commands.shard_run import options_of
     from behavegate.contract.load import load_contract
@@ -82,11 +82,11 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
     from behavegate.report.build import build_report
 
     clock = Clock()
-    reports = read_reports(args.reports, root)
+    reports = read_reports(command.reports, root)
     ran = [r for r in reports if r.failed is None]
     first = _one_run(reports, ran)
     options, extra = options_of(first.plan)
-    contract_path = _contract_path(args.contract, first.contract_path, root)
+    contract_path = _contract_path(command.contract, first.contract_path, root)
     contract = _carried_contract(reports, first, contract_path, root) or load_contract(
         contract_path, root, max_assertions=options.max_assertions
     )
@@ -156,7 +156,7 @@ def merge(args: argparse.Namespace, root: Path) -> Report:
         facts=facts,
         contract_display_path=display_path(contract.path, root),
         version=__version__,
-        artifacts=not args.no_artifacts,
+        artifacts=command.artifacts,
         skipped=tuple(s for s in contract.scenarios if s.id not in chosen),
         timings=tuple(Timing(facts.started_at, facts.ended_at, round(1000 * seconds.get(s.id, 0.0))) for s in selected.scenarios),
     )

@@ -3,7 +3,6 @@ checked before any work is paid for; and the rendered run shown or written there
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import os
 from collections.abc import Callable, Iterable
@@ -15,45 +14,48 @@ from behavegate.files import Place
 
 if TYPE_CHECKING:
     from behavegate.github.console import Console
+    from behavegate.github.views import OutputPaths, Views
 
-OUTPUT_FLAGS = ("output", "report", "junit", "summary", "html", "sarif", "github_output", "save_observations")
 
-
-def place_flag(args: argparse.Namespace, flag: str, root: Path) -> Place:
-    """Where ``--flag``'s file goes. ``--output`` keeps skylos's JSON error words."""
+def place_flag(paths: OutputPaths, flag: str, root: Path) -> Place:
+    """Where ``--flag``'s file goes (asked only of a flag that was given). ``--output``
+    keeps skylos's JSON error words."""
     from behavegate.files import place_output
 
     label = "--" + flag.replace("_", "-")
+    path = paths.by_flag()[flag]
+    if path is None:
+        raise ValueError(f"{label} was not given")  # a caller's mistake, never the user's
     try:
-        return place_output(getattr(args, flag), root, label, os.environ, root, append=flag == "github_output")
+        return place_output(path, root, label, os.environ, root, append=flag == "github_output")
     except InputError as exc:
         if flag == "output":
             raise InputError("output path must stay inside the project", exc.human) from None
         raise
 
 
-def check_outputs(args: argparse.Namespace, root: Path) -> None:
+def check_outputs(paths: OutputPaths, root: Path) -> None:
     """Refuse a bad output path now, not after a paid-for live run."""
     from behavegate.files import check_output
 
-    for flag in OUTPUT_FLAGS:
-        if getattr(args, flag, None):
-            check_output(place_flag(args, flag, root), "--" + flag.replace("_", "-"))
+    for flag, path in paths.by_flag().items():
+        if path:
+            check_output(place_flag(paths, flag, root), "--" + flag.replace("_", "-"))
 
 
-def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Path, console: Console, noun: str) -> dict[str, str]:
+def show_output(views: Views, output: str | Iterable[str], root: Path, console: Console, noun: str) -> dict[str, str]:
     """The rendered run (a text, or a JSON document in pieces) on the console, or in
     ``--output``; the files written, by output name."""
     from behavegate.files import write_file
 
     written: dict[str, str] = {}
-    if args.output:
-        place = place_flag(args, "output", root)
+    if views.paths.output:
+        place = place_flag(views.paths, "output", root)
         write_file(place, output.rstrip() + "\n" if isinstance(output, str) else itertools.chain(output, ["\n"]), "--output")
         written["report"] = str(place.path)  # shown relative to the workspace by outputs.step_paths
-        if args.format == "table":
+        if views.format == "table":
             console.out(f"Wrote agent behavior {noun}: {place.path}")
-    elif args.format == "json":
+    elif views.format == "json":
         console.json(output)
     else:
         console.out(output if isinstance(output, str) else "".join(output))
@@ -61,7 +63,7 @@ def show_output(args: argparse.Namespace, output: str | Iterable[str], root: Pat
 
 
 def show_and_deliver(
-    args: argparse.Namespace,
+    views: Views,
     output: str | Iterable[str],
     root: Path,
     console: Console,
@@ -71,13 +73,8 @@ def show_and_deliver(
     """The run shown (:func:`show_output`), then ``ci`` given the files written. With JSON on
     stdout the CI files come first: one that cannot be written (a full disk) then leaves the
     error's JSON document alone on stdout, never the report's followed by the error's."""
-    if args.format == "json" and not args.output:
+    if views.format == "json" and not views.paths.output:
         ci({})
-        show_output(args, output, root, console, noun)
+        show_output(views, output, root, console, noun)
         return
-    ci(show_output(args, output, root, console, noun))
-
-
-def detail(args: argparse.Namespace) -> str:
-    """``--quiet`` / ``--verbose`` for the table (quiet wins when both are given)."""
-    return "quiet" if getattr(args, "quiet", False) else "verbose" if getattr(args, "verbose", False) else "normal"
+    ci(show_output(views, output, root, console, noun))

@@ -7,10 +7,7 @@ in one place, in skylos's order and words."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from behavegate.commands.judge_options import JudgeOptions, validate_judge
-from behavegate.commands.judge_options import from_args as judge_from_args
 from behavegate.commands.options import (
     RunOptions,
     check_concurrency,
@@ -54,32 +51,6 @@ class TestRequest:
     gate_tags: tuple[TagGate, ...] = ()
     artifacts: bool = True
     judge: JudgeOptions = field(default_factory=JudgeOptions)
-
-
-def from_args(args: Any) -> TestRequest:
-    """The command line's request (argparse leaves every option it was not given at None)."""
-    return TestRequest(
-        scenarios=tuple(args.scenarios) if args.scenarios else None,
-        tags=tuple(args.tags),
-        endpoint=args.endpoint,
-        auth_env=args.auth_env,
-        allow_remote=bool(args.allow_remote),
-        allow_contract_endpoint=bool(args.allow_contract_endpoint),
-        concurrency=args.concurrency,
-        max_scenarios=args.max_scenarios,
-        max_seconds=args.max_seconds,
-        max_tokens=args.max_tokens,
-        max_assertions=args.max_assertions,
-        retries=args.retries,
-        max_total_tokens=args.max_total_tokens,
-        max_cost=args.max_cost,
-        runs=args.runs,
-        min_pass_rate=args.min_pass_rate,
-        threshold_mode=args.threshold_mode,
-        gate_tags=tuple(args.gate_tag or ()),
-        artifacts=not args.no_artifacts,
-        judge=judge_from_args(args),
-    )
 
 
 def run_seconds(given: float | None) -> float:

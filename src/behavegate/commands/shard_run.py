@@ -11,9 +11,8 @@ part of the evidence, and the merge gives the verdict.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate.commands.options import RunOptions
 from behavegate.errors import UsageError
@@ -22,14 +21,23 @@ from behavegate.frozen import frozen, replace
 from behavegate.limits import CARRIED_MAX_BYTES
 from behavegate.model import Contract, ObservationSet, TagGate
 
-# Views of the run's verdict: a shard has none to show, the merge renders them.
-MERGE_VIEWS = ("junit", "summary", "html", "sarif", "annotations")
+if TYPE_CHECKING:
+    from behavegate.commands.invocation import TestCommand
 
 
-def check_flags(args: argparse.Namespace) -> None:
-    parse_shard(args.shard)
-    asked = [f"--{name}" for name in MERGE_VIEWS if getattr(args, name)]
-    asked += ["--baseline"] * bool(args.baseline) + ["--fail-on"] * (args.fail_on != "incomplete")
+def check_flags(command: TestCommand) -> None:
+    parse_shard(command.shard or "")
+    views, paths, gating = command.views, command.views.paths, command.gating
+    # Views of the run's verdict: a shard has none to show, the merge renders them.
+    merge_views = {
+        "--junit": paths.junit,
+        "--summary": paths.summary,
+        "--html": paths.html,
+        "--sarif": paths.sarif,
+        "--annotations": views.annotations,
+    }
+    asked = [flag for flag, given in merge_views.items() if given]
+    asked += ["--baseline"] * bool(gating.baseline) + ["--fail-on"] * (gating.fail_on != "incomplete")
     if asked:
         raise UsageError(
             f"--shard writes a shard report, not the run's verdict: {' and '.join(asked)} "

@@ -8,7 +8,6 @@ named as a single run names it."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from collections.abc import Iterator
@@ -16,8 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+from behavegate.commands.invocation import SuiteShare, TestCommand
 from behavegate.commands.request import run_seconds
 from behavegate.errors import BehavegateError, RunIncomplete, UsageError
+from behavegate.frozen import replace
 from behavegate.github.console import Console
 from behavegate.model import Contract, GateResult, ObservationSet, Scenario
 from behavegate.report.result import Report
@@ -29,7 +30,7 @@ SUFFIXES = (".yml", ".yaml")
 class Judge(Protocol):
     def __call__(
         self,
-        args: argparse.Namespace,
+        command: TestCommand,
         contract_path: Path,
         root: Path,
         console: Console,
@@ -42,7 +43,7 @@ class Judge(Protocol):
 class Check(Protocol):
     def __call__(
         self,
-        args: argparse.Namespace,
+        command: TestCommand,
         contract_path: Path,
         root: Path,
         console: Console,
@@ -52,14 +53,20 @@ class Check(Protocol):
     ) -> None: ...
 
 
-# Flags that name one contract's scenarios, baseline or shard, or one file a live run writes.
-SINGLE_ONLY = {
-    "scenarios": "--scenario",
-    "baseline": "--baseline",
-    "shard": "--shard",
-    "save_observations": "--save-observations",
-    "case": "--case",
-}
+class Stop(Protocol):
+    def __call__(self, at_fault: TestCommand, exc: BehavegateError | OSError) -> int: ...
+
+
+def single_only(command: TestCommand) -> list[str]:
+    """The flags given that name one contract's scenarios, baseline or shard, or one file a live run writes."""
+    given = {
+        "--scenario": command.request.scenarios,
+        "--baseline": command.gating.baseline,
+        "--shard": command.shard,
+        "--save-observations": command.views.paths.save_observations,
+        "--case": command.cases,
+    }
+    return [flag for flag, value in given.items() if value]
 
 
 def contract_files(named: list[str]) -> list[Path]:
@@ -85,8 +92,6 @@ def contract_files(named: list[str]) -> list[Path]:
 def own_observations(observations: ObservationSet, contract: Contract, others: tuple[Scenario, ...]) -> ObservationSet:
     """One contract's part of a suite's observation file: its own scenario ids. An
     id in no contract of the suite stays, so the contract's check still refuses it."""
-    from behavegate.frozen import replace
-
     theirs = {s.id for s in others} - set(contract.scenario_ids())
     return replace(
         observations,
@@ -95,49 +100,66 @@ def own_observations(observations: ObservationSet, contract: Contract, others: t
     )
 
 
-def run_suite(args: argparse.Namespace, files: list[Path], root: Path, console: Console, judge: Judge, check: Check) -> int:
+def run_suite(
+    command: TestCommand, files: list[Path], root: Path, console: Console, judge: Judge, check: Check, stop: Stop
+) -> int:
     """``judge``: the single-contract path (``commands.test``), given each contract loaded;
     ``check``: its checks alone, run on every contract before the first is judged, so a
-    file the run cannot serve (no endpoint, no judge) stops it before any request."""
+    file the run cannot serve (no endpoint, no judge) stops it before any request;
+    ``stop``: how a run that could not be judged ends, given the contract at fault."""
+    at_fault = command  # the CI error annotations name the contract at fault
+    try:
+        return _run_suite(command, files, root, console, judge, check)
+    except _Stopped as stopped:
+        at_fault, error = replace(command, contract=str(stopped.path)), stopped.error
+    except (BehavegateError, OSError) as exc:
+        error = exc
+    return stop(at_fault, error)
+
+
+def _run_suite(command: TestCommand, files: list[Path], root: Path, console: Console, judge: Judge, check: Check) -> int:
     from behavegate.commands.output_paths import check_outputs
     from behavegate.contract.load import load_contract
 
-    used = [flag for name, flag in SINGLE_ONLY.items() if getattr(args, name, None)]
+    used = single_only(command)
     if used:
         raise UsageError(f"{', '.join(used)} takes one contract; name one contract file to use it")
-    check_outputs(args, root)
+    check_outputs(command.views.paths, root)
     contracts = []
     for path in files:
-        args.contract = str(path)  # the CI error annotations name the contract at fault
         with _naming(path, console):
-            contracts.append(load_contract(path, root, max_assertions=args.max_assertions))
+            contracts.append(load_contract(path, root, max_assertions=command.request.max_assertions))
     # Oxy's --threshold-mode average across files: the floor is on the mean of the files'
     # scores, so each file reports its score and the suite holds the floor.
-    oxy_floor = _oxy_floor(args, contracts)
-    args.oxy_suite_floor = oxy_floor is not None
+    oxy_floor = _oxy_floor(command, contracts)
+    suite = replace(command, suite=SuiteShare(oxy_floor=oxy_floor is not None))
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
-        args.contract = str(path)
         with _naming(path, console):
-            check(args, path, root, console, loaded=contract, others=_others(contracts, index))
+            check(_own(suite, path), path, root, console, loaded=contract, others=_others(contracts, index))
     reports: list[Report] = []
-    budget, started = run_seconds(args.max_seconds), time.monotonic()
+    budget, started = run_seconds(command.request.max_seconds), time.monotonic()
     for index, (path, contract) in enumerate(zip(files, contracts, strict=True)):
-        args.contract = str(path)
         # --max-seconds is the whole suite's budget: each contract gets what the ones before it left.
         left = budget - (time.monotonic() - started)
         if left <= 0:
             with _naming(path, console):
                 raise RunIncomplete(f"the suite's time budget of {budget:g}s (--max-seconds) was spent before this contract")
-        args.max_seconds = left
         # --max-total-tokens and --max-cost are the whole suite's too: each contract starts from what the ones before it used.
-        args.spent_before = _spent(reports)
+        own = _own(suite, path, left=left, spent=_spent(reports))
         with _naming(path, console):
-            reports.append(judge(args, path, root, console, loaded=contract, others=_others(contracts, index)))
-    args.max_seconds = budget
-    args.spent_before = (0, 0.0)
-    suite = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
-    deliver_suite(args, suite, root, console)
-    return exit_status(suite)
+            reports.append(judge(own, path, root, console, loaded=contract, others=_others(contracts, index)))
+    run = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
+    with _naming(files[-1], console, announce=False):  # an error delivering still names the last contract, as it ran last
+        deliver_suite(command, run, root, console)
+    return exit_status(run)
+
+
+def _own(suite: TestCommand, path: Path, *, left: float | None = None, spent: tuple[int, float] = (0, 0.0)) -> TestCommand:
+    """One contract's value in the suite: its path, and what the contracts before it left of
+    the shared budgets (``left``: seconds; ``spent``: tokens and USD)."""
+    shared = replace(suite.suite, spent_tokens=spent[0], spent_cost=spent[1])
+    own = replace(suite, contract=str(path), suite=shared)
+    return own if left is None else replace(own, request=replace(own.request, max_seconds=left))
 
 
 def _spent(reports: list[Report]) -> tuple[int, float]:
@@ -150,24 +172,26 @@ def _others(contracts: list[Contract], index: int) -> tuple[Scenario, ...]:
     return tuple(s for i, other in enumerate(contracts) if i != index for s in other.scenarios)
 
 
-def deliver_suite(args: argparse.Namespace, suite: SuiteRun, root: Path, console: Console) -> None:
+def deliver_suite(command: TestCommand, suite: SuiteRun, root: Path, console: Console) -> None:
     """A suite's views, as :func:`deliver` gives a single run's."""
-    from behavegate.commands.output_paths import detail, show_and_deliver
+    from behavegate.commands.output_paths import show_and_deliver
     from behavegate.github.outputs import deliver_suite_ci
-    from behavegate.render import suite as views
+    from behavegate.render import suite as suite_views
 
-    output = views.report_json(suite) if args.format == "json" else views.table(suite, detail(args))
+    views = command.views
+    output = suite_views.report_json(suite) if views.format == "json" else suite_views.table(suite, views.detail)
     show_and_deliver(
-        args, output, root, console, "suite report", lambda written: deliver_suite_ci(args, suite, written, console, root)
+        views, output, root, console, "suite report", lambda written: deliver_suite_ci(views, suite, written, console, root)
     )
 
 
-def _oxy_floor(args: argparse.Namespace, contracts: list[Contract]) -> float | None:
+def _oxy_floor(command: TestCommand, contracts: list[Contract]) -> float | None:
     """The floor the suite holds for its Oxy files: ``--min-pass-rate`` in ``average`` mode over two or more."""
     several = sum(contract.oxy is not None for contract in contracts) > 1
-    if not several or args.min_pass_rate is None or args.threshold_mode == "all":
+    request = command.request
+    if not several or request.min_pass_rate is None or request.threshold_mode == "all":
         return None
-    return float(args.min_pass_rate)
+    return float(request.min_pass_rate)
 
 
 def _oxy_gates(reports: list[Report], floor: float | None) -> tuple[GateResult, ...]:
@@ -180,11 +204,20 @@ def _oxy_gates(reports: list[Report], floor: float | None) -> tuple[GateResult, 
     return (floor_gate("min_pass_rate[oxy files]", files, floor, observed),)
 
 
+class _Stopped(Exception):
+    """An error that stopped the suite, and the contract it stopped at."""
+
+    def __init__(self, error: BehavegateError | OSError, path: Path) -> None:
+        super().__init__(str(error))
+        self.error, self.path = error, path
+
+
 @contextmanager
-def _naming(path: Path, console: Console) -> Iterator[None]:
+def _naming(path: Path, console: Console, *, announce: bool = True) -> Iterator[None]:
     """An error stops the suite; the console says first which contract it came from."""
     try:
         yield
-    except (BehavegateError, OSError):
-        console.err(f"behavegate: suite stopped at contract {path}")
-        raise
+    except (BehavegateError, OSError) as exc:
+        if announce:
+            console.err(f"behavegate: suite stopped at contract {path}")
+        raise _Stopped(exc, path) from exc

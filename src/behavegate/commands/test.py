@@ -6,7 +6,6 @@ the environment of a test run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from collections.abc import Iterator
@@ -15,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
-from behavegate.commands.output_paths import check_outputs, detail, place_flag, show_and_deliver
+from behavegate.commands.output_paths import check_outputs, place_flag, show_and_deliver
 from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
 from behavegate.gating import FailOn
 from behavegate.github.console import Console
@@ -26,33 +25,47 @@ from behavegate.report.suite import exit_status
 from behavegate.text import path_text
 
 if TYPE_CHECKING:
+    from behavegate.commands.invocation import Gating, MergeCommand, TestCommand
     from behavegate.commands.options import RunOptions
+    from behavegate.github.views import Views
     from behavegate.model import Contract, ObservationSet, Scenario
     from behavegate.report.comparison import Baseline
 
 
-def run(args: argparse.Namespace, console: Console) -> int:
+def run(command: TestCommand, console: Console) -> int:
     root = Path.cwd().resolve()
-    named, args.contract = args.contract or [], None
     try:
         from behavegate.commands.discovery import discover, locate_contract
         from behavegate.commands.suite_run import contract_files, run_suite
 
-        files = contract_files(named) if named else discover(root, console)
+        files = contract_files(list(command.contracts)) if command.contracts else discover(root, console)
         if files is not None and len(files) > 1:
-            return run_suite(args, files, root, console, judge=_judge, check=_preflight)
+            return run_suite(
+                command,
+                files,
+                root,
+                console,
+                judge=_judge,
+                check=_preflight,
+                stop=lambda at_fault, exc: _stopped(at_fault, exc, root, console),
+            )
         if files:
-            args.contract = str(files[0])
-        contract_path, root = locate_contract(args.contract, root)
-        check_outputs(args, root)
-        report = _judge(args, contract_path, root, console)
-        deliver(args, report, root, console)
+            command = records.replace(command, contract=str(files[0]))
+        contract_path, root = locate_contract(command.contract, root)
+        check_outputs(command.views.paths, root)
+        report = _judge(command, contract_path, root, console)
+        deliver(command.views, report, root, console)
         # A shard's attempts are part of the evidence: `behavegate merge` gives the verdict.
         return exit_status(report)
     except (BehavegateError, OSError) as exc:
-        report_error(args, root, exc, console)
-        report_error_to_ci(args, exc, console, root)
-        return ExitCode.INCOMPLETE
+        return _stopped(command, exc, root, console)
+
+
+def _stopped(command: TestCommand, exc: BehavegateError | OSError, root: Path, console: Console) -> int:
+    """A run that could not be judged: the error on the console (or in ``--output``) and to CI."""
+    report_error(command.views, root, exc, console, shard=command.shard)
+    report_error_to_ci(command, exc, console, root)
+    return ExitCode.INCOMPLETE
 
 
 # Every file a run may write, by flag: all placed by one rule (files.place_output),
@@ -80,7 +93,7 @@ def display_path(path: Path, root: Path) -> str:
 class _Plan:
     """One contract's run, checked and chosen, before any evidence is gathered."""
 
-    args: argparse.Namespace  # this contract's own copy (an Oxy file's settings applied)
+    command: TestCommand  # this contract's own (an Oxy file's settings and --case applied)
     contract: Contract
     selected: Contract
     options: RunOptions
@@ -89,7 +102,7 @@ class _Plan:
 
 
 def _judge(
-    args: argparse.Namespace,
+    command: TestCommand,
     contract_path: Path,
     root: Path,
     console: Console,
@@ -99,11 +112,11 @@ def _judge(
     """One contract judged. In a suite, ``loaded`` is the contract already read and
     ``others`` the scenarios of the suite's other contracts (their evidence is theirs)."""
     clock = Clock()  # the run's time starts before its contract is read, as a single run's always has
-    return _execute(_prepare(args, contract_path, root, loaded, others), clock, root, console, others)
+    return _execute(_prepare(command, contract_path, root, loaded, others), clock, root, console, others)
 
 
 def _preflight(
-    args: argparse.Namespace,
+    command: TestCommand,
     contract_path: Path,
     root: Path,
     console: Console,
@@ -112,70 +125,75 @@ def _preflight(
 ) -> None:
     """What ``_judge`` would refuse before its first request, refused now: a suite checks
     every file (options, endpoint and judge trust, credentials) before it runs any."""
-    plan = _prepare(args, contract_path, root, loaded, others)
-    if plan.observations is None and not plan.args.traces:
+    plan = _prepare(command, contract_path, root, loaded, others)
+    if plan.observations is None and not plan.command.evidence.traces:
         from behavegate.commands.live_run import trusted_settings
 
+        live = plan.command.live
         trusted_settings(  # checked, not used
-            plan.selected, plan.options, plan.args.allow_host, plan.options.concurrency, 0.0, mcp_listen=plan.args.mcp_listen
+            plan.selected, plan.options, live.allow_hosts, plan.options.concurrency, 0.0, mcp_listen=live.mcp_listen
         )
 
 
 def _prepare(
-    args: argparse.Namespace, contract_path: Path, root: Path, loaded: Contract | None, others: tuple[Scenario, ...]
+    command: TestCommand, contract_path: Path, root: Path, loaded: Contract | None, others: tuple[Scenario, ...]
 ) -> _Plan:
     from behavegate.commands.options import select
-    from behavegate.commands.request import from_args, resolve
+    from behavegate.commands.request import resolve
     from behavegate.contract.load import load_contract
     from behavegate.evidence.observation_file import load_observations
     from behavegate.files import runner_dirs
 
-    args = argparse.Namespace(**vars(args))  # this contract's settings below stay its own in a suite
-    baseline_args(args)
-    if args.max_assertions is not None and not 1 <= args.max_assertions <= MAX_ASSERTIONS_CEILING:
+    require_baseline(command.gating)
+    max_assertions = command.request.max_assertions
+    if max_assertions is not None and not 1 <= max_assertions <= MAX_ASSERTIONS_CEILING:
         raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
-    contract = loaded or load_contract(contract_path, root, max_assertions=args.max_assertions)
-    if args.max_assertions is not None and contract.version < 2:
+    contract = loaded or load_contract(contract_path, root, max_assertions=max_assertions)
+    if max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
-    _file_settings(args, contract, display_path(contract.path, root))
-    baseline = load_baseline(args.baseline, root)
-    if args.traces:
+    # This contract's own settings: in a suite, the others' stay theirs.
+    command = _file_settings(command, contract, display_path(contract.path, root))
+    evidence, request = command.evidence, command.request
+    baseline = load_baseline(command.gating.baseline, root)
+    if evidence.traces:
         from behavegate.commands.trace_run import check_flags
 
-        check_flags(args)
-    if args.shard:
+        check_flags(command)
+    if command.shard:
         from behavegate.commands import shard_run
 
-        shard_run.check_flags(args)
+        shard_run.check_flags(command)
     turns = {s.id: s.max_turns for s in contract.scenarios} if contract.version >= 2 else None  # a recording must agree
     observations = (
-        load_observations(args.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ), max_turns=turns)
-        if args.observations
+        load_observations(
+            evidence.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ), max_turns=turns
+        )
+        if evidence.observations
         else None
     )
     if observations is not None and others:
         from behavegate.commands.suite_run import own_observations
 
         observations = own_observations(observations, contract, others)
-    if contract.oxy is not None and observations is None and not args.traces and not args.endpoint:
+    if contract.oxy is not None and observations is None and not evidence.traces and not request.endpoint:
         raise UsageError(
             f"{display_path(contract.path, root)}: an Oxy test file names no agent endpoint: give --endpoint URL "
             "(a discovered contract's agent.endpoint is not used for it), or --observations FILE"
         )
-    offline = observations is not None or bool(args.traces)
-    options = resolve(from_args(args), contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
-    if observations is not None and (args.allow_host or args.save_observations or args.mcp_listen):
+    offline = observations is not None or bool(evidence.traces)
+    options = resolve(request, contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
+    if observations is not None and (command.live.given() or command.views.paths.save_observations):
         raise UsageError("--observations cannot be combined with live endpoint options")
     selected = select(contract, options, observations)
-    return _Plan(args, contract, selected, options, observations, baseline)
+    return _Plan(command, contract, selected, options, observations, baseline)
 
 
 def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tuple[Scenario, ...]) -> Report:
     from behavegate.commands.offline import run_offline
     from behavegate.commands.options import check_run_budget
 
-    args, contract, selected, options, observations, baseline = (
-        plan.args,
+    command, contract, selected, options, observations, baseline = (
+        plan.command,
         plan.contract,
         plan.selected,
         plan.options,
@@ -186,22 +204,22 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
     chosen = set(selected.scenario_ids())
     skipped = tuple(s for s in contract.scenarios if s.id not in chosen)
     provenance = None
-    if args.traces:
+    if command.evidence.traces:
         from behavegate.commands.trace_run import trace_observations
 
         observations, provenance = trace_observations(
-            args, contract, selected, root, clock, options.max_seconds, lambda path: display_path(path, root), others
+            command.evidence, contract, selected, root, clock, options.max_seconds, lambda path: display_path(path, root), others
         )
     shard = None
-    if args.shard:
+    if command.shard:
         from behavegate.commands.shard_run import plan_shard
 
-        shard = plan_shard(args.shard, contract, selected, options, observations)
+        shard = plan_shard(command.shard, contract, selected, options, observations)
     scope, only = (shard.contract, shard.owned) if shard else (selected, None)
     if observations is None:
         from behavegate.commands.live_run import run_live
 
-        report = run_live(args, scope, options, clock, root, console, display=shown, skipped=skipped, only=only)
+        report = run_live(command, scope, options, clock, root, console, display=shown, skipped=skipped, only=only)
     else:
         facts = clock.facts(options.max_scenarios, options.max_seconds)
         # Offline evidence was gathered before the run: each scenario spans the run's judging.
@@ -220,27 +238,28 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
     if shard:
         report = records.replace(report, shard=shard.block)
     check_run_budget(clock.elapsed(), options.max_seconds, version=contract.version, live=observations is None)
-    report = gated(report, baseline, args.fail_on)
+    report = gated(report, baseline, command.gating.fail_on)
     if options.artifacts:
         report = write_artifacts(report, root)
     return report
 
 
-def _file_settings(args: argparse.Namespace, contract: Contract, shown: str) -> None:
+def _file_settings(command: TestCommand, contract: Contract, shown: str) -> TestCommand:
     """What an Oxy test file sets for its run (the command line overrides it), and ``--case``."""
     oxy = contract.oxy
-    if oxy is not None and getattr(args, "oxy_suite_floor", False):
-        args.min_pass_rate = None  # the suite holds the floor on the mean of the files' scores
-    if not getattr(args, "case", None):
-        return
+    if oxy is not None and command.suite.oxy_floor:
+        # The suite holds the floor on the mean of the files' scores.
+        command = records.replace(command, request=records.replace(command.request, min_pass_rate=None))
+    if not command.cases:
+        return command
     if oxy is None:
         raise UsageError("--case selects a case of an Oxy test file (*.test.yml); for a contract use --scenario ID")
-    if args.scenarios:
+    if command.request.scenarios:
         raise UsageError("--case and --scenario both select scenarios; use one")
     from behavegate.contract.oxy import case_matches
 
     chosen: list[str] = []
-    for wanted in args.case:
+    for wanted in command.cases:
         found = case_matches(oxy, wanted)
         if not found:
             raise UsageError(
@@ -255,11 +274,11 @@ def _file_settings(args: argparse.Namespace, contract: Contract, shown: str) -> 
             )
         if found[0].scenario_id not in chosen:
             chosen.append(found[0].scenario_id)
-    args.scenarios = chosen
+    return records.replace(command, request=records.replace(command.request, scenarios=tuple(chosen)))
 
 
-def baseline_args(args: argparse.Namespace) -> None:
-    if args.fail_on is FailOn.REGRESSION and not args.baseline:
+def require_baseline(gating: Gating) -> None:
+    if gating.fail_on is FailOn.REGRESSION and not gating.baseline:
         raise UsageError("--fail-on regression needs --baseline REPORT: the JSON report of the run to compare with")
 
 
@@ -293,12 +312,12 @@ def write_artifacts(report: Report, root: Path) -> Report:
     return report
 
 
-def deliver(args: argparse.Namespace, report: Report, root: Path, console: Console) -> None:
+def deliver(views: Views, report: Report, root: Path, console: Console) -> None:
     """The report on the console or in ``--output``, then the CI files asked for."""
     from behavegate.github.outputs import deliver_ci
 
     output: str | Iterator[str]
-    if args.format == "json":
+    if views.format == "json":
         from behavegate.render import json
 
         output = json.pieces(report)
@@ -309,15 +328,15 @@ def deliver(args: argparse.Namespace, report: Report, root: Path, console: Conso
     else:
         from behavegate.render import table
 
-        output = table.render(report, detail(args))
-    show_and_deliver(args, output, root, console, "report", lambda written: deliver_ci(args, report, written, console, root))
+        output = table.render(report, views.detail)
+    show_and_deliver(views, output, root, console, "report", lambda written: deliver_ci(views, report, written, console, root))
 
 
-def _error_payload(message: str, details: list[str], status: str, args: argparse.Namespace) -> dict[str, Any]:
+def _error_payload(message: str, details: list[str], status: str, shard_text: str | None) -> dict[str, Any]:
     # skylos's shape (its "status" is "incomplete" for every error); ours beside it.
     payload: dict[str, Any] = {"schema_version": 1, "kind": "agent_behavior", "status": "incomplete", "error": message}
     payload["behavegate"] = {"status": status}
-    shard = _shard_named(args)
+    shard = _shard_named(shard_text)
     if shard is not None:  # so a merge names the shard that could not run
         payload["behavegate"]["shard"] = {"index": shard[0], "count": shard[1]}
     if len(details) > 1 or details[0] != message:
@@ -343,7 +362,7 @@ def error_text(exc: BaseException) -> str:
     return "\n".join(lines)
 
 
-def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: Console) -> None:
+def report_error(views: Views, root: Path, exc: Exception, console: Console, *, shard: str | None = None) -> None:
     """The error as skylos reports it: JSON (to ``--output`` or stdout) or one message.
     Its reason is always on stderr too: a run that exits 2 never leaves the console silent
     (with ``--output`` the report file was the only place it went, and a JSON report on
@@ -354,42 +373,47 @@ def report_error(args: argparse.Namespace, root: Path, exc: Exception, console: 
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     text = error_text(exc)
     console.err(text)
-    if args.format == "json":
-        payload = _error_payload(message, details, error_status(exc), args)
-        if args.output:
+    if views.format == "json":
+        payload = _error_payload(message, details, error_status(exc), shard)
+        if views.paths.output:
             try:
-                write_file(place_flag(args, "output", root), json.dumps(payload, indent=2, sort_keys=True) + "\n", "--output")
+                write_file(
+                    place_flag(views.paths, "output", root), json.dumps(payload, indent=2, sort_keys=True) + "\n", "--output"
+                )
                 return
             except (BehavegateError, OSError) as output_exc:
                 payload["output_error"] = str(output_exc)
         console.json(json.dumps(payload, indent=2, sort_keys=True))
         return
-    if args.output:
+    if views.paths.output:
         try:
-            write_file(place_flag(args, "output", root), text + "\n", "--output")
+            write_file(place_flag(views.paths, "output", root), text + "\n", "--output")
         except (BehavegateError, OSError) as output_exc:
             console.err(f"behavegate: could not write --output: {output_exc}")
 
 
-def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Console, root: Path | None = None) -> None:
+def report_error_to_ci(command: TestCommand | MergeCommand, exc: Exception, console: Console, root: Path | None = None) -> None:
     """Even a run that could not start tells CI why: the JSON report, the summary,
     an annotation on each contract line at fault, and status=error (the
     configuration) or status=incomplete (the evidence)."""
     from behavegate.github.outputs import deliver_ci_error
 
     root = root or Path.cwd().resolve()
-    where = display_path(Path(args.contract), root) if args.contract else "contract"
+    from behavegate.commands.invocation import TestCommand
+
+    where = display_path(Path(command.contract), root) if command.contract else "contract"
+    shard = command.shard if isinstance(command, TestCommand) else None
     problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     status = error_status(exc)
-    deliver_ci_error(args, _error_payload(message, details, status, args), where, problems, console, root)
+    deliver_ci_error(command.views, _error_payload(message, details, status, shard), where, problems, console, root)
 
 
-def _shard_named(args: argparse.Namespace) -> tuple[int, int] | None:
+def _shard_named(text: str | None) -> tuple[int, int] | None:
     from behavegate.evidence.shard import parse_shard
 
     try:
-        return parse_shard(args.shard) if getattr(args, "shard", None) else None
+        return parse_shard(text) if text else None
     except BehavegateError:
         return None

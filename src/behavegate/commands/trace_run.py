@@ -3,36 +3,46 @@ scenarios and handed to the offline path as attempts, with their provenance."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate.commands.clock import Clock
 from behavegate.errors import Problem, RunIncomplete, TraceError, UsageError
 from behavegate.model import Contract, ObservationSet, Scenario
 
-LIVE_ONLY = ("endpoint", "auth_env", "allow_remote", "allow_contract_endpoint", "allow_host", "save_observations", "mcp_listen")
+if TYPE_CHECKING:
+    from behavegate.commands.invocation import Evidence, TestCommand
 
 
-def check_flags(args: argparse.Namespace) -> None:
-    if args.observations:
+def check_flags(command: TestCommand) -> None:
+    evidence, request = command.evidence, command.request
+    if evidence.observations:
         raise UsageError("--traces cannot be combined with --observations: a run judges one evidence source")
-    if any(getattr(args, name) for name in LIVE_ONLY):
+    live_only = (
+        request.endpoint,
+        request.auth_env,
+        request.allow_remote,
+        request.allow_contract_endpoint,
+        command.live.given(),
+        command.views.paths.save_observations,
+    )
+    if any(live_only):
         raise UsageError("--traces cannot be combined with live endpoint options")
-    if not args.trace_attribute or args.trace_attribute != args.trace_attribute.strip():
+    if not evidence.trace_attribute or evidence.trace_attribute != evidence.trace_attribute.strip():
         raise UsageError("--trace-attribute must be a non-empty attribute name without surrounding whitespace")
 
 
 def trace_observations(
-    args: argparse.Namespace,
+    evidence: Evidence,
     contract: Contract,
     selected: Contract,
     root: Path,
     clock: Clock,
     max_seconds: float,
-    shown: Any,
+    shown: Callable[[Path], str],
     others: tuple[Scenario, ...] = (),
 ) -> tuple[ObservationSet, dict[str, Any]]:
     """The attempts the traces give each selected scenario, and the provenance block.
@@ -45,9 +55,9 @@ def trace_observations(
         if clock.elapsed() > max_seconds:
             raise RunIncomplete(f"reading the traces exceeded the run's time budget of {max_seconds:g}s (--max-seconds)")
 
-    paths = trace_paths(args.traces, root, runner_dirs(os.environ))
-    binding = Binding(args.trace_bind, args.trace_attribute)
-    traces = read_traces(paths, fmt=args.trace_format, attribute=binding.attribute, shown=shown, check_time=check_time)
+    paths = trace_paths(evidence.traces, root, runner_dirs(os.environ))
+    binding = Binding(evidence.trace_bind, evidence.trace_attribute)
+    traces = read_traces(paths, fmt=evidence.trace_format, attribute=binding.attribute, shown=shown, check_time=check_time)
     if not traces.files:
         raise TraceError([Problem(f"no trace file could be read: {traces.skipped[0][1]}", traces.skipped[0][0])])
     bound = bind(traces.traces, contract.scenarios, set(selected.scenario_ids()), binding, others)

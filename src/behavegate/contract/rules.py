@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from behavegate.errors import Problem
 from behavegate.limits import INPUT_MAX_DEPTH, INPUT_MAX_TEXT, INPUT_MAX_VALUES
@@ -22,6 +22,7 @@ _SAFE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
 class Bad(Exception):
@@ -34,7 +35,7 @@ class Collector:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
 
-    def take(self, check: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+    def take(self, check: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
         try:
             return check(*args, **kwargs)
         except Bad as bad:

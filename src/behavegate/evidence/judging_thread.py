@@ -16,9 +16,11 @@ import queue
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from functools import partial
+from typing import ParamSpec
 
-_Item = tuple[Callable[..., None] | None, tuple[Any, ...], "Future[None] | None"]
+P = ParamSpec("P")
+_Item = tuple[Callable[[], None] | None, "Future[None] | None"]  # None: the end of the queue
 
 
 class JudgingThread:
@@ -28,20 +30,20 @@ class JudgingThread:
         self._thread = threading.Thread(target=self._run, name="behavegate-judge", daemon=True)
         self._thread.start()
 
-    def submit(self, call: Callable[..., None], *args: Any) -> None:
+    def submit(self, call: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
         """Run ``call(*args)`` after everything submitted before; nothing waits for it."""
-        self._queue.put((call, args, None))
+        self._queue.put((partial(call, *args, **kwargs), None))
 
-    async def run(self, call: Callable[..., None], *args: Any) -> None:
+    async def run(self, call: Callable[P, None], *args: P.args, **kwargs: P.kwargs) -> None:
         """Run ``call(*args)`` after everything submitted before, and wait for it."""
         done: Future[None] = Future()
-        self._queue.put((call, args, done))
+        self._queue.put((partial(call, *args, **kwargs), done))
         await asyncio.wrap_future(done)
 
     async def finish(self) -> None:
         """Wait until every call has run; raise the first error any of them raised."""
         done: Future[None] = Future()
-        self._queue.put((None, (), done))
+        self._queue.put((None, done))
         await asyncio.wrap_future(done)
         self._thread.join()
         if self._error is not None:
@@ -50,11 +52,11 @@ class JudgingThread:
     def stop(self) -> None:
         """Let the thread end once what is queued has run (a run cut short); idempotent."""
         if self._thread.is_alive():
-            self._queue.put((None, (), None))
+            self._queue.put((None, None))
 
     def _run(self) -> None:
         while True:
-            call, args, done = self._queue.get()
+            call, done = self._queue.get()
             if done is not None and not done.set_running_or_notify_cancel():
                 continue  # its waiter was cancelled (the run was): nothing waits for it
             if call is None:
@@ -64,7 +66,7 @@ class JudgingThread:
             error: BaseException | None = None
             if self._error is None:  # after a failure the rest is not judged: the run fails with it
                 try:
-                    call(*args)
+                    call()
                 except BaseException as exc:  # handed to the loop: raised by finish()
                     error = self._error = exc
             if done is not None:

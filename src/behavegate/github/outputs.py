@@ -14,6 +14,7 @@ from typing import Any
 
 from behavegate.errors import BehavegateError, InputError, Problem
 from behavegate.github.console import Console
+from behavegate.github.views import OutputPaths, Views
 from behavegate.report.result import Report
 from behavegate.report.suite import SuiteRun
 
@@ -52,27 +53,21 @@ def write_output(path: str, text: str | Iterable[str], root: Path, label: str, *
     write_file(place_output(path, root, label, os.environ, root, append=append), text, label)
 
 
-def json_on_stdout(args: Any) -> bool:
-    """``--format json``: stdout is (or, if ``--output`` fails, becomes) one JSON
-    document, so annotations go to stderr; the runner reads commands from both."""
-    return getattr(args, "format", "table") == "json"
-
-
 def usd(cost: float | None) -> str:
     """The ``cost`` output: USD to the millionth of a dollar, as a number a later step can compare."""
     return "" if cost is None else f"{cost:.6f}"
 
 
-def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
+def deliver_ci(views: Views, report: Report, written: dict[str, str], console: Console, root: Path) -> None:
     """JSON report, JUnit, summary, annotations and step outputs of a judged run,
     each when asked for. A file refused by the path rule does not stop the
     others; then the run ends incomplete, naming every refused path."""
-    _write_files(args, lambda flag: _render_file(flag, report), written, root)
-    if args.annotations:
+    _write_files(views.paths, lambda flag: _render_file(flag, report), written, root)
+    if views.annotations:
         from behavegate.render import annotations
 
-        console.commands(annotations.render(report).split("\n"), stderr=json_on_stdout(args))
-    if args.github_output:
+        console.commands(annotations.render(report).split("\n"), stderr=views.json_on_stdout)
+    if views.paths.github_output:
         counts = report.scenario_counts()
         # A shard's report holds part of the evidence: no status or counts to gate on.
         shown = ("", "", "") if report.shard else (str(counts["pass"]), str(counts["fail"]), str(counts["incomplete"]))
@@ -91,26 +86,26 @@ def deliver_ci(args: Any, report: Report, written: dict[str, str], console: Cons
             "regressions": "" if report.baseline is None else str(len(report.baseline.regressions)),
             "cost": usd(report.cost),  # agent.pricing: the run's cost in USD; empty when unpriced
         }
-        write_output(args.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
+        write_output(views.paths.github_output, output_block(step_paths(values, root)), root, "--github-output", append=True)
 
 
-def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], console: Console, root: Path) -> None:
+def deliver_suite_ci(views: Views, suite: SuiteRun, written: dict[str, str], console: Console, root: Path) -> None:
     """As :func:`deliver_ci`, for several contracts: every file and view holds each
     contract's; the outputs give the suite's status, the summed counts and the
     run directories (one a line)."""
-    from behavegate.render import suite as views
+    from behavegate.render import suite as suite_views
 
     files = {
-        "report": views.report_json,
-        "junit": views.junit,
-        "summary": views.summary,
-        "html": views.html,
-        "sarif": views.sarif,
+        "report": suite_views.report_json,
+        "junit": suite_views.junit,
+        "summary": suite_views.summary,
+        "html": suite_views.html,
+        "sarif": suite_views.sarif,
     }
-    _write_files(args, lambda flag: files[flag](suite), written, root)
-    if args.annotations:
-        console.commands(views.annotation_commands(suite).split("\n"), stderr=json_on_stdout(args))
-    if args.github_output:
+    _write_files(views.paths, lambda flag: files[flag](suite), written, root)
+    if views.annotations:
+        console.commands(suite_views.annotation_commands(suite).split("\n"), stderr=views.json_on_stdout)
+    if views.paths.github_output:
         counts = suite.scenario_counts()
         values = {
             "status": suite.status,
@@ -129,15 +124,16 @@ def deliver_suite_ci(args: Any, suite: SuiteRun, written: dict[str, str], consol
         shown = step_paths(values, root)
         run_dirs = [step_paths({"run-dir": r.run_dir}, root)["run-dir"] for r in suite.reports if r.run_dir]
         shown["run-dir"] = "\n".join(run_dirs)
-        write_output(args.github_output, output_block(shown), root, "--github-output", append=True)
+        write_output(views.paths.github_output, output_block(shown), root, "--github-output", append=True)
 
 
-def _write_files(args: Any, render: Callable[[str], str | Iterable[str]], written: dict[str, str], root: Path) -> None:
+def _write_files(paths: OutputPaths, render: Callable[[str], str | Iterable[str]], written: dict[str, str], root: Path) -> None:
     """``--report``, ``--junit``, ``--summary``, ``--html``, ``--sarif``: a file refused by
     the path rule does not stop the others; then the run ends incomplete, naming every refused path."""
     refused: list[str] = []
+    given = paths.by_flag()
     for flag in FILE_FLAGS:
-        path = getattr(args, flag, None)
+        path = given[flag]
         if path:
             try:
                 write_output(path, render(flag), root, f"--{flag}")
@@ -195,7 +191,7 @@ def _render_file(flag: str, report: Report) -> str | Iterable[str]:
 
 
 def deliver_ci_error(
-    args: Any, payload: dict[str, Any], contract_path: str, problems: Sequence[Problem], console: Console, root: Path
+    views: Views, payload: dict[str, Any], contract_path: str, problems: Sequence[Problem], console: Console, root: Path
 ) -> None:
     """A run that could not be judged: the error report, the summary, an annotation
     on each contract line at fault, and the status: "error" (the configuration is
@@ -212,32 +208,33 @@ def deliver_ci_error(
         with contextlib.suppress(BehavegateError, OSError):
             write_output(path, text, root, label, append=append)
 
-    if args.report:
-        quietly(args.report, json.dumps(payload, indent=2, sort_keys=True), "--report")
-    if args.summary:
+    paths = views.paths
+    if paths.report:
+        quietly(paths.report, json.dumps(payload, indent=2, sort_keys=True), "--report")
+    if paths.summary:
         from behavegate.render.summary import code  # jinja2: imported only when a summary is asked for
 
-        quietly(args.summary, f"## ⚠️ behavegate: {heading}\n\n{code(message, limit=2000)}\n", "--summary")
-    if args.annotations:
+        quietly(paths.summary, f"## ⚠️ behavegate: {heading}\n\n{code(message, limit=2000)}\n", "--summary")
+    if views.annotations:
         from behavegate.render.annotations import command
 
         lines = [
             command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
         ]
-        console.commands(lines or [command("error", message, title=title)], stderr=json_on_stdout(args))
-    if args.github_output:
+        console.commands(lines or [command("error", message, title=title)], stderr=views.json_on_stdout)
+    if paths.github_output:
         values = {
             "status": status,
             "passed": "0",
             "failed": "0",
             "incomplete": "0",
-            "report": args.report or "",
+            "report": paths.report or "",
             "junit": "",
-            "summary": args.summary or "",
+            "summary": paths.summary or "",
             "html": "",
             "sarif": "",
             "run-dir": "",
             "regressions": "",
             "cost": "",
         }
-        quietly(args.github_output, output_block(step_paths(values, root)), "--github-output", append=True)
+        quietly(paths.github_output, output_block(step_paths(values, root)), "--github-output", append=True)

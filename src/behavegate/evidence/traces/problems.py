@@ -4,11 +4,13 @@ decoded with its failure recorded instead of raised."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec
 
 from behavegate.errors import Problem, TraceError
 from behavegate.evidence.traces.spans import Keep, Span, SpanShapeError, otlp_resource
 from behavegate.limits import TRACE_MAX_PROBLEMS
+
+P = ParamSpec("P")
 
 
 class Problems:
@@ -31,9 +33,9 @@ class Problems:
             raise TraceError(problems)
 
 
-def decode_span(problems: Problems, line: int | None, make: Callable[..., Span], *args: Any) -> Span | None:
+def decode_span(problems: Problems, line: int | None, make: Callable[P, Span], *args: P.args, **kwargs: P.kwargs) -> Span | None:
     try:
-        return make(*args)
+        return make(*args, **kwargs)
     except (SpanShapeError, TypeError, ValueError, AttributeError, RecursionError) as exc:
         problems.add(f"unreadable span: {exc or type(exc).__name__}", line)
         return None
