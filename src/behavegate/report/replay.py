@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from behavegate import typed_json
+from behavegate import json_formats
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
 from behavegate.report import run_schema
@@ -82,7 +82,7 @@ def shape_issues(events: list[Any], state: Any, summary: Any, report: Any) -> li
     misshapen = [
         Issue("artifact_structure_invalid", f"{name}: {problem.located()}")
         for name, value, schema in shapes
-        for problem in typed_json.problems(value, schema, MAX_SHAPE_ISSUES)
+        for problem in json_formats.problems(value, schema, MAX_SHAPE_ISSUES)
     ]
     return misshapen[:MAX_SHAPE_ISSUES]
 
