@@ -163,6 +163,13 @@ def test_each_format_is_compiled_once() -> None:
     assert json_formats._VALIDATORS[Outer] is compiled
 
 
+def test_a_key_no_utf8_text_can_carry_is_a_problem_never_a_crash() -> None:
+    assert problems({**VALID, "\ud800": 1}) == ["holds an unpaired surrogate escape, which no UTF-8 text can carry"]
+    assert problems({**VALID, "items": [{"name": "a", "count": 1, "\ud800": 1}]}) == [
+        "items[0].\\ud800 is unknown here (the keys are count, name)"
+    ]
+
+
 # --- msgspec and the listing agree, on the real formats -------------------------------------
 
 

@@ -65,10 +65,12 @@ def problems(value: Any, schema: Any, limit: int = 20) -> tuple[Problem, ...]:
         msgspec.convert(value, type=schema)
     except msgspec.ValidationError:
         return _listed(value, schema, limit)
+    except UnicodeEncodeError:  # a key with an unpaired surrogate, which msgspec cannot match to a field
+        return _listed(value, schema, limit, "holds an unpaired surrogate escape, which no UTF-8 text can carry")
     return ()
 
 
-def _listed(raw: Any, schema: Any, limit: int) -> tuple[Problem, ...]:
+def _listed(raw: Any, schema: Any, limit: int, why: str = "is not valid as this format") -> tuple[Problem, ...]:
     found: dict[tuple[Path, str], None] = {}  # ordered, without repeats
     whole: set[Path] = set()  # nodes refused as a whole (their length): their insides are not listed
     for path, text, as_whole in _worded(islice(_validator(schema).iter_errors(raw), _SCANNED)):
@@ -79,7 +81,7 @@ def _listed(raw: Any, schema: Any, limit: int) -> tuple[Problem, ...]:
     kept.sort(key=lambda item: [(0, step, "") if isinstance(step, int) else (1, 0, step) for step in item[0]])
     listed = tuple(_problem(path, text) for path, text in kept[:limit])
     # msgspec refused what the schema accepts (a rule JSON Schema cannot write): never say nothing
-    return listed or (Problem("is not valid as this format"),)
+    return listed or (Problem(why),)
 
 
 def _problem(path: Path, text: str) -> Problem:
@@ -90,7 +92,8 @@ def _problem(path: Path, text: str) -> Problem:
 def _dotted(path: Iterable[str | int]) -> str:
     where = ""
     for step in path:
-        key = str(step) if isinstance(step, int) else one_line(step, 60)  # a key is untrusted text too
+        # a key is untrusted text too: shown inert, short, and writable (a lone surrogate escaped)
+        key = str(step) if isinstance(step, int) else one_line(step.encode("utf-8", "backslashreplace").decode(), 60)
         where += f"[{key}]" if isinstance(step, int) else (f".{key}" if where else key)
     return where
 
@@ -124,7 +127,7 @@ def _validator(schema: Any) -> Validator:
                 try:
                     msgspec.convert(instance, type=struct)
                     return
-                except msgspec.ValidationError:
+                except (msgspec.ValidationError, UnicodeEncodeError):
                     pass
             yield from _REF(validator, target, instance, node)
 

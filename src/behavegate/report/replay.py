@@ -110,7 +110,9 @@ def rejudged(report: Any) -> list[Issue]:
         if spec is None:
             issues.append(Issue("verdict_mismatch", f"scenario {sid!r} is not in the contract the run carries"))
             continue
-        tries = scenario.get("attempts", [{**scenario, "attempt": None}])
+        tries = scenario.get("attempts")
+        if tries is None:  # version 1 (or written null): the scenario is its one attempt
+            tries = [{**scenario, "attempt": None}]
         for attempt in tries:
             raw, number = attempt["observation"], attempt["attempt"]
             where = f"scenario {sid!r}" + ("" if number is None else f" attempt {number}")

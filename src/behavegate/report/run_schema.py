@@ -137,7 +137,7 @@ class Summary(Open, frozen=True):
 
 
 class Assertion(Open, frozen=True):
-    assertion: Any
+    assertion: str  # replay's re-judging keys the recorded statuses by it
     kind: str
     status: str
     message: Any
