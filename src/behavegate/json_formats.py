@@ -5,8 +5,11 @@ types, required keys, lengths and bounds (``msgspec.Meta``), and where a plain
 description reads better than the generated one, ``Meta(description=...)``. msgspec
 decides: it decodes a valid document straight into those types. Only a refused one is
 checked again, by ``jsonschema`` against ``msgspec.json.schema`` of the same types, to
-list every problem (up to a cap) by its JSON path, worded here from the schema, never
+list every problem (up to a cap, sorted by JSON path), worded here from the schema, never
 from either library's error text, so the messages stay the same across their versions.
+Where JSON Schema is looser than msgspec (1.0 is an integer to it, and equal to 1 in an
+enum), the validator takes msgspec's side, so a problem is listed exactly when msgspec
+refuses (tests/test_json_format_problems.py checks it on mutated real documents).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from behavegate.errors import Problem
 from behavegate.text import one_line
 
 T = TypeVar("T")
-Path = tuple[str | int, ...]  # a JSON path, as jsonschema gives it
+JsonPath = tuple[str | int, ...]  # a JSON path, as jsonschema gives it
 _SCANNED = 1_000  # errors read from one document (a hostile one may hold millions): the first found are listed
 
 
@@ -71,8 +74,8 @@ def problems(value: Any, schema: Any, limit: int = 20) -> tuple[Problem, ...]:
 
 
 def _listed(raw: Any, schema: Any, limit: int, why: str = "is not valid as this format") -> tuple[Problem, ...]:
-    found: dict[tuple[Path, str], None] = {}  # ordered, without repeats
-    whole: set[Path] = set()  # nodes refused as a whole (their length): their insides are not listed
+    found: dict[tuple[JsonPath, str], None] = {}  # ordered, without repeats
+    whole: set[JsonPath] = set()  # nodes refused as a whole (their length): their insides are not listed
     for path, text, as_whole in _worded(islice(_validator(schema).iter_errors(raw), _SCANNED)):
         found[path, text] = None
         if as_whole:
@@ -84,7 +87,7 @@ def _listed(raw: Any, schema: Any, limit: int, why: str = "is not valid as this 
     return listed or (Problem(why),)
 
 
-def _problem(path: Path, text: str) -> Problem:
+def _problem(path: JsonPath, text: str) -> Problem:
     where = _dotted(path)
     return Problem(f"{where} {text}" if where else text, where)
 
@@ -187,14 +190,16 @@ def _anything_true(node: Any) -> Any:
 # --- jsonschema's errors, in behavegate's words ----------------------------------------------
 
 
-def _worded(errors: Iterable[ValidationError], described: str = "", at: Path | None = None) -> Iterator[tuple[Path, str, bool]]:
+def _worded(
+    errors: Iterable[ValidationError], described: str = "", at: JsonPath | None = None
+) -> Iterator[tuple[JsonPath, str, bool]]:
     """(path, text) of each error; ``described`` words the node at ``at`` (a union's member)."""
     for error in errors:
         path = tuple(error.absolute_path)
         yield from _one(error, path, described if path == at else "")
 
 
-def _one(error: ValidationError, path: Path, described: str) -> Iterator[tuple[Path, str, bool]]:
+def _one(error: ValidationError, path: JsonPath, described: str) -> Iterator[tuple[JsonPath, str, bool]]:
     keyword, node, value = error.validator, error.schema, cast(Any, error.instance)
     if not isinstance(node, dict):
         return
@@ -222,7 +227,7 @@ def _one(error: ValidationError, path: Path, described: str) -> Iterator[tuple[P
         yield path, f"must be {described or _wording(node)}, got {kind(value)}", False
 
 
-def _union(error: ValidationError, node: dict[str, Any], path: Path, described: str) -> Iterator[tuple[Path, str, bool]]:
+def _union(error: ValidationError, node: dict[str, Any], path: JsonPath, described: str) -> Iterator[tuple[JsonPath, str, bool]]:
     members: list[dict[str, Any]] = node[str(error.validator)]
     nullable = {"type": "null"} in members
     chosen = [index for index, member in enumerate(members) if member != {"type": "null"}]
