@@ -138,7 +138,7 @@ def _validator(schema: Any) -> Validator:
             Draft202012Validator, validators={"enum": _strict_enum, "$ref": ref}, type_checker=_STRICT_TYPES
         )
         # msgspec's schema refers only to its own $defs: an empty registry fetches nothing
-        found = _VALIDATORS[schema] = kind_of(_anything_true(document), registry=Registry())
+        found = _VALIDATORS[schema] = kind_of(document, registry=Registry())
     return found
 
 
@@ -165,26 +165,6 @@ def _structs(schema: Any, document: dict[str, Any]) -> dict[str, type]:
     names = document.get("$defs", {})
     unique = {name: types[0] for name, types in found.items() if len(set(types)) == 1 and types[0] is not type(None)}
     return {f"#/$defs/{name}": struct for name, struct in unique.items() if name in names}
-
-
-def _anything_true(node: Any) -> Any:
-    """The schema with every node that accepts anything (``Any``: ``{}``, or only a default or
-    words) written ``true``, which jsonschema skips without setting up a descent."""
-    if not isinstance(node, dict):
-        return node
-    if node.keys() <= {"default", "description", "title"}:
-        return True
-    out = dict(node)
-    for key in ("properties", "$defs"):  # names to schemas
-        if key in node:
-            out[key] = {name: _anything_true(value) for name, value in node[key].items()}
-    for key in ("prefixItems", "anyOf", "oneOf", "allOf"):  # lists of schemas
-        if key in node:
-            out[key] = [_anything_true(value) for value in node[key]]
-    for key in ("items", "additionalProperties"):
-        if key in node:
-            out[key] = _anything_true(node[key])
-    return out
 
 
 # --- jsonschema's errors, in behavegate's words ----------------------------------------------
