@@ -18,7 +18,7 @@ FOUNDATION = {
     "indented_json",
     "canonical_json",
     "finite_json",
-    "typed_json",
+    "json_formats",
     "limits",
     "model",
     "conversation",

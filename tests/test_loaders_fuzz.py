@@ -509,16 +509,18 @@ def _check_run_directory(data: bytes, where: Path) -> None:
 
 
 def _check_rejudge(data: bytes, _: Path) -> None:
-    """Replay's last check on a report whose seal was forged too (its shape as replay checks it first)."""
-    from behavegate import typed_json
+    """Replay's last check on a report whose seal was forged too (read and shape-checked as replay does first)."""
+    from behavegate import json_formats
     from behavegate.report import run_schema
+    from behavegate.report.layout import RESULTS
     from behavegate.report.replay import rejudged
+    from behavegate.report.run_files import Invalid, parse
 
     try:
-        report = json.loads(data)
-    except ValueError:
+        report = parse(RESULTS, data.decode("utf-8", "surrogatepass"))
+    except (Invalid, UnicodeDecodeError):
         return
-    if typed_json.problems(report, run_schema.Report, 1):
+    if json_formats.problems(report, run_schema.Report, 1):
         return
     issues = rejudged(report)
     assert all(issue.code and issue.message for issue in issues)

@@ -48,7 +48,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"v1": v1, "v2": v2}
 
 
-def test_a_missing_part_is_named_by_file_and_json_path(runs: dict[str, Path], tmp_path: Path) -> None:
+def test_every_missing_or_mistyped_part_is_named_by_file_and_json_path_in_path_order(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
     run_dir = Path(shutil.copytree(runs["v2"], tmp_path / "run"))
     state = json.loads((run_dir / STATE).read_text())
     del state["steps"][1]["started_at"]
@@ -56,8 +58,8 @@ def test_a_missing_part_is_named_by_file_and_json_path(runs: dict[str, Path], tm
     (run_dir / STATE).write_text(render_json(state))
     issues = validate_run(run_dir)
     assert [(i.code, i.message) for i in issues] == [
-        ("artifact_structure_invalid", "state.json: steps[1].started_at: is missing"),
         ("artifact_structure_invalid", "state.json: budget.max_steps: must be a whole number, got '25'"),
+        ("artifact_structure_invalid", "state.json: steps[1].started_at: is missing"),
     ]
 
 

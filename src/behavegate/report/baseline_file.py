@@ -3,7 +3,7 @@ json``), typically the main branch's, downloaded as an artifact.
 
 It is untrusted input: read by the project path rule (inside the project, or
 under ``$RUNNER_TEMP``/``$GITHUB_WORKSPACE``, never through a link), size
-capped, and decoded by its schema (the structs below, see typed_json.py): every
+capped, and decoded by its schema (the structs below, see json_formats.py): every
 key it is read for has its type, length and bounds there. Each problem names its
 JSON path; the reader never raises anything but ``BaselineError`` or
 ``InputError``. Version-1 reports (one verdict per assertion) and version-2
@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal
 import msgspec
 from msgspec import Meta
 
-from behavegate import typed_json
+from behavegate import json_formats
 from behavegate.errors import BaselineError, Problem
 from behavegate.files import read_project_text
 from behavegate.limits import BASELINE_MAX_PROBLEMS, MAX_BASELINE_BYTES, MAX_RUN_SCENARIOS, MAX_RUNS
@@ -133,13 +133,13 @@ def parse_baseline(text: str, shown: str) -> Baseline:
         return BaselineError(problems, shown)
 
     try:
-        report = typed_json.decode(text, _Report, BASELINE_MAX_PROBLEMS)
-    except typed_json.NotJSON as exc:
+        report = json_formats.decode(text, _Report, BASELINE_MAX_PROBLEMS)
+    except json_formats.NotJSON as exc:
         raise fail([Problem(f"is not JSON ({HELP}): {exc}")]) from None
-    except typed_json.Refused as refused:
+    except json_formats.Refused as refused:
         raw = refused.raw
         if not isinstance(raw, dict):
-            raise fail([Problem(f"must be a JSON object ({HELP}), got {typed_json.kind(raw)}")]) from None
+            raise fail([Problem(f"must be a JSON object ({HELP}), got {json_formats.kind(raw)}")]) from None
         if "error" in raw:
             why = one_line(str(raw["error"]), 300)
             problem = f"records a run that could not be judged (its error: {why}); nothing to compare with"
@@ -147,7 +147,7 @@ def parse_baseline(text: str, shown: str) -> Baseline:
         raise fail(list(refused.problems)) from None
     problems = (
         [
-            Problem(f"scenarios[{index}].id repeats the scenario id {typed_json.kind(scenario.id)}", f"scenarios[{index}].id")
+            Problem(f"scenarios[{index}].id repeats the scenario id {json_formats.kind(scenario.id)}", f"scenarios[{index}].id")
             for index, scenario in enumerate(report.scenarios)
             if any(earlier.id == scenario.id for earlier in report.scenarios[:index])
         ]

@@ -14,7 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from behavegate import typed_json
+from behavegate import json_formats
 from behavegate.judge.evaluate import run_status
 from behavegate.model import combine
 from behavegate.report import run_schema
@@ -44,19 +44,9 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
         state, summary, report = (parse(name, texts[name]) for name in (STATE, SUMMARY, RESULTS))
     except Invalid as invalid:
         return None, [invalid.issue]
-    shapes = [
-        *((f"{EVENTS} line {n}", e, run_schema.AnyEvent) for n, e in enumerate(events, 1)),
-        (STATE, state, run_schema.State),
-        (SUMMARY, summary, run_schema.Summary),
-        (RESULTS, report, run_schema.Report),
-    ]
-    misshapen = [
-        Issue("artifact_structure_invalid", f"{name}: {problem.located()}")
-        for name, value, schema in shapes
-        for problem in typed_json.problems(value, schema, MAX_SHAPE_ISSUES)
-    ]
+    misshapen = shape_issues(events, state, summary, report)
     if misshapen:  # the checks below take these files apart: they need the shape
-        return None, misshapen[:MAX_SHAPE_ISSUES]
+        return None, misshapen
     checks = (
         partial(_canonical, texts, events, state, summary, report),
         partial(_events, events),
@@ -78,6 +68,23 @@ def checked_run(run_dir: Path) -> tuple[dict[str, Any] | None, list[Issue]]:
         except (KeyError, TypeError, AttributeError, ValueError, IndexError, RecursionError) as exc:
             issues.append(Issue("artifact_structure_invalid", f"unexpected structure: {type(exc).__name__}: {exc}"))
     return (None if issues else report), issues
+
+
+def shape_issues(events: list[Any], state: Any, summary: Any, report: Any) -> list[Issue]:
+    """Each file's parsed JSON against its schema (run_schema.py): every problem, by file
+    and JSON path, at most MAX_SHAPE_ISSUES in all."""
+    shapes = [
+        *((f"{EVENTS} line {n}", e, run_schema.AnyEvent) for n, e in enumerate(events, 1)),
+        (STATE, state, run_schema.State),
+        (SUMMARY, summary, run_schema.Summary),
+        (RESULTS, report, run_schema.Report),
+    ]
+    misshapen = [
+        Issue("artifact_structure_invalid", f"{name}: {problem.located()}")
+        for name, value, schema in shapes
+        for problem in json_formats.problems(value, schema, MAX_SHAPE_ISSUES)
+    ]
+    return misshapen[:MAX_SHAPE_ISSUES]
 
 
 def rejudged(report: Any) -> list[Issue]:
@@ -103,7 +110,9 @@ def rejudged(report: Any) -> list[Issue]:
         if spec is None:
             issues.append(Issue("verdict_mismatch", f"scenario {sid!r} is not in the contract the run carries"))
             continue
-        tries = scenario.get("attempts", [{**scenario, "attempt": None}])
+        tries = scenario.get("attempts")
+        if tries is None:  # version 1 (or written null): the scenario is its one attempt
+            tries = [{**scenario, "attempt": None}]
         for attempt in tries:
             raw, number = attempt["observation"], attempt["attempt"]
             where = f"scenario {sid!r}" + ("" if number is None else f" attempt {number}")

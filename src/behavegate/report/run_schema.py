@@ -1,5 +1,5 @@
 """The schema of a run directory's four files, as ``behavegate replay`` reads them
-(typed_json.py checks each file by it before replay.py compares them).
+(json_formats.py checks each file by it before replay.py compares them).
 
 It holds what replay's checks take apart: the lists they walk, the keys they index and
 the values they compute with. Values replay only compares are ``Any`` here: a
@@ -137,7 +137,7 @@ class Summary(Open, frozen=True):
 
 
 class Assertion(Open, frozen=True):
-    assertion: Any
+    assertion: str  # replay's re-judging keys the recorded statuses by it
     kind: str
     status: str
     message: Any

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 import msgspec
 
-from behavegate import typed_json
+from behavegate import json_formats
 from behavegate.conversation import Conversation, Retry, ScriptedResult
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
@@ -73,12 +73,12 @@ class _Reader:
     def refuse(self, problems: list[Problem] | tuple[Problem, ...]) -> NoReturn:
         raise ShardError([Problem(f"shard report {self.shown}: {p.text}", self.shown) for p in problems])
 
-    def decode(self, text: str, shape: type[typed_json.T]) -> typed_json.T:
+    def decode(self, text: str, shape: type[json_formats.T]) -> json_formats.T:
         try:
-            return typed_json.decode(text, shape, BASELINE_MAX_PROBLEMS)
-        except typed_json.NotJSON as exc:
+            return json_formats.decode(text, shape, BASELINE_MAX_PROBLEMS)
+        except json_formats.NotJSON as exc:
             self.bad("the document", f"is not JSON: {exc}")
-        except typed_json.Refused as refused:
+        except json_formats.Refused as refused:
             raw = refused.raw
             if not isinstance(raw, dict) or raw.get("kind") != "agent_behavior" or raw.get("schema_version") != 1:
                 self.bad("the document", "is not a behavegate report (kind agent_behavior, schema_version 1)")

@@ -1,4 +1,4 @@
-"""The schema of a shard report, as ``behavegate merge`` reads it (typed_json.py decodes
+"""The schema of a shard report, as ``behavegate merge`` reads it (json_formats.py decodes
 by it): every key the merge uses, with its type and bounds. Where the report is read as
 written by ``Observation.as_dict``/``as_dict_v2`` or a verdict, the keys are exact
 (``forbid_unknown_fields``): anything else was not written by behavegate. Checks across
