@@ -626,3 +626,16 @@ def test_the_readme_workflow_passes_actionlint_against_our_action_yml(tmp_path: 
         [actionlint, "-no-color", str(workflow)], cwd=tmp_path, capture_output=True, text=True, timeout=120
     )
     assert 'input "baselin" is not defined' in misspelled.stdout  # our action.yml was read
+
+
+def test_a_version_2_baseline_of_more_than_a_thousand_scenarios_is_read() -> None:
+    """A version-2 suite may hold 100,000 scenarios; its main-branch report is a baseline too."""
+    data = valid()
+    first = data["scenarios"][0]
+    data["scenarios"] = [{**first, "id": f"s{i:05d}"} for i in range(1_001)]
+    baseline = parse_baseline(json.dumps(data), "main.json")
+    assert len(baseline.run.scenarios) == 1_001
+    data["scenarios"][1_000]["id"] = "s00007"
+    with pytest.raises(BaselineError) as raised:
+        parse_baseline(json.dumps(data), "main.json")
+    assert any("scenarios[1000].id: repeats the scenario id 's00007'" in line for line in raised.value.details())

@@ -22,7 +22,7 @@ from msgspec import Meta
 from behavegate import json_formats
 from behavegate.errors import BaselineError, Problem
 from behavegate.files import read_project_text
-from behavegate.limits import BASELINE_MAX_PROBLEMS, MAX_BASELINE_BYTES, MAX_RUN_SCENARIOS, MAX_RUNS
+from behavegate.limits import BASELINE_MAX_PROBLEMS, MAX_BASELINE_BYTES, MAX_RUNS, V2_MAX_SCENARIOS
 from behavegate.report.comparison import (
     SAFETY_KINDS,
     Baseline,
@@ -116,10 +116,10 @@ class _Report(_Struct, frozen=True):
     schema_version: Literal[1]
     status: StatusName
     contract: _Contract
-    scenarios: Annotated[list[_Scenario], Meta(max_length=MAX_RUN_SCENARIOS)]
+    scenarios: Annotated[list[_Scenario], Meta(max_length=V2_MAX_SCENARIOS)]
     behavegate: _Ours | None = None
     harness: dict[str, Any] | None = None
-    gates: Annotated[list[_Gate], Meta(max_length=MAX_RUN_SCENARIOS)] | None = None
+    gates: Annotated[list[_Gate], Meta(max_length=V2_MAX_SCENARIOS)] | None = None
 
 
 def load_baseline(path: str | Path, root: Path, *, shown: str, bases: tuple[Path, ...] = ()) -> Baseline:
@@ -145,15 +145,13 @@ def parse_baseline(text: str, shown: str) -> Baseline:
             problem = f"records a run that could not be judged (its error: {why}); nothing to compare with"
             raise fail([Problem(problem, "error")]) from None
         raise fail(list(refused.problems)) from None
-    problems = (
-        [
-            Problem(f"scenarios[{index}].id repeats the scenario id {json_formats.kind(scenario.id)}", f"scenarios[{index}].id")
-            for index, scenario in enumerate(report.scenarios)
-            if any(earlier.id == scenario.id for earlier in report.scenarios[:index])
-        ]
-        if len({s.id for s in report.scenarios}) < len(report.scenarios)
-        else []
-    )
+    problems: list[Problem] = []
+    seen: set[str] = set()
+    for index, scenario in enumerate(report.scenarios):  # one pass: a 100,000-scenario baseline stays linear
+        if scenario.id in seen:
+            where = f"scenarios[{index}].id"
+            problems.append(Problem(f"{where} repeats the scenario id {json_formats.kind(scenario.id)}", where))
+        seen.add(scenario.id)
     tags = (report.behavegate.tags if report.behavegate else None) or {}
     scenarios = [_scenario(scenario, f"scenarios[{index}]", tags, problems) for index, scenario in enumerate(report.scenarios)]
     if problems:
