@@ -62,6 +62,14 @@ def add_commands(commands: Any, console: Any) -> None:
         help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
         "the Action container's own address on the job network, for an agent in a service container",
     )
+    test.add_argument(
+        "--mcp-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="agent.mcp: the port the scripted MCP tool server binds (default: an ephemeral one); "
+        "agent.mcp.url: fixed needs it (the agent is configured with http://ADDR:PORT/mcp)",
+    )
     _judge_options(test)
     test.add_argument(
         "--concurrency",

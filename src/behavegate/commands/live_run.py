@@ -45,7 +45,13 @@ def run_live(
     from behavegate.files import write_file
 
     settings = trusted_settings(
-        contract, options, args.allow_host, options.concurrency, clock.monotonic, mcp_listen=getattr(args, "mcp_listen", None)
+        contract,
+        options,
+        args.allow_host,
+        options.concurrency,
+        clock.monotonic,
+        mcp_listen=getattr(args, "mcp_listen", None),
+        mcp_port=getattr(args, "mcp_port", None),
     )
     if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
         tokens, cost = getattr(args, "spent_before", (0, 0.0))
@@ -73,10 +79,12 @@ def trusted_settings(
     started: float,
     *,
     mcp_listen: str | None = None,
+    mcp_port: int | None = None,
 ) -> live.LiveSettings:
     """The endpoint the person running it allowed (evidence/trust.py), with its credentials
     and the run's budgets. Raises before any request when the endpoint is not allowed.
-    ``mcp_listen``: where the MCP tool server (agent.mcp) may listen; loopback by default."""
+    ``mcp_listen``, ``mcp_port``: where the MCP tool server (agent.mcp) may listen; loopback on
+    an ephemeral port by default."""
     from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
 
@@ -95,6 +103,7 @@ def trusted_settings(
     # The judge is checked with the agent, before any request: a judge endpoint that is
     # not allowed stops the run before the agent is asked anything.
     judge = trusted_judge(contract, options.judge, allow_hosts, hidden=(credentials.token,) if credentials else ())
+    serving = contract.version >= 2 and contract.agent.serve_mcp
     return live.LiveSettings(
         endpoint=endpoint,
         credentials=credentials,
@@ -105,8 +114,25 @@ def trusted_settings(
         judge=judge,
         retry=RetryPolicy(options.retries or 0),
         spend=spend_limit(contract, options),
-        mcp_listen=mcp_address(mcp_listen) if contract.version >= 2 and contract.agent.serve_mcp else None,
+        mcp_listen=mcp_address(mcp_listen) if serving else None,
+        mcp_fixed=live.one_at_a_time(contract),
+        mcp_port=checked_mcp_port(mcp_port, live.one_at_a_time(contract)) if serving else 0,
     )
+
+
+def checked_mcp_port(given: int | None, fixed: bool) -> int:
+    """The port the MCP tool server binds (0: ephemeral). A fixed URL needs one: the agent was
+    configured with it before the run."""
+    from behavegate.errors import RunError
+
+    if given is None and fixed:
+        raise RunError(
+            "agent.mcp.url: fixed needs --mcp-port PORT: the agent is configured once with "
+            "http://ADDR:PORT/mcp (ADDR: --mcp-listen, default 127.0.0.1)"
+        )
+    if given is not None and not 1 <= given <= 65535:
+        raise RunError(f"--mcp-port must be a TCP port, 1-65535, not {given}")
+    return given or 0
 
 
 def mcp_address(given: str | None) -> str:
@@ -209,8 +235,16 @@ def gather(
 
 
 def run_notes(contract: Contract, settings: live.LiveSettings, observations: list[Observation]) -> tuple[str, ...]:
-    notes = (unreachable_note(settings, observations), absent_calls_note(contract, observations))
+    notes = (unreachable_note(settings, observations), absent_calls_note(contract, observations), fixed_url_note(contract))
     return tuple(note for note in notes if note)
+
+
+FIXED_URL_NOTE = "attempts ran one at a time: the agent's MCP URL is fixed (agent.mcp.url: fixed)"
+
+
+def fixed_url_note(contract: Contract) -> str | None:
+    """Said once for the run: why --concurrency did not apply."""
+    return FIXED_URL_NOTE if live.one_at_a_time(contract) else None
 
 
 def absent_calls_note(contract: Contract, observations: list[Observation]) -> str | None:

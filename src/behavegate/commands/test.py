@@ -117,7 +117,13 @@ def _preflight(
         from behavegate.commands.live_run import trusted_settings
 
         trusted_settings(  # checked, not used
-            plan.selected, plan.options, plan.args.allow_host, plan.options.concurrency, 0.0, mcp_listen=plan.args.mcp_listen
+            plan.selected,
+            plan.options,
+            plan.args.allow_host,
+            plan.options.concurrency,
+            0.0,
+            mcp_listen=plan.args.mcp_listen,
+            mcp_port=plan.args.mcp_port,
         )
 
 
@@ -164,7 +170,7 @@ def _prepare(
         )
     offline = observations is not None or bool(args.traces)
     options = resolve(from_args(args), contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
-    if observations is not None and (args.allow_host or args.save_observations or args.mcp_listen):
+    if observations is not None and (args.allow_host or args.save_observations or args.mcp_listen or args.mcp_port):
         raise UsageError("--observations cannot be combined with live endpoint options")
     selected = select(contract, options, observations)
     return _Plan(args, contract, selected, options, observations, baseline)

@@ -13,7 +13,16 @@ from behavegate.commands.clock import Clock
 from behavegate.errors import Problem, RunIncomplete, TraceError, UsageError
 from behavegate.model import Contract, ObservationSet, Scenario
 
-LIVE_ONLY = ("endpoint", "auth_env", "allow_remote", "allow_contract_endpoint", "allow_host", "save_observations", "mcp_listen")
+LIVE_ONLY = (
+    "endpoint",
+    "auth_env",
+    "allow_remote",
+    "allow_contract_endpoint",
+    "allow_host",
+    "save_observations",
+    "mcp_listen",
+    "mcp_port",
+)
 
 
 def check_flags(args: argparse.Namespace) -> None:

@@ -31,7 +31,7 @@ from behavegate.contract.v2 import (
 from behavegate.contract.v2_http import CALLS_KEYS, EXECUTED_KEYS, HTTP_KEYS
 from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_KEYS, JUDGE_TARGET_KEYS
-from behavegate.contract.v2_mcp import MCP_KEYS
+from behavegate.contract.v2_mcp import MCP_REQUIRED, MCP_URLS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
 from behavegate.limits import (
@@ -316,9 +316,9 @@ def build(version: int) -> dict[str, Any]:
             "http": _http(),
             "mcp": {
                 "type": "object",
-                "required": list(MCP_KEYS),
+                "required": list(MCP_REQUIRED),
                 "additionalProperties": False,
-                "properties": {"serve": {"type": "boolean"}},
+                "properties": {"serve": {"type": "boolean"}, "url": {"enum": list(MCP_URLS)}},
             },
         },
         keys("agent", AGENT_KEYS),

@@ -236,9 +236,9 @@ class V2Fields:
         api = self._take(lambda v, p, ln: choice(v, p, ln, WIRE_APIS), raw, "api", "agent")
         pricing = self.pricing(raw) if "pricing" in raw else None
         http = v2_http.http_mapping(self.c, raw, self.lines.of_key) if "http" in raw else None
-        serve_mcp = v2_mcp.serve(self.c, raw, self.lines.of_key) if "mcp" in raw else None
-        found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http), ("serve_mcp", serve_mcp))
+        found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http))
         extras.update({k: v for k, v in found if v is not None})
+        extras.update((v2_mcp.extras(self.c, raw, self.lines.of_key) if "mcp" in raw else None) or {})
         if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
             message = "agent.stream is for api: chat; the Responses API is read unstreamed"
             self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))

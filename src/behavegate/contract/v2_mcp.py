@@ -9,20 +9,36 @@ from typing import Any
 from behavegate.contract import rules as f
 
 # Where the server listens is the choice of the person running (--mcp-listen), never the contract's.
-MCP_KEYS = ("serve",)
+MCP_KEYS = ("serve", "url")
+MCP_REQUIRED = ("serve",)
+# per_attempt: a fresh unguessable URL each attempt (they may run at once); fixed: one URL the
+# agent was configured with once (http://ADDR:PORT/mcp), so attempts run one at a time.
+MCP_URLS = ("per_attempt", "fixed")
 _WHERE = "agent.mcp"
 
 
-def serve(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> bool | None:
-    """``agent.mcp: {serve: true}`` of the agent block ``agent``; None when it has a problem."""
+def extras(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> dict[str, bool] | None:
+    """``agent.mcp: {serve: true, url: per_attempt|fixed}`` of the agent block ``agent`` as
+    AgentTarget fields; None when it has a problem."""
     block = c.take(f.mapping, agent["mcp"], _WHERE, line_of(agent, "mcp"), required=True)
     if block is None:
         return None
     for key in block:
         if key not in MCP_KEYS:
             c.add(f"Unknown behavior contract key: {_WHERE}.{key}", f"{_WHERE}.{key}", line_of(block, key))
+    url = "per_attempt"
+    if "url" in block:
+        found = c.take(f.text, block["url"], f"{_WHERE}.url", line_of(block, "url"))
+        if found is None:
+            return None
+        if found not in MCP_URLS:
+            c.add(f"{_WHERE}.url must be one of {list(MCP_URLS)}, got {found!r}", f"{_WHERE}.url", line_of(block, "url"))
+            return None
+        url = found
     if "serve" not in block:
         c.add(f"{_WHERE}.serve is required", f"{_WHERE}.serve", line_of(agent, "mcp"))
         return None
     value = c.take(f.boolean, block["serve"], f"{_WHERE}.serve", line_of(block, "serve"))
-    return value if isinstance(value, bool) else None
+    if not isinstance(value, bool):
+        return None
+    return {"serve_mcp": value, "mcp_fixed_url": value and url == "fixed"}

@@ -9,7 +9,9 @@ tool-side evidence. Nothing is ever executed.
 
 Binding: a path is registered when its attempt starts and forgotten when the attempt's answer
 has arrived. A request on any other path (unknown, or an attempt already answered) is refused
-with 404 before the MCP layer reads it, and is never anyone's evidence.
+with 404 before the MCP layer reads it, and is never anyone's evidence. With ``agent.mcp.url:
+fixed`` there is one path, ``/mcp``, for an agent configured once: it belongs to the one attempt
+in flight (the run sends them one at a time) and answers 404 between attempts.
 
 Bounds: the server binds only the address it is given (loopback unless the person running it
 said otherwise, commands/live_run.py), on an ephemeral port; request bodies, open
@@ -48,6 +50,7 @@ from behavegate.limits import (
 from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
 
 _PREFIX = "/mcp/"
+FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
 
 
 @frozen
@@ -148,21 +151,27 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
 class ToolServer:
     """The run's MCP server: started once, one path per attempt (:meth:`attempt`)."""
 
-    def __init__(self, agent: AgentTarget, host: str) -> None:
+    def __init__(self, agent: AgentTarget, host: str, port: int = 0) -> None:
         self.agent = agent
         self.host = host
-        self.port = 0
+        self.port = port  # 0: an ephemeral one, known once bound
         self._paths: dict[str, AttemptTools] = {}
+        self._fixed: AttemptTools | None = None  # agent.mcp.url: fixed: the attempt in flight
         server: Server[Any] = Server("behavegate", on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         # Stateless: every POST stands alone, so nothing of one attempt outlives its request.
         self._manager = StreamableHTTPSessionManager(
             server, json_response=True, stateless=True, max_request_body_size=MCP_MAX_REQUEST_BYTES
         )
 
+    def _bound(self, path: str) -> AttemptTools | None:
+        """The attempt a request path belongs to, if any."""
+        if self.agent.mcp_fixed_url:
+            return self._fixed if path in (FIXED_PATH, _PREFIX) else None
+        return self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
+
     def _tools_of(self, ctx: ServerRequestContext[Any, Any]) -> AttemptTools | None:
-        request = ctx.request
-        path = getattr(getattr(request, "url", None), "path", None)
-        return self._paths.get(path[len(_PREFIX) :]) if isinstance(path, str) and path.startswith(_PREFIX) else None
+        path = getattr(getattr(ctx.request, "url", None), "path", None)
+        return self._bound(path) if isinstance(path, str) else None
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -181,7 +190,7 @@ class ToolServer:
         if scope["type"] != "http":
             return
         path = scope.get("path", "")
-        tools = self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
+        tools = self._bound(path) if isinstance(path, str) else None
         if tools is None or not tools.open:
             await _plain(send, 404, b"not found")
             return
@@ -199,7 +208,7 @@ class ToolServer:
         sock = socket.socket(family, socket.SOCK_STREAM)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, 0))
+            sock.bind((self.host, self.port))
             sock.listen(MCP_MAX_CONNECTIONS)
             sock.setblocking(False)
             self.port = sock.getsockname()[1]
@@ -237,9 +246,24 @@ class ToolServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}{_PREFIX}"
 
+    def fixed_url(self) -> str:
+        """The one URL of ``agent.mcp.url: fixed``."""
+        return self.base_url().removesuffix("/")
+
     @asynccontextmanager
     async def attempt(self, scenario: Scenario) -> AsyncIterator[AttemptTools]:
-        """A fresh unguessable path for one attempt, forgotten when the block ends."""
+        """A fresh unguessable path for one attempt (or, fixed, the one path while this attempt
+        has it), forgotten when the block ends."""
+        if self.agent.mcp_fixed_url:
+            if self._fixed is not None:  # one attempt at a time holds the fixed URL (live.py runs them so)
+                raise RuntimeError("two attempts at once on a fixed MCP URL")
+            tools = self._fixed = AttemptTools(self.agent, scenario, self.fixed_url())
+            try:
+                yield tools
+            finally:
+                tools.close()
+                self._fixed = None
+            return
         token = secrets.token_urlsafe(24)
         tools = AttemptTools(self.agent, scenario, self.base_url() + token)
         self._paths[token] = tools
