@@ -29,18 +29,21 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import h11
 import mcp_types as types
 import uvicorn
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import offered_tools
 from behavegate.evidence.scripted import answer, shown_call
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
+    MCP_HEADER_SECONDS,
     MCP_MAX_CALLS,
     MCP_MAX_CONNECTIONS,
     MCP_MAX_REQUEST_BYTES,
@@ -73,6 +76,7 @@ class AttemptTools:
         self.requests = 0
         self.open = True
         self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
+        self.refused: str | None = None  # a POST on this path refused or cut: what it carried is not known
         self.unmatched: str | None = None  # a call no tool_results rule answers
 
     def close(self) -> None:
@@ -135,14 +139,18 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     results = tuple(served.result for served in tools.calls)
     went = observation.conversation
     conversation = Conversation(went.turns if went else 1, went.max_turns if went else 1, results) if results else None
-    overflow = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    gap = None
+    if tools.overflow:
+        gap = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    elif tools.refused is not None:  # the refused request may have been a call: unknown, never "no call"
+        gap = f"tool calls were not all observed: a request on the attempt's MCP path was {tools.refused}"
     return replace(
         observation,
         tool_calls=calls,
-        tool_calls_complete=not tools.overflow,
+        tool_calls_complete=gap is None,
         tool_calls_absent=False,
         tool_errors=tuple(result.error for result in results),
-        tool_gap=overflow if tools.overflow else None,
+        tool_gap=gap,
         steps=None,  # the agent's own model steps are not seen from the tool side
         conversation=conversation,
     )
@@ -194,12 +202,24 @@ class ToolServer:
         if tools is None or not tools.open:
             await _plain(send, 404, b"not found")
             return
+        posted = scope.get("method") == "POST"  # a POST may carry a call; GET and DELETE never do
         tools.requests += 1
         if tools.requests > MCP_MAX_REQUESTS:
+            tools.refused = tools.refused or (f"refused (more than {MCP_MAX_REQUESTS} requests)" if posted else None)
             await _plain(send, 429, b"too many requests for this attempt")
             return
+        answered: list[int] = []
+
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                answered.append(message["status"])
+            await send(message)
+
         with anyio.move_on_after(MCP_REQUEST_SECONDS):
-            await self._manager.handle_request(scope, receive, send)
+            await self._manager.handle_request(scope, receive, watched)
+        if posted and tools.refused is None and (not answered or answered[0] >= 400):
+            # 413 (a body over the bound), 400 (unreadable), or cut in time: what it carried is not known.
+            tools.refused = f"refused (HTTP {answered[0]})" if answered else f"cut after {MCP_REQUEST_SECONDS:g} s"
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[ToolServer]:
@@ -216,7 +236,7 @@ class ToolServer:
                 self._app,
                 interface="asgi3",
                 lifespan="off",
-                http="h11",
+                http=_HeadersInTime,
                 # No logging setup of its own: its handlers would write to stderr past the console
                 # boundary (github/console.py); its records, all but critical ones silenced, go to the root logger.
                 log_config=None,
@@ -272,6 +292,43 @@ class ToolServer:
         finally:
             tools.close()
             del self._paths[token]
+
+
+class _HeadersInTime(H11Protocol):
+    """uvicorn's h11 protocol, with a deadline for a request's headers: uvicorn bounds an idle
+    kept-alive connection and our app bounds a request once its headers are in, but not a
+    client that opens a connection and sends its headers slowly (slowloris), which would hold
+    one of the MCP_MAX_CONNECTIONS until the run ends."""
+
+    _headers_due: Any = None  # the TimerHandle while a request's headers are awaited
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._await_headers()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._await_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
+
+    def _await_headers(self) -> None:
+        if self.conn.their_state is not h11.IDLE:  # the headers are in: the app's deadline holds now
+            self._stop_waiting()
+        elif self._headers_due is None:
+            self._headers_due = self.loop.call_later(MCP_HEADER_SECONDS, self._too_slow)
+
+    def _stop_waiting(self) -> None:
+        if self._headers_due is not None:
+            self._headers_due.cancel()
+            self._headers_due = None
+
+    def _too_slow(self) -> None:
+        self._headers_due = None
+        if self.conn.their_state is h11.IDLE:  # silent since connecting, or part of a request only
+            self.transport.close()
 
 
 async def _plain(send: Send, status: int, body: bytes) -> None:
