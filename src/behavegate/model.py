@@ -17,6 +17,8 @@ from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
+TOOL_SOURCE_MCP = "mcp"  # Observation.tool_source: calls seen where they landed, on behavegate's MCP server
+TOOL_SIDE = "seen by behavegate's MCP server"  # how every view marks those calls (tool-side evidence)
 SPLIT_USAGE = ("input_tokens", "output_tokens")  # Observation's, written only when reported
 JSON = Any
 
@@ -251,6 +253,7 @@ class Observation:
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
     judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
     retries: tuple[Retry, ...] = ()  # requests sent again (--retries, version 2), in order
+    tool_source: str | None = None  # TOOL_SOURCE_MCP: the calls are those behavegate's MCP server received
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -283,7 +286,12 @@ class Observation:
         recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
         data.update({key: value.as_dict() for key, value in recorded.items() if value is not None})
         # Retries and the source's reasons for unusable evidence only when there are some (a replay keeps them).
-        rare = {"retries": [r.as_dict() for r in self.retries], "response_gap": self.response_gap, "tool_gap": self.tool_gap}
+        rare = {
+            "retries": [r.as_dict() for r in self.retries],
+            "response_gap": self.response_gap,
+            "tool_gap": self.tool_gap,
+            "tool_source": self.tool_source,
+        }
         return data | {key: value for key, value in rare.items() if value}
 
 

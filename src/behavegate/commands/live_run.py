@@ -22,7 +22,7 @@ from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.assertions import requested_assertions
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
-from behavegate.model import Contract, Observation, Scenario, ScenarioResult, Timing
+from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP, Contract, Observation, Scenario, ScenarioResult, Timing
 from behavegate.render.progress import Progress
 from behavegate.report.build import build_report
 from behavegate.report.result import Report
@@ -235,11 +235,28 @@ def gather(
 
 
 def run_notes(contract: Contract, settings: live.LiveSettings, observations: list[Observation]) -> tuple[str, ...]:
-    notes = (unreachable_note(settings, observations), absent_calls_note(contract, observations), fixed_url_note(contract))
+    notes = (
+        unreachable_note(settings, observations),
+        absent_calls_note(contract, observations),
+        tool_side_note(observations),
+        fixed_url_note(contract),
+    )
     return tuple(note for note in notes if note)
 
 
 FIXED_URL_NOTE = "attempts ran one at a time: the agent's MCP URL is fixed (agent.mcp.url: fixed)"
+
+
+def tool_side_note(observations: list[Observation]) -> str | None:
+    """Said once for the run: whose tool calls the checks read (agent.mcp), so no view passes
+    tool-side evidence off as the agent's own account, or the reverse."""
+    seen = sum(1 for o in observations if o.tool_source == TOOL_SOURCE_MCP)
+    if not seen:
+        return None
+    return (
+        f"tool calls {TOOL_SIDE} (tool-side evidence, agent.mcp) in {seen} of {len(observations)} attempts: "
+        "the calls where they landed, not the agent's account of them; the answers came from the agent"
+    )
 
 
 def fixed_url_note(contract: Contract) -> str | None:

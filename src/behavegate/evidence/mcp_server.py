@@ -50,7 +50,7 @@ from behavegate.limits import (
     MCP_MAX_REQUESTS,
     MCP_REQUEST_SECONDS,
 )
-from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
+from behavegate.model import TOOL_SOURCE_MCP, AgentTarget, Observation, Scenario, ToolCall
 
 _PREFIX = "/mcp/"
 FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
@@ -151,6 +151,7 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
         tool_calls_absent=False,
         tool_errors=tuple(result.error for result in results),
         tool_gap=gap,
+        tool_source=TOOL_SOURCE_MCP,
         steps=None,  # the agent's own model steps are not seen from the tool side
         conversation=conversation,
     )
