@@ -52,6 +52,7 @@ class AgentTarget:
     pricing: Pricing | None = None  # USD per million tokens: the run's cost is shown, --max-cost enforced
     http: HttpMapping | None = None  # a custom JSON agent: its request template and response paths
     serve_mcp: bool = False  # agent.mcp.serve: a live run serves the tools over MCP (evidence/mcp_server.py)
+    tools_from_mcp: str | None = None  # agent.tools_from.mcp: tools read from this server's tools/list before a run
     mcp_fixed_url: bool = False  # agent.mcp.url: fixed: one URL for every attempt, so they run one at a time
 
     def tool_names(self) -> tuple[str, ...]:

@@ -63,6 +63,12 @@ def add_commands(commands: Any, console: Any) -> None:
         "the Action container's own address on the job network, for an agent in a service container",
     )
     test.add_argument(
+        "--tools-mcp",
+        default=None,
+        metavar="URL",
+        help="agent.tools_from: the trusted MCP server whose tools/list is the agent's tools (overrides agent.tools_from.mcp)",
+    )
+    test.add_argument(
         "--mcp-port",
         type=int,
         default=None,

@@ -144,6 +144,10 @@ def _prepare(
     if args.max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     _file_settings(args, contract, display_path(contract.path, root))
+    if contract.version >= 2 and contract.agent.tools_from_mcp is not None:  # read before anything else is asked
+        from behavegate.commands.mcp_tools import with_listed_tools
+
+        contract = with_listed_tools(contract, args)
     baseline = load_baseline(args.baseline, root)
     if args.traces:
         from behavegate.commands.trace_run import check_flags

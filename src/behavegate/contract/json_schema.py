@@ -314,6 +314,12 @@ def build(version: int) -> dict[str, Any]:
                 "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK} for key in PRICING_KEYS},
             },
             "http": _http(),
+            "tools_from": {
+                "type": "object",
+                "required": ["mcp"],
+                "additionalProperties": False,
+                "properties": {"mcp": {"type": "string", "pattern": "^https?://"}},
+            },
             "mcp": {
                 "type": "object",
                 "required": list(MCP_REQUIRED),

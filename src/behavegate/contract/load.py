@@ -311,7 +311,7 @@ class _Reader(ExpectFields):
             key_line = lines.of_key(raw, "available_tools")
             available = self.names(raw, "available_tools", f"{path}.available_tools")
             self.no_duplicates(available, f"{path}.available_tools value", f"{path}.available_tools", key_line)
-            if available is not None and agent is not None:
+            if available is not None and agent is not None and agent.tools_from_mcp is None:  # else: checked once listed
                 unknown = sorted(set(available) - set(agent.tool_names()))
                 if unknown:
                     c.add(f"{path}.available_tools references unknown tools: {unknown}", f"{path}.available_tools", key_line)

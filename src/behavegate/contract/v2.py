@@ -41,7 +41,7 @@ PII_DETECTORS = (
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
-    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing", "http", "mcp"),
+    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing", "http", "mcp", "tools_from"),
     "scenario": (
         "messages",
         "tags",
@@ -239,6 +239,8 @@ class V2Fields:
         found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http))
         extras.update({k: v for k, v in found if v is not None})
         extras.update((v2_mcp.extras(self.c, raw, self.lines.of_key) if "mcp" in raw else None) or {})
+        if "tools_from" in raw and (url := v2_mcp.tools_from(self.c, raw, self.lines.of_key)) is not None:
+            extras["tools_from_mcp"] = url
         if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
             message = "agent.stream is for api: chat; the Responses API is read unstreamed"
             self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))

@@ -17,6 +17,32 @@ MCP_URLS = ("per_attempt", "fixed")
 _WHERE = "agent.mcp"
 
 
+TOOLS_FROM_KEYS = ("mcp",)
+
+
+def tools_from(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> str | None:
+    """``agent.tools_from: {mcp: URL}``: the MCP server whose ``tools/list`` is the agent's tools
+    (read by commands/mcp_tools.py before the run, under the endpoint trust rules); the URL, or
+    None when it has a problem."""
+    where = "agent.tools_from"
+    block = c.take(f.mapping, agent["tools_from"], where, line_of(agent, "tools_from"), required=True)
+    if block is None:
+        return None
+    for key in block:
+        if key not in TOOLS_FROM_KEYS:
+            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+    if "tools" in agent:
+        c.add(f"{where} and agent.tools cannot both be given: one source of tools", where, line_of(agent, "tools_from"))
+    if "mcp" not in block:
+        c.add(f"{where}.mcp is required", f"{where}.mcp", line_of(agent, "tools_from"))
+        return None
+    url = c.take(f.text, block["mcp"], f"{where}.mcp", line_of(block, "mcp"))
+    if url is not None and not url.startswith(("http://", "https://")):
+        c.add(f"{where}.mcp must be an http:// or https:// URL (Streamable HTTP)", f"{where}.mcp", line_of(block, "mcp"))
+        return None
+    return url
+
+
 def extras(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> dict[str, bool] | None:
     """``agent.mcp: {serve: true, url: per_attempt|fixed}`` of the agent block ``agent`` as
     AgentTarget fields; None when it has a problem."""
