@@ -162,6 +162,7 @@ class Scenario:
     sequential: SequentialSpec | None = None  # runs is then the most attempts
     source: str = ""  # the include it came from, as written ("" = the contract itself)
     file: str = ""  # the file it is written in, relative to the contract's folder ("" = the contract)
+    call: NamedCall | None = None  # agent.api: mcp: the one tool call made on the MCP server under test
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 

@@ -97,7 +97,7 @@ def trusted_settings(
         allow_contract_endpoint=options.allow_contract_endpoint,
         authenticated=credentials is not None,
         allow_hosts=list(allow_hosts),
-        needs_model=contract.agent.http is None,
+        needs_model=contract.agent.http is None and contract.agent.api != "mcp",
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
     # The judge is checked with the agent, before any request: a judge endpoint that is
@@ -195,7 +195,16 @@ def gather(
         if on_attempt is not None:
             on_attempt(job.scenario.id, result.status, timing.duration_ms / 1000)
 
-    results = live.observe(contract, settings, attempt_done, options.runs, only, connect, schedule)
+    observe = live.observe
+    if contract.version >= 2 and contract.agent.api == "mcp" and connect is None:  # an MCP server as the target
+        from behavegate.evidence import mcp_target
+
+        observe = mcp_target.observe
+        provenance = provenance or {
+            **live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
+            **mcp_target.provenance(),
+        }
+    results = observe(contract, settings, attempt_done, options.runs, only, connect, schedule)
     # Each attempt at its own index (a shard observes only some of them).
     attempts: dict[str, list[Observation | None]] = {}
     prejudged: dict[str, list[ScenarioResult | None]] = {}

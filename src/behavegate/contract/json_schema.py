@@ -270,6 +270,12 @@ def build(version: int) -> dict[str, Any]:
             },
             "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
             "tool_results": TOOL_RESULTS,
+            "call": {  # agent.api: mcp
+                "type": "object",
+                "required": ["tool"],
+                "additionalProperties": False,
+                "properties": {"tool": TOOL_NAME, "arguments": {"type": "object"}},
+            },
             "canaries": TEXTS,
             "parameters": {
                 "type": "object",
@@ -282,7 +288,14 @@ def build(version: int) -> dict[str, Any]:
     )
     scenario["type"] = "object"
     scenario["oneOf" if v2 else "allOf"] = (
-        [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
+        [
+            {"required": ["prompt"]},
+            {"required": ["messages"]},
+            # an MCP server as the target (agent.api: mcp) is called, not prompted
+            {"required": ["call"], "not": {"anyOf": [{"required": ["prompt"]}, {"required": ["messages"]}]}},
+        ]
+        if v2
+        else [{"required": ["prompt"]}]
     )
     agent = _block(
         {

@@ -22,7 +22,8 @@ THRESHOLD_MODES = ("average", "all")  # a suite floor on the average, or on ever
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
-WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
+# agent.api: Chat Completions, the OpenAI Responses API, or an MCP server as the target (each scenario's ``call``)
+WIRE_APIS = ("chat", "responses", "mcp")
 PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
 # safety.pii detector names: the contract's vocabulary; judge/safety.py implements each (a test keeps them equal).
 PII_DETECTORS = (
@@ -53,6 +54,7 @@ V2_KEYS = {
         "canaries",
         "parameters",
         "sequential",
+        "call",
     ),
     "expect": ("steps", "latency", "usage", "safety", "turns"),
     "response": ("icontains", "matches", "not_matches", "uses_tool_result", "judge"),

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from behavegate.contract import rules as f
+from behavegate.model import NamedCall
 
 # Where the server listens is the choice of the person running (--mcp-listen), never the contract's.
 MCP_KEYS = ("serve", "url")
@@ -41,6 +42,27 @@ def tools_from(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, An
         c.add(f"{where}.mcp must be an http:// or https:// URL (Streamable HTTP)", f"{where}.mcp", line_of(block, "mcp"))
         return None
     return url
+
+
+CALL_KEYS = ("tool", "arguments")
+
+
+def call(c: f.Collector, raw: dict[str, Any], path: str, line_of: Callable[[Any, Any], int | None]) -> NamedCall | None:
+    """A scenario's ``call: {tool, arguments}`` (with ``agent.api: mcp``): the one tool call it
+    makes on the MCP server under test; None when it has a problem."""
+    where = f"{path}.call"
+    block = c.take(f.mapping, raw["call"], where, line_of(raw, "call"), required=True)
+    if block is None:
+        return None
+    for key in block:
+        if key not in CALL_KEYS:
+            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+    if "tool" not in block:
+        c.add(f"{where}.tool is required", f"{where}.tool", line_of(raw, "call"))
+        return None
+    name = c.take(f.tool_name, block["tool"], f"{where}.tool", line_of(block, "tool"))
+    arguments = c.take(f.json_mapping, block.get("arguments", {}), f"{where}.arguments", line_of(block, "arguments"))
+    return None if name is None or arguments is None else NamedCall(name, arguments)
 
 
 def extras(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> dict[str, bool] | None:
