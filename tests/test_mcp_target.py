@@ -105,6 +105,7 @@ def test_an_unreachable_mcp_target_leaves_every_attempt_incomplete_and_the_run_g
         ("  api: mcp\n", "  model: m\n", "scenarios[0].call", "needs agent.api: mcp"),
         ("    call: {tool: delete_order}\n", "    prompt: hi\n", "scenarios[2].call", "is required"),
         ("{tool: delete_order}", "{tool: delete_order, args: {}}", "scenarios[2].call.args", "Unknown behavior contract key"),
+        ("  api: mcp\n", "  api: mcp\n  mcp: {serve: true}\n", "agent.mcp", "is not for api: mcp"),
     ],
 )
 def test_contract_problems_of_call_are_named_with_their_path(old: str, new: str, path: str, message: str) -> None:

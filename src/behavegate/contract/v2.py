@@ -246,6 +246,13 @@ class V2Fields:
         if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
             message = "agent.stream is for api: chat; the Responses API is read unstreamed"
             self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))
+        for key in ("http", "stream", "mcp") if api == "mcp" else ():  # an MCP server as the target is called directly
+            if key in raw:
+                self.c.add(
+                    f"agent.{key} is not for api: mcp (the endpoint is the MCP server under test)",
+                    f"agent.{key}",
+                    self.lines.of_key(raw, key),
+                )
         return extras
 
     def pricing(self, raw: dict[str, Any]) -> Pricing | None:

@@ -350,7 +350,14 @@ def mcp_provenance(settings: LiveSettings) -> dict[str, object]:
 
     if settings.mcp_listen is None:
         return {}
-    bounds = ("MCP_MAX_CALLS", "MCP_MAX_REQUESTS", "MCP_MAX_REQUEST_BYTES", "MCP_MAX_CONNECTIONS", "MCP_REQUEST_SECONDS")
+    bounds = (
+        "MCP_MAX_CALLS",
+        "MCP_MAX_REQUESTS",
+        "MCP_MAX_REQUEST_BYTES",
+        "MCP_MAX_CONNECTIONS",
+        "MCP_REQUEST_SECONDS",
+        "MCP_HEADER_SECONDS",
+    )
     return {
         "mcp_tool_server": {
             "listen": settings.mcp_listen,
