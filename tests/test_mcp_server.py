@@ -14,6 +14,7 @@ import httpx
 import pytest
 from helpers import QuietHandler, contract, loopback, send_json
 from mcp import Client
+from mcp_agents import Calls, run_tools
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
@@ -28,7 +29,6 @@ TOOLS = """  tools:
     - {name: issue_refund, description: Refund an order., parameters: {type: object}}
     - {name: escalate_to_human, description: Hand over to a person., parameters: {type: object}}
 """
-Calls = list[tuple[str, dict[str, Any]]]  # the tools an agent calls, with their arguments
 HTTP_AGENT = f"""version: 2
 agent:
   mcp: {{serve: true}}
@@ -53,22 +53,6 @@ REFUND = (
         no_errors: true
 """
 )
-
-
-def run_tools(url: str, calls: Calls) -> list[str]:
-    """What the agent's own MCP client does: list the tools, call each, return the result texts."""
-
-    async def session() -> list[str]:
-        async with Client(url) as client:
-            listed = await client.list_tools()
-            assert {tool.name for tool in listed.tools} >= {name for name, _ in calls}
-            texts = []
-            for name, arguments in calls:
-                result = await client.call_tool(name, arguments)
-                texts.append("".join(getattr(part, "text", "") for part in result.content))
-            return texts
-
-    return asyncio.run(session())
 
 
 class Agent(QuietHandler):

@@ -83,6 +83,7 @@ MCP_MAX_REQUESTS = 4 * MCP_MAX_CALLS  # HTTP requests on one attempt's path (cal
 MCP_MAX_REQUEST_BYTES = 1024 * 1024  # one request body; larger: 413 before it is parsed
 MCP_MAX_CONNECTIONS = 64  # open at once; more: 503
 MCP_REQUEST_SECONDS = 30.0  # one request, read and answered; a slower one is cut
+MCP_HEADER_SECONDS = 5.0  # a request's headers, from connecting or starting it; slower: the connection is closed
 
 # --- one attempt, all its turns together (version-2 multi-turn) ---------------------------
 # The history is re-sent every turn, so per-response caps alone let a conversation

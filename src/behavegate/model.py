@@ -17,6 +17,8 @@ from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
 from behavegate.oxy_file import OxyFile
 
 Status = Literal["pass", "fail", "incomplete"]
+TOOL_SOURCE_MCP = "mcp"  # Observation.tool_source: calls seen where they landed, on behavegate's MCP server
+TOOL_SIDE = "seen by behavegate's MCP server"  # how every view marks those calls (tool-side evidence)
 SPLIT_USAGE = ("input_tokens", "output_tokens")  # Observation's, written only when reported
 JSON = Any
 
@@ -50,6 +52,8 @@ class AgentTarget:
     pricing: Pricing | None = None  # USD per million tokens: the run's cost is shown, --max-cost enforced
     http: HttpMapping | None = None  # a custom JSON agent: its request template and response paths
     serve_mcp: bool = False  # agent.mcp.serve: a live run serves the tools over MCP (evidence/mcp_server.py)
+    tools_from_mcp: str | None = None  # agent.tools_from.mcp: tools read from this server's tools/list before a run
+    mcp_fixed_url: bool = False  # agent.mcp.url: fixed: one URL for every attempt, so they run one at a time
 
     def tool_names(self) -> tuple[str, ...]:
         return tuple(tool.name for tool in self.tools)
@@ -158,6 +162,7 @@ class Scenario:
     sequential: SequentialSpec | None = None  # runs is then the most attempts
     source: str = ""  # the include it came from, as written ("" = the contract itself)
     file: str = ""  # the file it is written in, relative to the contract's folder ("" = the contract)
+    call: NamedCall | None = None  # agent.api: mcp: the one tool call made on the MCP server under test
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
     assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
 
@@ -250,6 +255,7 @@ class Observation:
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
     judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
     retries: tuple[Retry, ...] = ()  # requests sent again (--retries, version 2), in order
+    tool_source: str | None = None  # TOOL_SOURCE_MCP: the calls are those behavegate's MCP server received
 
     def as_dict(self) -> dict[str, JSON]:
         return {
@@ -282,7 +288,12 @@ class Observation:
         recorded = {"conversation": self.conversation, "judge": self.judge}  # what the conversation and the judge returned
         data.update({key: value.as_dict() for key, value in recorded.items() if value is not None})
         # Retries and the source's reasons for unusable evidence only when there are some (a replay keeps them).
-        rare = {"retries": [r.as_dict() for r in self.retries], "response_gap": self.response_gap, "tool_gap": self.tool_gap}
+        rare = {
+            "retries": [r.as_dict() for r in self.retries],
+            "response_gap": self.response_gap,
+            "tool_gap": self.tool_gap,
+            "tool_source": self.tool_source,
+        }
         return data | {key: value for key, value in rare.items() if value}
 
 

@@ -94,6 +94,20 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         "the Action container's own address on the job network, for an agent in a service container",
     )
     live.add_argument(
+        "--tools-mcp",
+        default=None,
+        metavar="URL",
+        help="agent.tools_from: the trusted MCP server whose tools/list is the agent's tools (overrides agent.tools_from.mcp)",
+    )
+    live.add_argument(
+        "--mcp-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="agent.mcp: the port the scripted MCP tool server binds (default: an ephemeral one); "
+        "agent.mcp.url: fixed needs it (the agent is configured with http://ADDR:PORT/mcp)",
+    )
+    live.add_argument(
         "--concurrency",
         type=int,
         default=None,
@@ -492,7 +506,12 @@ def parsed(args: argparse.Namespace) -> Command:
                 trace_bind=args.trace_bind,
                 trace_attribute=args.trace_attribute,
             ),
-            live=given.LiveAccess(allow_hosts=tuple(args.allow_host), mcp_listen=args.mcp_listen),
+            live=given.LiveAccess(
+                allow_hosts=tuple(args.allow_host),
+                mcp_listen=args.mcp_listen,
+                mcp_port=args.mcp_port,
+                tools_mcp=args.tools_mcp,
+            ),
             cases=tuple(args.case) if args.case is not None else None,
             shard=args.shard,
             gating=_gating_of(args),

@@ -30,9 +30,12 @@ class LiveAccess:
 
     allow_hosts: tuple[str, ...] = ()
     mcp_listen: str | None = None
+    mcp_port: int | None = None
+    tools_mcp: str | None = None  # --tools-mcp: the trusted server agent.tools_from lists tools from
 
     def given(self) -> bool:
-        return bool(self.allow_hosts or self.mcp_listen)
+        """Flags only a live run reads (--tools-mcp is read offline too)."""
+        return bool(self.allow_hosts or self.mcp_listen or self.mcp_port is not None)
 
 
 @frozen

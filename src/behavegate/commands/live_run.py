@@ -21,7 +21,7 @@ from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.assertions import requested_assertions
 from behavegate.judge.evaluate import evaluate, evaluate_scenario
-from behavegate.model import Contract, Observation, Scenario, ScenarioResult, Timing
+from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP, Contract, Observation, Scenario, ScenarioResult, Timing
 from behavegate.render.progress import Progress
 from behavegate.report.build import build_report
 from behavegate.report.result import Report
@@ -48,7 +48,13 @@ def run_live(
 
     live_access, paths = command.live, command.views.paths
     settings = trusted_settings(
-        contract, options, live_access.allow_hosts, options.concurrency, clock.monotonic, mcp_listen=live_access.mcp_listen
+        contract,
+        options,
+        live_access.allow_hosts,
+        options.concurrency,
+        clock.monotonic,
+        mcp_listen=live_access.mcp_listen,
+        mcp_port=live_access.mcp_port,
     )
     if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
         spent = command.suite
@@ -78,10 +84,12 @@ def trusted_settings(
     started: float,
     *,
     mcp_listen: str | None = None,
+    mcp_port: int | None = None,
 ) -> live.LiveSettings:
     """The endpoint the person running it allowed (evidence/trust.py), with its credentials
     and the run's budgets. Raises before any request when the endpoint is not allowed.
-    ``mcp_listen``: where the MCP tool server (agent.mcp) may listen; loopback by default."""
+    ``mcp_listen``, ``mcp_port``: where the MCP tool server (agent.mcp) may listen; loopback on
+    an ephemeral port by default."""
     from behavegate.commands.judge_options import trusted_judge
     from behavegate.evidence.trust import choose_endpoint, load_credentials, pin_allowed_host, system_resolver
 
@@ -94,12 +102,13 @@ def trusted_settings(
         allow_contract_endpoint=options.allow_contract_endpoint,
         authenticated=credentials is not None,
         allow_hosts=list(allow_hosts),
-        needs_model=contract.agent.http is None,
+        needs_model=contract.agent.http is None and contract.agent.api != "mcp",
     )
     endpoint = pin_allowed_host(endpoint, system_resolver)
     # The judge is checked with the agent, before any request: a judge endpoint that is
     # not allowed stops the run before the agent is asked anything.
     judge = trusted_judge(contract, options.judge, allow_hosts, hidden=(credentials.token,) if credentials else ())
+    serving = contract.version >= 2 and contract.agent.serve_mcp
     return live.LiveSettings(
         endpoint=endpoint,
         credentials=credentials,
@@ -110,8 +119,25 @@ def trusted_settings(
         judge=judge,
         retry=RetryPolicy(options.retries or 0),
         spend=spend_limit(contract, options),
-        mcp_listen=mcp_address(mcp_listen) if contract.version >= 2 and contract.agent.serve_mcp else None,
+        mcp_listen=mcp_address(mcp_listen) if serving else None,
+        mcp_fixed=live.one_at_a_time(contract),
+        mcp_port=checked_mcp_port(mcp_port, live.one_at_a_time(contract)) if serving else 0,
     )
+
+
+def checked_mcp_port(given: int | None, fixed: bool) -> int:
+    """The port the MCP tool server binds (0: ephemeral). A fixed URL needs one: the agent was
+    configured with it before the run."""
+    from behavegate.errors import RunError
+
+    if given is None and fixed:
+        raise RunError(
+            "agent.mcp.url: fixed needs --mcp-port PORT: the agent is configured once with "
+            "http://ADDR:PORT/mcp (ADDR: --mcp-listen, default 127.0.0.1)"
+        )
+    if given is not None and not 1 <= given <= 65535:
+        raise RunError(f"--mcp-port must be a TCP port, 1-65535, not {given}")
+    return given or 0
 
 
 def mcp_address(given: str | None) -> str:
@@ -174,7 +200,16 @@ def gather(
         if on_attempt is not None:
             on_attempt(job.scenario.id, result.status, timing.duration_ms / 1000)
 
-    results = live.observe(contract, settings, attempt_done, options.runs, only, connect, schedule)
+    observe = live.observe
+    if contract.version >= 2 and contract.agent.api == "mcp" and connect is None:  # an MCP server as the target
+        from behavegate.evidence import mcp_target
+
+        observe = mcp_target.observe
+        provenance = provenance or {
+            **live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
+            **mcp_target.provenance(),
+        }
+    results = observe(contract, settings, attempt_done, options.runs, only, connect, schedule)
     # Each attempt at its own index (a shard observes only some of them).
     attempts: dict[str, list[Observation | None]] = {}
     prejudged: dict[str, list[ScenarioResult | None]] = {}
@@ -214,8 +249,33 @@ def gather(
 
 
 def run_notes(contract: Contract, settings: live.LiveSettings, observations: list[Observation]) -> tuple[str, ...]:
-    notes = (unreachable_note(settings, observations), absent_calls_note(contract, observations))
+    notes = (
+        unreachable_note(settings, observations),
+        absent_calls_note(contract, observations),
+        tool_side_note(observations),
+        fixed_url_note(contract),
+    )
     return tuple(note for note in notes if note)
+
+
+FIXED_URL_NOTE = "attempts ran one at a time: the agent's MCP URL is fixed (agent.mcp.url: fixed)"
+
+
+def tool_side_note(observations: list[Observation]) -> str | None:
+    """Said once for the run: whose tool calls the checks read (agent.mcp), so no view passes
+    tool-side evidence off as the agent's own account, or the reverse."""
+    seen = sum(1 for o in observations if o.tool_source == TOOL_SOURCE_MCP)
+    if not seen:
+        return None
+    return (
+        f"tool calls {TOOL_SIDE} (tool-side evidence, agent.mcp) in {seen} of {len(observations)} attempts: "
+        "the calls where they landed, not the agent's account of them; the answers came from the agent"
+    )
+
+
+def fixed_url_note(contract: Contract) -> str | None:
+    """Said once for the run: why --concurrency did not apply."""
+    return FIXED_URL_NOTE if live.one_at_a_time(contract) else None
 
 
 def absent_calls_note(contract: Contract, observations: list[Observation]) -> str | None:

@@ -131,7 +131,13 @@ def _preflight(
 
         live = plan.command.live
         trusted_settings(  # checked, not used
-            plan.selected, plan.options, live.allow_hosts, plan.options.concurrency, 0.0, mcp_listen=live.mcp_listen
+            plan.selected,
+            plan.options,
+            live.allow_hosts,
+            plan.options.concurrency,
+            0.0,
+            mcp_listen=live.mcp_listen,
+            mcp_port=live.mcp_port,
         )
 
 
@@ -154,6 +160,10 @@ def _prepare(
     # This contract's own settings: in a suite, the others' stay theirs.
     command = _file_settings(command, contract, display_path(contract.path, root))
     evidence, request = command.evidence, command.request
+    if contract.version >= 2 and contract.agent.tools_from_mcp is not None:  # read before anything else is asked
+        from behavegate.commands.mcp_tools import with_listed_tools
+
+        contract = with_listed_tools(contract, request, command.live)
     baseline = load_baseline(command.gating.baseline, root)
     if evidence.traces:
         from behavegate.commands.trace_run import check_flags

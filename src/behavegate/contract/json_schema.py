@@ -32,7 +32,7 @@ from behavegate.contract.v2 import (
 from behavegate.contract.v2_http import CALLS_KEYS, EXECUTED_KEYS, HTTP_KEYS
 from behavegate.contract.v2_http import RESPONSE_KEYS as HTTP_RESPONSE_KEYS
 from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS
-from behavegate.contract.v2_mcp import MCP_KEYS
+from behavegate.contract.v2_mcp import MCP_REQUIRED, MCP_URLS
 from behavegate.contract.v2_run import SEQUENTIAL_KEYS
 from behavegate.http_mapping import PLACEHOLDERS, USAGE_KEYS
 from behavegate.limits import (
@@ -175,6 +175,12 @@ def build(version: int) -> dict[str, Any]:
             },
             "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
             "tool_results": TOOL_RESULTS,
+            "call": {  # agent.api: mcp
+                "type": "object",
+                "required": ["tool"],
+                "additionalProperties": False,
+                "properties": {"tool": TOOL_NAME, "arguments": {"type": "object"}},
+            },
             "canaries": TEXTS,
             "parameters": {
                 "type": "object",
@@ -187,7 +193,14 @@ def build(version: int) -> dict[str, Any]:
     )
     scenario["type"] = "object"
     scenario["oneOf" if v2 else "allOf"] = (
-        [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
+        [
+            {"required": ["prompt"]},
+            {"required": ["messages"]},
+            # an MCP server as the target (agent.api: mcp) is called, not prompted
+            {"required": ["call"], "not": {"anyOf": [{"required": ["prompt"]}, {"required": ["messages"]}]}},
+        ]
+        if v2
+        else [{"required": ["prompt"]}]
     )
     agent = _block(
         {
@@ -219,11 +232,17 @@ def build(version: int) -> dict[str, Any]:
                 "properties": {key: {"type": "number", "minimum": 0, "maximum": MAX_PRICE_PER_MTOK} for key in PRICING_KEYS},
             },
             "http": _http(),
+            "tools_from": {
+                "type": "object",
+                "required": ["mcp"],
+                "additionalProperties": False,
+                "properties": {"mcp": {"type": "string", "pattern": "^https?://"}},
+            },
             "mcp": {
                 "type": "object",
-                "required": list(MCP_KEYS),
+                "required": list(MCP_REQUIRED),
                 "additionalProperties": False,
-                "properties": {"serve": {"type": "boolean"}},
+                "properties": {"serve": {"type": "boolean"}, "url": {"enum": list(MCP_URLS)}},
             },
         },
         keys("agent", AGENT_KEYS),

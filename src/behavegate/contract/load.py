@@ -36,7 +36,7 @@ from behavegate.limits import (
     V2_MAX_SCENARIOS,
 )
 from behavegate.magnitude import shown
-from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
+from behavegate.model import AgentTarget, Contract, Gates, NamedCall, Scenario, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
 
@@ -290,7 +290,10 @@ class _Reader(ExpectFields):
         self.unknown(raw, self.keys("scenario", SCENARIO_KEYS), path)
         scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id", lines.of_key(raw, "id"))
         messages: tuple[dict[str, Any], ...] | None = ()
-        if self.v2 and "messages" in raw:
+        call = self.mcp_call(raw, path, agent) if self.v2 else None
+        if call is not None and "prompt" not in raw and "messages" not in raw:
+            prompt: str | None = f"call {call.name}"  # an MCP server as the target is called, never prompted
+        elif self.v2 and "messages" in raw:
             if "prompt" in raw:
                 c.add(f"{path} takes prompt or messages, not both", f"{path}.messages", lines.of_key(raw, "messages"))
             if "system_prompt" in raw:
@@ -311,7 +314,7 @@ class _Reader(ExpectFields):
             key_line = lines.of_key(raw, "available_tools")
             available = self.names(raw, "available_tools", f"{path}.available_tools")
             self.no_duplicates(available, f"{path}.available_tools value", f"{path}.available_tools", key_line)
-            if available is not None and agent is not None:
+            if available is not None and agent is not None and agent.tools_from_mcp is None:  # else: checked once listed
                 unknown = sorted(set(available) - set(agent.tool_names()))
                 if unknown:
                     c.add(f"{path}.available_tools references unknown tools: {unknown}", f"{path}.available_tools", key_line)
@@ -361,8 +364,24 @@ class _Reader(ExpectFields):
             line=line,
             assertion_lines=assertion_lines,
             messages=messages or (),
+            call=call,
             **extras,
         )
+
+    def mcp_call(self, raw: dict[str, Any], path: str, agent: AgentTarget | None) -> NamedCall | None:
+        """``call`` (version 2): the scenario's one call when the target is an MCP server
+        (``agent.api: mcp``), where it is required; anywhere else it is a contract error."""
+        from behavegate.contract import v2_mcp
+
+        target = agent is not None and agent.api == "mcp"
+        if "call" not in raw:
+            if target:
+                self.c.add(f"{path}.call is required: with agent.api: mcp each scenario calls one tool", f"{path}.call", None)
+            return None
+        if agent is not None and not target:
+            where, at = f"{path}.call", self.lines.of_key(raw, "call")
+            self.c.add(f"{where} needs agent.api: mcp (the endpoint is then an MCP server)", where, at)
+        return v2_mcp.call(self.c, raw, path, self.lines.of_key)
 
 
 def _located(scenario: Scenario, name: str, include_line: int | None) -> Scenario:

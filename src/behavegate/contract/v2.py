@@ -22,12 +22,13 @@ THRESHOLD_MODES = ("average", "all")  # a suite floor on the average, or on ever
 MESSAGE_ROLES = ("system", "user", "assistant", "tool")
 RESERVED_PARAMETERS = ("model", "messages", "tools", "stream")
 MISSING_TOOL_CALLS = ("unobserved", "none")
-WIRE_APIS = ("chat", "responses")  # agent.api: Chat Completions or the OpenAI Responses API
+# agent.api: Chat Completions, the OpenAI Responses API, or an MCP server as the target (each scenario's ``call``)
+WIRE_APIS = ("chat", "responses", "mcp")
 PRICING_KEYS = ("input_per_mtok", "output_per_mtok")
 
 V2_KEYS = {
     "top": ("defaults", "gates", "include", "judge"),
-    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing", "http", "mcp"),
+    "agent": ("parameters", "missing_tool_calls", "stream", "api", "pricing", "http", "mcp", "tools_from"),
     "scenario": (
         "messages",
         "tags",
@@ -39,6 +40,7 @@ V2_KEYS = {
         "canaries",
         "parameters",
         "sequential",
+        "call",
     ),
     # expect's own keys, from the check rows
     **{block: added_keys(block, 2) for block in ("expect", "response", "tools")},
@@ -222,12 +224,21 @@ class V2Fields:
         api = self._take(lambda v, p, ln: choice(v, p, ln, WIRE_APIS), raw, "api", "agent")
         pricing = self.pricing(raw) if "pricing" in raw else None
         http = v2_http.http_mapping(self.c, raw, self.lines.of_key) if "http" in raw else None
-        serve_mcp = v2_mcp.serve(self.c, raw, self.lines.of_key) if "mcp" in raw else None
-        found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http), ("serve_mcp", serve_mcp))
+        found = (("stream", stream), ("api", api), ("pricing", pricing), ("http", http))
         extras.update({k: v for k, v in found if v is not None})
+        extras.update((v2_mcp.extras(self.c, raw, self.lines.of_key) if "mcp" in raw else None) or {})
+        if "tools_from" in raw and (url := v2_mcp.tools_from(self.c, raw, self.lines.of_key)) is not None:
+            extras["tools_from_mcp"] = url
         if api == "responses" and stream:  # a Responses stream is a different event format: refused, never misread
             message = "agent.stream is for api: chat; the Responses API is read unstreamed"
             self.c.add(message, "agent.stream", self.lines.of_key(raw, "stream"))
+        for key in ("http", "stream", "mcp") if api == "mcp" else ():  # an MCP server as the target is called directly
+            if key in raw:
+                self.c.add(
+                    f"agent.{key} is not for api: mcp (the endpoint is the MCP server under test)",
+                    f"agent.{key}",
+                    self.lines.of_key(raw, key),
+                )
         return extras
 
     def pricing(self, raw: dict[str, Any]) -> Pricing | None:

@@ -7,22 +7,86 @@ from collections.abc import Callable
 from typing import Any
 
 from behavegate.contract import rules as f
+from behavegate.model import NamedCall
 
 # Where the server listens is the choice of the person running (--mcp-listen), never the contract's.
-MCP_KEYS = ("serve",)
+MCP_KEYS = ("serve", "url")
+MCP_REQUIRED = ("serve",)
+# per_attempt: a fresh unguessable URL each attempt (they may run at once); fixed: one URL the
+# agent was configured with once (http://ADDR:PORT/mcp), so attempts run one at a time.
+MCP_URLS = ("per_attempt", "fixed")
 _WHERE = "agent.mcp"
 
 
-def serve(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> bool | None:
-    """``agent.mcp: {serve: true}`` of the agent block ``agent``; None when it has a problem."""
+TOOLS_FROM_KEYS = ("mcp",)
+
+
+def tools_from(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> str | None:
+    """``agent.tools_from: {mcp: URL}``: the MCP server whose ``tools/list`` is the agent's tools
+    (read by commands/mcp_tools.py before the run, under the endpoint trust rules); the URL, or
+    None when it has a problem."""
+    where = "agent.tools_from"
+    block = c.take(f.mapping, agent["tools_from"], where, line_of(agent, "tools_from"), required=True)
+    if block is None:
+        return None
+    for key in block:
+        if key not in TOOLS_FROM_KEYS:
+            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+    if "tools" in agent:
+        c.add(f"{where} and agent.tools cannot both be given: one source of tools", where, line_of(agent, "tools_from"))
+    if "mcp" not in block:
+        c.add(f"{where}.mcp is required", f"{where}.mcp", line_of(agent, "tools_from"))
+        return None
+    url = c.take(f.text, block["mcp"], f"{where}.mcp", line_of(block, "mcp"))
+    if url is not None and not url.startswith(("http://", "https://")):
+        c.add(f"{where}.mcp must be an http:// or https:// URL (Streamable HTTP)", f"{where}.mcp", line_of(block, "mcp"))
+        return None
+    return url
+
+
+CALL_KEYS = ("tool", "arguments")
+
+
+def call(c: f.Collector, raw: dict[str, Any], path: str, line_of: Callable[[Any, Any], int | None]) -> NamedCall | None:
+    """A scenario's ``call: {tool, arguments}`` (with ``agent.api: mcp``): the one tool call it
+    makes on the MCP server under test; None when it has a problem."""
+    where = f"{path}.call"
+    block = c.take(f.mapping, raw["call"], where, line_of(raw, "call"), required=True)
+    if block is None:
+        return None
+    for key in block:
+        if key not in CALL_KEYS:
+            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+    if "tool" not in block:
+        c.add(f"{where}.tool is required", f"{where}.tool", line_of(raw, "call"))
+        return None
+    name = c.take(f.tool_name, block["tool"], f"{where}.tool", line_of(block, "tool"))
+    arguments = c.take(f.json_mapping, block.get("arguments", {}), f"{where}.arguments", line_of(block, "arguments"))
+    return None if name is None or arguments is None else NamedCall(name, arguments)
+
+
+def extras(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], int | None]) -> dict[str, bool] | None:
+    """``agent.mcp: {serve: true, url: per_attempt|fixed}`` of the agent block ``agent`` as
+    AgentTarget fields; None when it has a problem."""
     block = c.take(f.mapping, agent["mcp"], _WHERE, line_of(agent, "mcp"), required=True)
     if block is None:
         return None
     for key in block:
         if key not in MCP_KEYS:
             c.add(f"Unknown behavior contract key: {_WHERE}.{key}", f"{_WHERE}.{key}", line_of(block, key))
+    url = "per_attempt"
+    if "url" in block:
+        found = c.take(f.text, block["url"], f"{_WHERE}.url", line_of(block, "url"))
+        if found is None:
+            return None
+        if found not in MCP_URLS:
+            c.add(f"{_WHERE}.url must be one of {list(MCP_URLS)}, got {found!r}", f"{_WHERE}.url", line_of(block, "url"))
+            return None
+        url = found
     if "serve" not in block:
         c.add(f"{_WHERE}.serve is required", f"{_WHERE}.serve", line_of(agent, "mcp"))
         return None
     value = c.take(f.boolean, block["serve"], f"{_WHERE}.serve", line_of(block, "serve"))
-    return value if isinstance(value, bool) else None
+    if not isinstance(value, bool):
+        return None
+    return {"serve_mcp": value, "mcp_fixed_url": value and url == "fixed"}

@@ -216,9 +216,16 @@ async def _serve_tools(stack: AsyncExitStack, contract: Contract, settings: Live
     from behavegate.evidence.mcp_server import ToolServer
 
     try:
-        return await stack.enter_async_context(ToolServer(contract.agent, settings.mcp_listen).running())
+        return await stack.enter_async_context(ToolServer(contract.agent, settings.mcp_listen, settings.mcp_port).running())
     except OSError as error:
-        return f"the MCP tool server could not be started on {settings.mcp_listen}: {error.strerror or error}"
+        where = settings.mcp_listen + (f" port {settings.mcp_port}" if settings.mcp_port else "")
+        return f"the MCP tool server could not be started on {where}: {error.strerror or error}"
+
+
+def one_at_a_time(contract: Contract) -> bool:
+    """An agent configured once with one MCP URL (agent.mcp.url: fixed): its attempts cannot
+    share that URL, so they run one at a time and each holds it while it runs."""
+    return contract.version >= 2 and contract.agent.serve_mcp and contract.agent.mcp_fixed_url
 
 
 @asynccontextmanager
@@ -288,7 +295,8 @@ async def _work(
                         verdict = asyncio.Event()
                 results[index] = (job, observation, timing)
 
-        await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, len(todo)) or 1)))
+        workers = 1 if one_at_a_time(contract) else settings.concurrency
+        await asyncio.gather(*(worker() for _ in range(min(workers, len(todo)) or 1)))
         await judging.finish()
     finally:
         judging.stop()
@@ -342,12 +350,20 @@ def mcp_provenance(settings: LiveSettings) -> dict[str, object]:
 
     if settings.mcp_listen is None:
         return {}
-    bounds = ("MCP_MAX_CALLS", "MCP_MAX_REQUESTS", "MCP_MAX_REQUEST_BYTES", "MCP_MAX_CONNECTIONS", "MCP_REQUEST_SECONDS")
+    bounds = (
+        "MCP_MAX_CALLS",
+        "MCP_MAX_REQUESTS",
+        "MCP_MAX_REQUEST_BYTES",
+        "MCP_MAX_CONNECTIONS",
+        "MCP_REQUEST_SECONDS",
+        "MCP_HEADER_SECONDS",
+    )
     return {
         "mcp_tool_server": {
             "listen": settings.mcp_listen,
+            "port": settings.mcp_port or "ephemeral",
             "transport": "streamable-http",
-            "paths": "one unguessable path per attempt",
+            "paths": "one fixed path, /mcp, attempts one at a time" if settings.mcp_fixed else "one unguessable path per attempt",
             "limits": {name.removeprefix("MCP_").lower(): getattr(limits, name) for name in bounds},
         }
     }

@@ -9,7 +9,9 @@ tool-side evidence. Nothing is ever executed.
 
 Binding: a path is registered when its attempt starts and forgotten when the attempt's answer
 has arrived. A request on any other path (unknown, or an attempt already answered) is refused
-with 404 before the MCP layer reads it, and is never anyone's evidence.
+with 404 before the MCP layer reads it, and is never anyone's evidence. With ``agent.mcp.url:
+fixed`` there is one path, ``/mcp``, for an agent configured once: it belongs to the one attempt
+in flight (the run sends them one at a time) and answers 404 between attempts.
 
 Bounds: the server binds only the address it is given (loopback unless the person running it
 said otherwise, commands/live_run.py), on an ephemeral port; request bodies, open
@@ -27,27 +29,31 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import h11
 import mcp_types as types
 import uvicorn
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import offered_tools
 from behavegate.evidence.scripted import answer, shown_call
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
+    MCP_HEADER_SECONDS,
     MCP_MAX_CALLS,
     MCP_MAX_CONNECTIONS,
     MCP_MAX_REQUEST_BYTES,
     MCP_MAX_REQUESTS,
     MCP_REQUEST_SECONDS,
 )
-from behavegate.model import AgentTarget, Observation, Scenario, ToolCall
+from behavegate.model import TOOL_SOURCE_MCP, AgentTarget, Observation, Scenario, ToolCall
 
 _PREFIX = "/mcp/"
+FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
 
 
 @frozen
@@ -70,6 +76,7 @@ class AttemptTools:
         self.requests = 0
         self.open = True
         self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
+        self.refused: str | None = None  # a POST on this path refused or cut: what it carried is not known
         self.unmatched: str | None = None  # a call no tool_results rule answers
 
     def close(self) -> None:
@@ -132,14 +139,19 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     results = tuple(served.result for served in tools.calls)
     went = observation.conversation
     conversation = Conversation(went.turns if went else 1, went.max_turns if went else 1, results) if results else None
-    overflow = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    gap = None
+    if tools.overflow:
+        gap = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    elif tools.refused is not None:  # the refused request may have been a call: unknown, never "no call"
+        gap = f"tool calls were not all observed: a request on the attempt's MCP path was {tools.refused}"
     return replace(
         observation,
         tool_calls=calls,
-        tool_calls_complete=not tools.overflow,
+        tool_calls_complete=gap is None,
         tool_calls_absent=False,
         tool_errors=tuple(result.error for result in results),
-        tool_gap=overflow if tools.overflow else None,
+        tool_gap=gap,
+        tool_source=TOOL_SOURCE_MCP,
         steps=None,  # the agent's own model steps are not seen from the tool side
         conversation=conversation,
     )
@@ -148,21 +160,27 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
 class ToolServer:
     """The run's MCP server: started once, one path per attempt (:meth:`attempt`)."""
 
-    def __init__(self, agent: AgentTarget, host: str) -> None:
+    def __init__(self, agent: AgentTarget, host: str, port: int = 0) -> None:
         self.agent = agent
         self.host = host
-        self.port = 0
+        self.port = port  # 0: an ephemeral one, known once bound
         self._paths: dict[str, AttemptTools] = {}
+        self._fixed: AttemptTools | None = None  # agent.mcp.url: fixed: the attempt in flight
         server: Server[Any] = Server("behavegate", on_list_tools=self._list_tools, on_call_tool=self._call_tool)
         # Stateless: every POST stands alone, so nothing of one attempt outlives its request.
         self._manager = StreamableHTTPSessionManager(
             server, json_response=True, stateless=True, max_request_body_size=MCP_MAX_REQUEST_BYTES
         )
 
+    def _bound(self, path: str) -> AttemptTools | None:
+        """The attempt a request path belongs to, if any."""
+        if self.agent.mcp_fixed_url:
+            return self._fixed if path in (FIXED_PATH, _PREFIX) else None
+        return self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
+
     def _tools_of(self, ctx: ServerRequestContext[Any, Any]) -> AttemptTools | None:
-        request = ctx.request
-        path = getattr(getattr(request, "url", None), "path", None)
-        return self._paths.get(path[len(_PREFIX) :]) if isinstance(path, str) and path.startswith(_PREFIX) else None
+        path = getattr(getattr(ctx.request, "url", None), "path", None)
+        return self._bound(path) if isinstance(path, str) else None
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -181,16 +199,28 @@ class ToolServer:
         if scope["type"] != "http":
             return
         path = scope.get("path", "")
-        tools = self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
+        tools = self._bound(path) if isinstance(path, str) else None
         if tools is None or not tools.open:
             await _plain(send, 404, b"not found")
             return
+        posted = scope.get("method") == "POST"  # a POST may carry a call; GET and DELETE never do
         tools.requests += 1
         if tools.requests > MCP_MAX_REQUESTS:
+            tools.refused = tools.refused or (f"refused (more than {MCP_MAX_REQUESTS} requests)" if posted else None)
             await _plain(send, 429, b"too many requests for this attempt")
             return
+        answered: list[int] = []
+
+        async def watched(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                answered.append(message["status"])
+            await send(message)
+
         with anyio.move_on_after(MCP_REQUEST_SECONDS):
-            await self._manager.handle_request(scope, receive, send)
+            await self._manager.handle_request(scope, receive, watched)
+        if posted and tools.refused is None and (not answered or answered[0] >= 400):
+            # 413 (a body over the bound), 400 (unreadable), or cut in time: what it carried is not known.
+            tools.refused = f"refused (HTTP {answered[0]})" if answered else f"cut after {MCP_REQUEST_SECONDS:g} s"
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[ToolServer]:
@@ -199,7 +229,7 @@ class ToolServer:
         sock = socket.socket(family, socket.SOCK_STREAM)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind((self.host, 0))
+            sock.bind((self.host, self.port))
             sock.listen(MCP_MAX_CONNECTIONS)
             sock.setblocking(False)
             self.port = sock.getsockname()[1]
@@ -207,7 +237,7 @@ class ToolServer:
                 self._app,
                 interface="asgi3",
                 lifespan="off",
-                http="h11",
+                http=_HeadersInTime,
                 # No logging setup of its own: its handlers would write to stderr past the console
                 # boundary (github/console.py); its records, all but critical ones silenced, go to the root logger.
                 log_config=None,
@@ -237,9 +267,24 @@ class ToolServer:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}{_PREFIX}"
 
+    def fixed_url(self) -> str:
+        """The one URL of ``agent.mcp.url: fixed``."""
+        return self.base_url().removesuffix("/")
+
     @asynccontextmanager
     async def attempt(self, scenario: Scenario) -> AsyncIterator[AttemptTools]:
-        """A fresh unguessable path for one attempt, forgotten when the block ends."""
+        """A fresh unguessable path for one attempt (or, fixed, the one path while this attempt
+        has it), forgotten when the block ends."""
+        if self.agent.mcp_fixed_url:
+            if self._fixed is not None:  # one attempt at a time holds the fixed URL (live.py runs them so)
+                raise RuntimeError("two attempts at once on a fixed MCP URL")
+            tools = self._fixed = AttemptTools(self.agent, scenario, self.fixed_url())
+            try:
+                yield tools
+            finally:
+                tools.close()
+                self._fixed = None
+            return
         token = secrets.token_urlsafe(24)
         tools = AttemptTools(self.agent, scenario, self.base_url() + token)
         self._paths[token] = tools
@@ -248,6 +293,43 @@ class ToolServer:
         finally:
             tools.close()
             del self._paths[token]
+
+
+class _HeadersInTime(H11Protocol):
+    """uvicorn's h11 protocol, with a deadline for a request's headers: uvicorn bounds an idle
+    kept-alive connection and our app bounds a request once its headers are in, but not a
+    client that opens a connection and sends its headers slowly (slowloris), which would hold
+    one of the MCP_MAX_CONNECTIONS until the run ends."""
+
+    _headers_due: Any = None  # the TimerHandle while a request's headers are awaited
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        self._await_headers()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._await_headers()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_waiting()
+        super().connection_lost(exc)
+
+    def _await_headers(self) -> None:
+        if self.conn.their_state is not h11.IDLE:  # the headers are in: the app's deadline holds now
+            self._stop_waiting()
+        elif self._headers_due is None:
+            self._headers_due = self.loop.call_later(MCP_HEADER_SECONDS, self._too_slow)
+
+    def _stop_waiting(self) -> None:
+        if self._headers_due is not None:
+            self._headers_due.cancel()
+            self._headers_due = None
+
+    def _too_slow(self) -> None:
+        self._headers_due = None
+        if self.conn.their_state is h11.IDLE:  # silent since connecting, or part of a request only
+            self.transport.close()
 
 
 async def _plain(send: Send, status: int, body: bytes) -> None:

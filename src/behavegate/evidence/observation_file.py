@@ -33,7 +33,7 @@ from behavegate.limits import (
     V2_MAX_OBSERVATION_ENTRIES,
 )
 from behavegate.magnitude import in_range, integer_text, shown
-from behavegate.model import Observation, ObservationSet, Retry, ToolCall
+from behavegate.model import TOOL_SOURCE_MCP, Observation, ObservationSet, Retry, ToolCall
 from behavegate.text import scrub, surrogate_paths
 
 T = TypeVar("T")
@@ -77,6 +77,7 @@ V2_OBSERVATION_KEYS = (
     "retries",
     "response_gap",
     "tool_gap",
+    "tool_source",
 )
 RETRY_KEYS = ("turn", "reason", "waited_ms")
 JUDGE_EVIDENCE_KEYS = ("model", "votes")
@@ -350,6 +351,11 @@ def _v2_fields(
     for key in ("response_gap", "tool_gap"):  # why the source found that evidence unusable
         if raw.get(key) is not None:
             extras[key] = c.take(f.text, raw[key], f"{path}.{key}")
+    if raw.get("tool_source") is not None:  # where the calls were seen (agent.mcp), as a run recorded it
+        if raw["tool_source"] == TOOL_SOURCE_MCP:
+            extras["tool_source"] = TOOL_SOURCE_MCP
+        else:
+            c.add(f"{path}.tool_source must be {TOOL_SOURCE_MCP!r} or absent", f"{path}.tool_source")
     return extras
 
 

@@ -35,3 +35,5 @@ class LiveSettings:
     retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
     spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's
     mcp_listen: str | None = None  # agent.mcp.serve: the address the tool server binds (--mcp-listen; loopback by default)
+    mcp_fixed: bool = False  # agent.mcp.url: fixed (the report's provenance says so)
+    mcp_port: int = 0  # the port it binds (--mcp-port; 0: an ephemeral one); agent.mcp.url: fixed needs one

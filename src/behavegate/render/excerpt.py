@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP
 from behavegate.text import one_line
 
 EXCERPT_CHARS = 120
@@ -87,7 +88,8 @@ def evidence_note(kind: str, expected: Any, observed: Any, observation: Mapping[
             around = observed["match_at"]
         return f"response: {excerpt(text, around)} ({len(text)} characters)"
     if kind.startswith("tool") and observation.get("tool_calls") is not None:
-        return f"called: {called(observation['tool_calls'])}{sent_arguments(kind, expected, observation['tool_calls'])}"
+        side = f" ({TOOL_SIDE})" if observation.get("tool_source") == TOOL_SOURCE_MCP else ""
+        return f"called{side}: {called(observation['tool_calls'])}{sent_arguments(kind, expected, observation['tool_calls'])}"
     if kind == "source_required" and isinstance(observation.get("sources"), list):
         sources = observation["sources"]
         return f"cited: {one_line(', '.join(map(str, sources)), 300) if sources else 'no source'}"

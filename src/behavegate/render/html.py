@@ -26,7 +26,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from behavegate.cost import attempt_tokens
 from behavegate.limits import HTML_AGENT_TEXT_BUDGET, HTML_TEXT_CHARS, HTML_TOOL_CALLS, HTML_VALUE_CHARS, LOOPS_SHOWN
-from behavegate.model import Observation, ScenarioResult, Status
+from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP, Observation, ScenarioResult, Status
 from behavegate.render import regressions
 from behavegate.render.table import pass_rate, sequential_note
 from behavegate.report.comparison import Finding
@@ -168,6 +168,7 @@ def _agent(observation: Observation | None, budget: Budget, limit: int = HTML_TE
         "withheld": observation.response is not None and response is None,
         "length": len(observation.response or ""),
         "calls": None if calls is None else calls[0],
+        "tool_side": TOOL_SIDE if observation.tool_source == TOOL_SOURCE_MCP else None,
         "calls_cut": 0 if calls is None else calls[1],
         "sources": None if observation.sources is None else [clip(s, 300) for s in observation.sources[:50]],
         "error": None if observation.error is None else clip(observation.error, 1000),

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from behavegate import indented_json
+from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP
 from behavegate.text import one_line, visible
 
 DEFAULT_MAX_CHARS = 2000
@@ -108,7 +109,8 @@ def _observation(obs: Mapping[str, Any] | None, max_chars: int) -> list[str]:
     if calls is None:
         lines.append("tool calls: not observed")
     else:
-        lines.append(f"tool calls: {len(calls)}")
+        side = f" ({TOOL_SIDE})" if obs.get("tool_source") == TOOL_SOURCE_MCP else ""
+        lines.append(f"tool calls: {len(calls)}{side}")
         for index, call in enumerate(calls):
             arguments = "(arguments not observed)" if call.get("arguments") is None else _json(call["arguments"], max_chars)
             detail = details[index] if index < len(details) and isinstance(details[index], Mapping) else {}

@@ -68,7 +68,8 @@ def failure_note(report: Report, result: ScenarioResult, verdict: Verdict) -> st
         return None
     shown = report.derived.shown(result)
     assert shown is not None
-    return evidence_note(verdict.kind, verdict.expected, verdict.observed, shown.as_dict())
+    # The version-1 shape, and where the calls were seen (agent.mcp), so the note says whose calls they are.
+    return evidence_note(verdict.kind, verdict.expected, verdict.observed, {**shown.as_dict(), "tool_source": shown.tool_source})
 
 
 def _value(value: Any) -> str:

@@ -226,6 +226,7 @@ def _observation(r: _Reader, raw: schema.ObservationV1, where: str, scenario_id:
             fields["judge"] = _judge(r, v2.judge, f"{where}.judge")
         fields["retries"] = tuple(Retry(retry.turn, retry.reason, retry.waited_ms) for retry in v2.retries)
         fields["response_gap"], fields["tool_gap"] = v2.response_gap, v2.tool_gap
+        fields["tool_source"] = v2.tool_source
     return Observation(
         scenario_id=scenario_id,
         response=raw.response,

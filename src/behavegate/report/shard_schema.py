@@ -128,6 +128,7 @@ class ObservationV2(ObservationV1, frozen=True):
     retries: list[RetryRecord] = []
     response_gap: str | None = None
     tool_gap: str | None = None
+    tool_source: Literal["mcp"] | None = None
 
 
 class ScenarioV1(Open, frozen=True):

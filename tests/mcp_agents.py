@@ -1,0 +1,55 @@
+"""What an agent's own MCP client does, for tests of the tool side (agent.mcp): list the tools
+on the URL it was given and call them, over the official ``mcp`` SDK's client."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+Calls = list[tuple[str, dict[str, Any]]]  # the tools an agent calls, with their arguments
+
+
+def run_tools(url: str, calls: Calls) -> list[str]:
+    """Lists the tools, calls each of ``calls`` in order, returns the result texts."""
+
+    async def session() -> list[str]:
+        async with Client(url) as client:
+            listed = await client.list_tools()
+            assert {tool.name for tool in listed.tools} >= {name for name, _ in calls}
+            texts = []
+            for name, arguments in calls:
+                result = await client.call_tool(name, arguments)
+                texts.append("".join(getattr(part, "text", "") for part in result.content))
+            return texts
+
+    return asyncio.run(session())
+
+
+@contextmanager
+def mcp_served(server: MCPServer) -> Iterator[str]:
+    """A real MCP server written with the official SDK (``MCPServer``, FastMCP's name in mcp 2)
+    served over Streamable HTTP on 127.0.0.1 for the test's duration; yields its URL."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    app = server.streamable_http_app(json_response=True, stateless_http=True)
+    web = uvicorn.Server(uvicorn.Config(app, log_config=None, log_level=logging.CRITICAL, lifespan="on"))
+    thread = threading.Thread(target=web.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not web.started:
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp"
+    finally:
+        web.should_exit = True
+        thread.join(10)
+        sock.close()
