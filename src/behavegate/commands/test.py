@@ -378,7 +378,9 @@ def report_error_to_ci(args: argparse.Namespace, exc: Exception, console: Consol
     from behavegate.github.outputs import deliver_ci_error
 
     root = root or Path.cwd().resolve()
-    where = display_path(Path(args.contract), root) if args.contract else "contract"
+    # Made absolute first, as a judged run's contract path is: relative to the workspace, a contract
+    # under the Action's working-directory is "sub/agent/bad.yml", where the annotation can land.
+    where = display_path(Path(os.path.abspath(args.contract)), root) if args.contract else "contract"
     problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
