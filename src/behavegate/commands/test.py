@@ -153,6 +153,8 @@ def _prepare(
         if args.observations
         else None
     )
+    if observations is not None and observations.runs is not None and args.runs is None:
+        args.runs = observations.runs  # recorded with --runs N: replayed as N attempts (the flag still overrides)
     if observations is not None and others:
         from behavegate.commands.suite_run import own_observations
 
