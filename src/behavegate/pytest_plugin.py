@@ -413,12 +413,12 @@ class ScenarioItem(pytest.Item):
             pytest.fail(self.failure_text(), pytrace=False)
 
     def failure_text(self) -> str:
-        from behavegate.render.table import pass_rate, scenario_problems
+        from behavegate.render.table import attempts_not_sent, pass_rate, scenario_problems
 
         assert self.report is not None and self.result is not None
         lines = scenario_problems(self.report, self.result)
         if self.result.reliability is not None:
-            lines.insert(1, f"  attempts passed: {pass_rate(self.result.reliability)}")
+            lines.insert(1, f"  attempts passed: {pass_rate(self.result.reliability, attempts_not_sent(self.result))}")
         return _inert("\n".join(lines))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -239,7 +239,9 @@ def choose_endpoint(
         if loopback and not is_override and not allow_contract_endpoint:
             raise RunError(f"contract-provided {who} endpoints require {role.contract_consent} or a trusted {flag} override")
         if not loopback and not allow_remote:
-            raise _refused(f"remote {who} endpoints require {role.remote_consent}; loopback endpoints are allowed by default", hint)
+            raise _refused(
+                f"remote {who} endpoints require {role.remote_consent}; loopback endpoints are allowed by default", hint
+            )
         if not loopback and parts.scheme != "https":
             raise _refused(f"remote {who} endpoints must use https", hint)
         if authenticated and not is_override:
