@@ -292,6 +292,19 @@ def test_a_top_level_contract_is_collected_in_every_layout(
     assert_one_passed_one_failed_one_error(pytester.runpytest(*args))
 
 
+@pytest.mark.parametrize("args", [[], ["."], ["tests/"], [".behavegate/contract.yml"]])
+def test_the_contract_init_writes_in_a_dot_folder_is_collected(pytester: pytest.Pytester, args: list[str]) -> None:
+    """Issue 40: pytest skips ``.*`` folders, and collected nothing (exit 5, no reason) for the
+    contract ``behavegate init`` writes, ``.behavegate/contract.yml``."""
+    top_level_project(pytester)
+    (pytester.path / ".behavegate").mkdir()
+    (pytester.path / "golden.yml").rename(pytester.path / ".behavegate" / "contract.yml")
+    flags = ["--behavegate", ".behavegate/contract.yml", "--behavegate-observations", "observations.json"]
+    result = pytester.runpytest(*args, *flags)
+    result.assert_outcomes(passed=1 + (args != [".behavegate/contract.yml"]), failed=1, errors=1)
+    result.stdout.fnmatch_lines(["*FAILED .behavegate/contract.yml::fails*"])
+
+
 @pytest.mark.parametrize("plugin", ["behavegate", "behavegate.pytest_plugin"])
 def test_the_plugin_loads_by_either_name_with_autoload_off(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plugin: str
