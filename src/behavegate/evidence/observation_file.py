@@ -22,11 +22,11 @@ from behavegate.evidence.conversation_record import conversation, same_max_turns
 from behavegate.files import read_project_text
 from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.limits import (
-    MAX_RUNS,
     INPUT_MAX_VALUES,
     MAX_EVIDENCE_QUANTITY,
     MAX_OBSERVATION_BYTES,
     MAX_RUN_SCENARIOS,
+    MAX_RUNS,
     OBSERVATION_MAX_SOURCES,
     OBSERVATION_MAX_TOOL_CALLS,
     V2_INPUT_MAX_VALUES,
