@@ -20,7 +20,7 @@ def serve(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], i
         return None
     for key in block:
         if key not in MCP_KEYS:
-            c.add(f"Unknown behavior contract key: {_WHERE}.{key}", f"{_WHERE}.{key}", line_of(block, key))
+            c.problems.append(f.unknown_key(f"{_WHERE}.{key}", key, MCP_KEYS, line_of(block, key)))
     if "serve" not in block:
         c.add(f"{_WHERE}.serve is required", f"{_WHERE}.serve", line_of(agent, "mcp"))
         return None
