@@ -16,6 +16,7 @@ any text is, and reading stops after ``DATASET_MAX_PROBLEMS`` problems.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -49,6 +50,7 @@ class Origin:
 class Dataset:
     queries: tuple[dict[str, Any], ...]  # each a golden query, as a YAML file would hold it
     origins: tuple[Origin, ...]  # one per query
+    digest: str  # SHA-256 of the file's text: kept with the included files' (a shard's merge compares them)
 
 
 class _Row(msgspec.Struct, forbid_unknown_fields=True):
@@ -105,7 +107,7 @@ def read_dataset(name: str, contract_dir: Path, root: Path) -> Dataset:
         raise ContractError(problems.found)
     if not queries:
         raise f.Bad(f"the golden set {name} holds no rows")
-    return Dataset(tuple(queries), tuple(origins))
+    return Dataset(tuple(queries), tuple(origins), hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 # --- CSV ------------------------------------------------------------------------------------

@@ -32,9 +32,10 @@ def is_golden(raw: dict[str, Any]) -> bool:
 
 def to_contract(
     raw: dict[str, Any], lines: LineMap, path: Path | None = None, root: Path | None = None
-) -> tuple[dict[str, Any], dict[int, Origin]]:
-    """The contract the file means, and where each scenario made from a golden set's row came
-    from (``queries: golden.csv``, read beside the contract at ``path``, inside ``root``)."""
+) -> tuple[dict[str, Any], dict[int, Origin], dict[str, str]]:
+    """The contract the file means; where each scenario made from a golden set's row came from
+    (``queries: golden.csv``, read beside the contract at ``path``, inside ``root``); and the
+    golden set's digest by its name, kept as an included file's is."""
     problems: list[Problem] = []
     for key in raw:
         if key not in TOP_KEYS:
@@ -43,6 +44,7 @@ def to_contract(
         problems.append(Problem("a golden-query file is version 2", "version", lines.of_key(raw, "version")))
     queries = raw.get("queries")
     origins: dict[int, Origin] = {}
+    digests: dict[str, str] = {}
     if isinstance(queries, str) and path is not None and root is not None:
         try:
             dataset = read_dataset(queries, path.parent, root)
@@ -52,6 +54,7 @@ def to_contract(
             raise ContractError([*problems, *error.problems]) from None
         queries = list(dataset.queries)
         origins = dict(enumerate(dataset.origins))
+        digests[raw["queries"]] = dataset.digest
     if not isinstance(queries, list) or not queries:
         problems.append(
             Problem(
@@ -85,7 +88,7 @@ def to_contract(
         lines.of(raw),
     )
     lines.items[id(scenarios)] = [lines.of_item(queries, i) or 0 for i in range(len(scenarios))]
-    return contract, origins
+    return contract, origins, digests
 
 
 def _undeclared_tools(raw: dict[str, Any], queries: list[Any], lines: LineMap) -> list[Problem]:

@@ -84,10 +84,11 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
         contract = _Reader(lines, max_assertions).contract(translated, path=path, root=root, digest=digest)
         return replace(contract, oxy=meta, gates=Gates(formula="runs"))
     origins: dict[int, datasets.Origin] = {}
+    reader = _Reader(lines, max_assertions)
     if golden.is_golden(raw):
-        raw, origins = golden.to_contract(raw, lines, path, root)
+        raw, origins, reader.included = golden.to_contract(raw, lines, path, root)
     try:
-        return _Reader(lines, max_assertions).contract(raw, path=path, root=root, digest=digest)
+        return reader.contract(raw, path=path, root=root, digest=digest)
     except ContractError as error:
         if not origins:
             raise
