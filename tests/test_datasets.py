@@ -118,3 +118,16 @@ def test_the_golden_sets_digest_is_kept_with_the_included_files(tmp_path: Path) 
     second = load_contract(tmp_path / "golden.yml", tmp_path)
     assert set(first.included) == {"golden.csv"} and first.included != second.included
     assert first.digest == second.digest  # the YAML file itself is unchanged
+
+
+def test_the_editor_schema_takes_a_golden_set_file_as_queries() -> None:
+    import jsonschema
+    import yaml
+
+    from behavegate.contract.json_schema import schema
+
+    validator = jsonschema.Draft202012Validator(schema())
+    document = yaml.safe_load((EXAMPLES / "queries-csv.yml").read_text())
+    validator.validate(document)
+    validator.validate({**document, "queries": "rows.JSONL"})
+    assert not validator.is_valid({**document, "queries": "golden.txt"})
