@@ -189,8 +189,10 @@ def unknown_keys(raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> li
 
 def unknown_record_keys(c: Collector, raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> None:
     """An evidence record's unknown keys (skylos words observation-file keys as contract keys)."""
-    for where in unknown_keys(raw, allowed, prefix):
-        c.add(f"Unknown behavior contract key: {where}", where)
+    allowed = tuple(allowed)
+    for key in raw:
+        if key not in allowed:
+            c.problems.append(unknown_key(f"{prefix}.{key}" if prefix else str(key), key, allowed))
 
 
 def records(c: Collector, items: Iterable[Any], path: str, allowed: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:
