@@ -409,6 +409,37 @@ def test_an_invalid_contract_is_annotated_on_its_lines_and_still_sets_outputs(
     assert json.loads((tmp_path / "behavegate-report.json").read_text())["error"].startswith("scenarios[0].id")
 
 
+def test_contract_errors_under_a_working_directory_are_annotated_at_the_workspace_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As failure annotations are: the runner places an annotation by its workspace path, so a
+    contract under working-directory is named with it; the summary lists each problem on its own line."""
+    (tmp_path / "sub" / "agent").mkdir(parents=True)
+    (tmp_path / "sub" / "agent" / "bad.yml").write_text(
+        "version: 1\nagent: {}\nscenarios:\n  - id: bad id\n    prompt: p\n    expect: {refusal: maybe}\n"
+    )
+    (tmp_path / "sub" / "obs.json").write_text('{"version": 1, "scenarios": []}')
+    monkeypatch.chdir(tmp_path)
+    environ = {
+        "GITHUB_WORKSPACE": str(tmp_path),
+        "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+        "INPUT_WORKING-DIRECTORY": "sub",
+        "INPUT_CONTRACT": "agent/bad.yml",
+        "INPUT_OBSERVATIONS": "obs.json",
+    }
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)  # the CLI reads the process environment
+    assert action.main(environ) == 2
+    out = capsys.readouterr().out
+    assert "::error file=sub/agent/bad.yml,line=4,title=behavegate%3A invalid contract::" in out
+    assert "::error file=sub/agent/bad.yml,line=6," in out
+    assert "file=agent/bad.yml" not in out
+    summary = (tmp_path / "summary.md").read_text()
+    assert "\\n" not in summary  # no literal backslash-n: each problem is a line of its own
+    items = [line for line in summary.splitlines() if line.startswith("- `")]
+    assert len(items) == 2 and items[0].startswith("- `scenarios[0].id (line 4):")
+
+
 def test_judge_inputs_reach_the_cli_and_the_judge_token_is_masked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     argv = build_argv(
         Inputs(

@@ -165,6 +165,7 @@ def test_the_token_budget_stops_scheduling_and_the_rest_is_incomplete_with_the_r
     line = "Usage: cost $0.0210; 3,000 tokens (2,000 in, 1,000 out); budget --max-total-tokens 3,000; 3 attempts not sent"
     assert line in table
     assert line in (tmp_path / "summary.md").read_text()
+    assert "2/5 40% [12-77%] (3 not sent)" in table  # what was judged, and what never was
     junit = (tmp_path / "junit.xml").read_text()
     assert 'name="behavegate.usage.cost_usd" value="0.021"' in junit
 
@@ -262,3 +263,17 @@ def test_a_version_1_run_is_held_to_the_token_budget(agent: str, capsys: pytest.
     assert data["scenarios"][1]["observation"]["error"].startswith("not sent: the run's token budget")
     assert "input_tokens" not in data["scenarios"][0]["observation"]  # version 1's observation keeps skylos's keys
     assert data["behavegate"]["usage"]["not_sent"] == 1 and data["behavegate"]["usage"]["cost_usd"] is None
+
+
+@pytest.mark.parametrize(
+    ("not_sent", "shown"),
+    [(2, "not sent: 0 of 2 judged"), (1, "unknown: 0 of 2 judged, 1 not sent"), (0, "unknown: 0 of 2 judged")],
+)
+def test_a_scenario_with_no_attempt_judged_shows_no_pass_rate(not_sent: int, shown: str) -> None:
+    """Issue 40: attempts never sent (or never judged) are unknown, never a 0% pass rate."""
+    from behavegate.judge.aggregate import reliability
+    from behavegate.render.table import pass_rate
+
+    unknown = reliability(["incomplete", "incomplete"], 2, 1.0, "rate")
+    assert pass_rate(unknown, not_sent) == shown
+    assert "%" not in pass_rate(unknown, not_sent)

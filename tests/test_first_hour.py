@@ -355,3 +355,32 @@ def test_the_starter_contract_text_is_unchanged_by_the_cap_rule() -> None:
 
     assert "builtin:injection" in STARTER_CONTRACT_V2 and "max-scenarios" not in STARTER_CONTRACT_V2
     assert textwrap.dedent(STARTER_CONTRACT_V2) == STARTER_CONTRACT_V2
+
+
+def test_a_recording_made_with_runs_replays_with_as_many_attempts(
+    project: Path, refund_agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 40: the recording carries the run's --runs, so replaying it without the flag judges the
+    attempts it holds, not the contract's count (which left every scenario incomplete)."""
+    (project / "contract.yml").write_text(
+        textwrap.dedent("""\
+            version: 2
+            defaults: {runs: 5}
+            agent: {model: refund-agent}
+            scenarios:
+              - id: order-status
+                prompt: Where is order A-1001?
+                expect: {tools: {required: [lookup_order]}, response: {contains: [Friday]}}
+            """)
+    )
+    live = ["contract.yml", "--endpoint", refund_agent, "--runs", "2", "--save-observations", "rec.json"]
+    code, report = run_json(live, capsys)
+    assert (code, report["scenarios"][0]["reliability"]["runs"]) == (0, 2)
+    assert json.loads((project / "rec.json").read_text())["runs"] == 2
+    code, report = run_json(["contract.yml", "--observations", "rec.json"], capsys)
+    assert (code, report["status"], report["scenarios"][0]["reliability"]["runs"]) == (0, "pass", 2)
+    code, report = run_json(["contract.yml", "--observations", "rec.json", "--runs", "5"], capsys)  # the flag still rules
+    assert (code, report["status"], report["scenarios"][0]["reliability"]["runs"]) == (2, "incomplete", 5)
+    (project / "bad.json").write_text(json.dumps({**json.loads((project / "rec.json").read_text()), "runs": 0}))
+    code, report = run_json(["contract.yml", "--observations", "bad.json"], capsys)
+    assert (code, report["error"]) == (2, "runs must be between 1 and 100")

@@ -36,6 +36,10 @@ def test_the_docs_state_the_report_limits() -> None:
         ("comments read to find the sticky comment", f"{limits.PR_COMMENT_PAGES} pages of 100"),
         ("each GitHub API call of the comment", f"{limits.PR_COMMENT_TIMEOUT_SECONDS:g} seconds"),
         ("problems of a refused run listed on the console", n(limits.CONSOLE_MAX_PROBLEMS)),
+        (
+            "problems reported from one golden set (CSV, JSONL; [contract.md](contract.md#golden-sets-in-csv-and-json-lines))",
+            n(limits.DATASET_MAX_PROBLEMS),
+        ),
     ]:
         assert _row(label)[0] == value, label
 

@@ -50,6 +50,8 @@ FUZZ_FIGURES = {  # cases the slow variant of each loader's test runs, and the i
     "run-directory": (SLOW, 0),
     "replay-rejudge": (SLOW, 0),
     "action-inputs": (SLOW, 0),
+    "golden-csv": (SLOW, 0),
+    "golden-jsonl": (SLOW, 0),
 }
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIXTURES = Path(__file__).parent / "fixtures" / "traces"
@@ -572,6 +574,55 @@ def _surrogate(text: str) -> bool:
 
 test_mutated_action_inputs_are_a_cli_call_or_an_input_error, test_mutated_action_inputs_slow = fuzz(
     "action-inputs", _action_inputs, _check_action_inputs
+)
+
+
+# --- golden sets (CSV, JSON Lines) --------------------------------------------------------------------
+
+
+def _golden_rows() -> Any:
+    import csv
+
+    with (EXAMPLE.parent / "golden-queries" / "golden.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    rows[2][5] = '{"safety": {"injection": true}, "response": {"matches": ["(?i)days"]}}'  # an expect cell to spoil
+    return rows
+
+
+def _check_golden_set(name: str) -> Callable[[bytes, Path], None]:
+    def check(data: bytes, where: Path) -> None:
+        import csv
+        import io
+
+        from behavegate.contract.load import load_contract
+
+        try:
+            rows = json.loads(data)
+        except ValueError:
+            rows = None  # cut or spoiled: the bytes as they are
+        if isinstance(rows, list) and name.endswith(".csv") and all(isinstance(row, list) for row in rows):
+            text = io.StringIO()
+            csv.writer(text).writerows([[json.dumps(c) if not isinstance(c, str) else c for c in row] for row in rows])
+            data = text.getvalue().encode("utf-8", "surrogatepass")
+        elif isinstance(rows, list) and name.endswith(".jsonl"):
+            data = b"\n".join(json.dumps(row).encode("utf-8", "surrogatepass") for row in rows) + b"\n"
+        (where / name).write_bytes(data)
+        (where / "golden.yml").write_text(f"agent: {{model: m, tools: []}}\nqueries: {name}\n")
+        try:
+            load_contract(where / "golden.yml", where)
+        except BehavegateError as error:
+            assert error.details()[0]
+
+    return check
+
+
+test_mutated_golden_csv_is_a_contract_or_a_contract_error, test_mutated_golden_csv_slow = fuzz(
+    "golden-csv", _golden_rows, _check_golden_set("golden.csv")
+)
+test_mutated_golden_jsonl_is_a_contract_or_a_contract_error, test_mutated_golden_jsonl_slow = fuzz(
+    "golden-jsonl",
+    lambda: _lines(EXAMPLE.parent / "golden-queries" / "golden.jsonl"),
+    _check_golden_set("golden.jsonl"),
 )
 
 

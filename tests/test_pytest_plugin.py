@@ -79,18 +79,21 @@ def test_a_contract_error_fails_collection_with_its_line(pytester: pytest.Pytest
 def test_tags_are_registered_markers_and_never_pytest_s_own(pytester: pytest.Pytester) -> None:
     (pytester.path / "c.yml").write_text(V2_TAGGED.format(endpoint="http://127.0.0.1:9/v1/chat/completions", runs=1))
 
+    # A module name no other test imports: pytester runs in this process, and sys.modules is shared.
     def agent_file(text: str) -> None:
-        (pytester.path / "agent.py").write_text(f"def answer(messages, tools):\n    return {text!r}\n")
+        (pytester.path / "tagged_agent.py").write_text(f"def answer(messages, tools):\n    return {text!r}\n")
 
     agent_file("hi\n::error::forged\r##[error]legacy")
     result = pytester.runpytest(
-        "--strict-markers", "-m", "injection", "--behavegate", "c.yml", "--behavegate-agent", "agent:answer"
+        "--strict-markers", "-m", "injection", "--behavegate", "c.yml", "--behavegate-agent", "tagged_agent:answer"
     )
     result.assert_outcomes(failed=1, deselected=1)  # a tag named "skip" does not skip it
     text = result.stdout.str()
     assert "::error::forged" in text and "##[error]" not in text
     assert not [line for line in text.splitlines() if line.lstrip().startswith("::")]
-    result = pytester.runpytest("--strict-markers", "-m", "smoke", "--behavegate", "c.yml", "--behavegate-agent", "agent:answer")
+    result = pytester.runpytest(
+        "--strict-markers", "-m", "smoke", "--behavegate", "c.yml", "--behavegate-agent", "tagged_agent:answer"
+    )
     result.assert_outcomes(passed=1, deselected=1)
 
 
@@ -290,6 +293,19 @@ def test_a_top_level_contract_is_collected_in_every_layout(
         (pytester.path / "pytest.ini").write_text(ini)
     monkeypatch.chdir(pytester.path.joinpath(*folder))
     assert_one_passed_one_failed_one_error(pytester.runpytest(*args))
+
+
+@pytest.mark.parametrize("args", [[], ["."], ["tests/"], [".behavegate/contract.yml"]])
+def test_the_contract_init_writes_in_a_dot_folder_is_collected(pytester: pytest.Pytester, args: list[str]) -> None:
+    """Issue 40: pytest skips ``.*`` folders, and collected nothing (exit 5, no reason) for the
+    contract ``behavegate init`` writes, ``.behavegate/contract.yml``."""
+    top_level_project(pytester)
+    (pytester.path / ".behavegate").mkdir()
+    (pytester.path / "golden.yml").rename(pytester.path / ".behavegate" / "contract.yml")
+    flags = ["--behavegate", ".behavegate/contract.yml", "--behavegate-observations", "observations.json"]
+    result = pytester.runpytest(*args, *flags)
+    result.assert_outcomes(passed=1 + (args != [".behavegate/contract.yml"]), failed=1, errors=1)
+    result.stdout.fnmatch_lines(["*FAILED .behavegate/contract.yml::fails*"])
 
 
 @pytest.mark.parametrize("plugin", ["behavegate", "behavegate.pytest_plugin"])

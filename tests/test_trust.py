@@ -71,6 +71,22 @@ def test_remote_overrides_need_allow_remote_and_https() -> None:
     assert endpoint.source == "cli_override"
 
 
+@pytest.mark.parametrize("flags", [{}, {"allow_remote": True}])
+def test_plain_http_to_a_service_host_is_pointed_at_allow_host_not_allow_remote(flags: dict[str, Any]) -> None:
+    """Plain http to a named host is a CI service container: --allow-remote only leads on to "must
+    use https". skylos's words stay the error; what a person reads names --allow-host."""
+    with pytest.raises(RunError) as refused:
+        choose(None, override="http://agent:8765/v1/chat/completions", **flags)
+    assert str(refused.value).startswith("remote agent endpoints ")
+    assert "--allow-host agent " in refused.value.human
+    with pytest.raises(RunError) as contract_named:
+        choose("http://agent:8765/v1/chat/completions")
+    assert "--allow-host agent " in contract_named.value.human
+    with pytest.raises(RunError) as https:  # an https endpoint is remote: no service-host hint
+        choose(None, override="https://agent.example.com/v1")
+    assert "--allow-host" not in https.value.human
+
+
 def test_fingerprint_canonicalizes_scheme_host_and_default_port() -> None:
     assert fingerprint("HTTP://LOCALHOST:80/v1") == fingerprint("http://localhost/v1")
     assert fingerprint("http://[::1]:8000") == fingerprint("http://[::1]:8000/")

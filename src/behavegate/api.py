@@ -103,6 +103,8 @@ def evaluate(
         found = load_observations(
             _Path(observations), root, attempts=contract.version >= 2, bases=runner_dirs(_os.environ), max_turns=turns
         )
+    if runs is None:
+        runs = found.runs  # a recording made with --runs N replays as N attempts
     options = _run_options(contract, scenarios, tags, runs, min_pass_rate, threshold_mode, max_scenarios, offline=True)
     selected, skipped, shown = _select(contract, options, found)
     facts = clock.facts(options.max_scenarios, options.max_seconds)

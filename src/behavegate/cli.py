@@ -43,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except ParserExit as exit_:
         return exit_.code
-    commands = {name: f"behavegate.commands.{name}" for name in ("test", "merge", "init", "replay", "show", "traces")} | {
-        "list": "behavegate.commands.listing"
-    }
+    commands = {
+        name: f"behavegate.commands.{name}" for name in ("test", "merge", "init", "replay", "show", "traces", "validate")
+    } | {"list": "behavegate.commands.listing"}
     if args.command not in commands:
         console.out(parser.format_help())
         return ExitCode.INCOMPLETE

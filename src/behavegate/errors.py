@@ -57,6 +57,10 @@ class Problem:
             where = f"{where} (line {self.line})"
         return f"{where}: {self._detail()}"
 
+    def detail(self) -> str:
+        """What is wrong, without the path and line ``located`` puts before it."""
+        return self._detail()
+
     def _detail(self) -> str:
         if self.human:
             return self.human

@@ -50,6 +50,7 @@ V2_MAX_SCENARIOS = 100_000  # scenarios of a contract (includes included); --max
 V2_MAX_ASSERTIONS = 250_000  # assertions of a contract; --max-assertions raises it
 MAX_ASSERTIONS_CEILING = 10_000_000  # the most --max-assertions may allow
 V2_MAX_OBSERVATION_ENTRIES = 2_000_000  # entries (attempts) of a version-2 observation file
+DATASET_MAX_PROBLEMS = 50  # problems reported from one golden set (CSV, JSONL) before reading stops
 V2_MAX_REPORT_BYTES = 1024 * 1024 * 1024  # the JSON report of a version-2 run
 
 # --- sharding (--shard K/N, behavegate merge) -------------------------------------------

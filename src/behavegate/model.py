@@ -306,6 +306,7 @@ class ObservationSet:
     observations: Mapping[str, Observation]
     version: int = 1
     attempts: Mapping[str, tuple[Observation, ...]] = field(default_factory=dict)  # every observation per id
+    runs: int | None = None  # the --runs the recording was made with (version 2); None: not given
 
 
 @frozen

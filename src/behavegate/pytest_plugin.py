@@ -120,6 +120,18 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return ContractFile.from_parent(parent, path=file_path)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The folders that hold the contract are walked, a dot folder included: ``behavegate init``
+    writes ``.behavegate/contract.yml``, and pytest skips ``.*`` folders (norecursedirs).
+    Naming the file as an argument is not enough: pytest collects nothing under a skipped folder
+    when a parent folder is an argument too (``pytest . .behavegate/contract.yml``)."""
+    state = config.stash.get(_STATE, None)
+    if state is not None and collection_path.is_dir() and collection_path.resolve() in state.contract_file.parents:
+        return False
+    return None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
@@ -442,12 +454,12 @@ class ScenarioItem(pytest.Item):
             pytest.fail(self.failure_text(), pytrace=False)
 
     def failure_text(self) -> str:
-        from behavegate.render.table import pass_rate, scenario_problems
+        from behavegate.render.table import attempts_not_sent, pass_rate, scenario_problems
 
         assert self.report is not None and self.result is not None
         lines = scenario_problems(self.report, self.result)
         if self.result.reliability is not None:
-            lines.insert(1, f"  attempts passed: {pass_rate(self.result.reliability)}")
+            lines.insert(1, f"  attempts passed: {pass_rate(self.result.reliability, attempts_not_sent(self.result))}")
         return _inert("\n".join(lines))
 
     def reportinfo(self) -> tuple[Path, int | None, str]:

@@ -332,6 +332,23 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     _format(inspect)
     _trace_options(inspect, binding=False)
 
+    validate = commands.add_parser(
+        "validate",
+        console=console,
+        help="check contracts, their included files and golden sets without running anything",
+        description="Check contracts as test reads them, with their included files and golden sets (CSV, "
+        "JSONL), calling and writing nothing. Every problem is listed with its file and line; an unknown "
+        "key names the closest allowed one. Exit 0: every contract is valid; 2: a problem (a configuration error).",
+    )
+    validate.add_argument(
+        "contract",
+        nargs="*",
+        default=None,
+        metavar="CONTRACT",
+        help="contract paths, or folders of them (default: what test discovers)",
+    )
+    _format(validate)
+
     init = commands.add_parser(
         "init", console=console, help="write a starter contract", description="Write a starter behavior contract."
     )
@@ -543,6 +560,8 @@ def parsed(args: argparse.Namespace) -> Command:
             trace_format=args.trace_format,
             trace_attribute=args.trace_attribute,
         )
+    if args.command == "validate":
+        return given.ValidateCommand(contracts=tuple(args.contract or ()), format=args.format)
     raise ValueError(f"no such command: {args.command!r}")
 
 

@@ -131,4 +131,12 @@ class TracesCommand:
     trace_attribute: str = "behavegate.scenario.id"
 
 
-Command = TestCommand | MergeCommand | ReplayCommand | ShowCommand | ListCommand | InitCommand | TracesCommand
+@frozen
+class ValidateCommand:
+    """``behavegate validate``."""
+
+    contracts: tuple[str, ...] = ()  # none: what ``test`` discovers
+    format: Format = "table"
+
+
+Command = ValidateCommand | TestCommand | MergeCommand | ReplayCommand | ShowCommand | ListCommand | InitCommand | TracesCommand

@@ -72,7 +72,7 @@ def run_live(
     if destination is not None:
         from behavegate.report.recording import observation_file
 
-        write_file(destination, observation_file(report) + "\n", "--save-observations")
+        write_file(destination, observation_file(report, options.runs) + "\n", "--save-observations")
     return report
 
 

@@ -181,6 +181,9 @@ def _prepare(
         if evidence.observations
         else None
     )
+    if observations is not None and observations.runs is not None and request.runs is None:
+        # Recorded with --runs N: replayed as N attempts (the flag still overrides).
+        request = records.replace(request, runs=observations.runs)
     if observations is not None and others:
         from behavegate.commands.suite_run import own_observations
 
@@ -411,7 +414,9 @@ def report_error_to_ci(command: TestCommand | MergeCommand, exc: Exception, cons
     root = root or Path.cwd().resolve()
     from behavegate.commands.invocation import TestCommand
 
-    where = display_path(Path(command.contract), root) if command.contract else "contract"
+    # Made absolute first, as a judged run's contract path is: relative to the workspace, a contract
+    # under the Action's working-directory is "sub/agent/bad.yml", where the annotation can land.
+    where = display_path(Path(os.path.abspath(command.contract)), root) if command.contract else "contract"
     shard = command.shard if isinstance(command, TestCommand) else None
     problems = exc.problems[:10] if isinstance(exc, ContractError) else ()
     message = str(exc)

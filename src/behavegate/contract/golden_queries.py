@@ -1,5 +1,6 @@
 """Golden-query files: ``queries: [{query, expected_tools, expected_elements,
-category}]`` read as a version-2 contract.
+category}]`` read as a version-2 contract; ``queries: golden.csv`` (or ``.jsonl``) reads
+the same fields from a golden set's rows (contract/datasets.py).
 
 Each query becomes a scenario: ``expected_tools`` is an unordered set equality
 on the names of the tools called (``tools.set``), ``expected_elements`` a
@@ -13,8 +14,11 @@ own), or a model endpoint would be asked to call tools it was never offered.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from behavegate.contract import rules as f
+from behavegate.contract.datasets import Origin, locate, read_dataset
 from behavegate.contract.yaml_lines import LineMap
 from behavegate.errors import ContractError, Problem
 
@@ -26,32 +30,53 @@ def is_golden(raw: dict[str, Any]) -> bool:
     return "queries" in raw and "scenarios" not in raw
 
 
-def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
+def to_contract(
+    raw: dict[str, Any], lines: LineMap, path: Path | None = None, root: Path | None = None
+) -> tuple[dict[str, Any], dict[int, Origin], dict[str, str]]:
+    """The contract the file means; where each scenario made from a golden set's row came from
+    (``queries: golden.csv``, read beside the contract at ``path``, inside ``root``); and the
+    golden set's digest by its name, kept as an included file's is."""
     problems: list[Problem] = []
     for key in raw:
         if key not in TOP_KEYS:
-            problems.append(Problem(f"Unknown behavior contract key: {key}", str(key), lines.of_key(raw, key)))
+            problems.append(f.unknown_key(str(key), key, TOP_KEYS, lines.of_key(raw, key)))
     if raw.get("version", 2) != 2:
         problems.append(Problem("a golden-query file is version 2", "version", lines.of_key(raw, "version")))
     queries = raw.get("queries")
+    origins: dict[int, Origin] = {}
+    digests: dict[str, str] = {}
+    if isinstance(queries, str) and path is not None and root is not None:
+        try:
+            dataset = read_dataset(queries, path.parent, root)
+        except f.Bad as bad:
+            raise ContractError([*problems, Problem(bad.problem.text, "queries", lines.of_key(raw, "queries"))]) from None
+        except ContractError as error:
+            raise ContractError([*problems, *error.problems]) from None
+        queries = list(dataset.queries)
+        origins = dict(enumerate(dataset.origins))
+        digests[raw["queries"]] = dataset.digest
     if not isinstance(queries, list) or not queries:
-        problems.append(Problem("queries must be a non-empty list", "queries", lines.of_key(raw, "queries")))
+        problems.append(
+            Problem(
+                "queries must be a non-empty list, or name a golden set file (.csv, .jsonl)",
+                "queries",
+                lines.of_key(raw, "queries"),
+            )
+        )
         raise ContractError(problems)
     scenarios: list[Any] = []
     for index, query in enumerate(queries):
-        path, line = f"queries[{index}]", lines.of_item(queries, index)
+        where, line = f"queries[{index}]", lines.of_item(queries, index)
         if not isinstance(query, dict):
-            problems.append(Problem(f"{path} must be a mapping", path, line))
+            problems.append(Problem(f"{where} must be a mapping", where, line))
             continue
         for key in query:
             if key not in QUERY_KEYS:
-                problems.append(
-                    Problem(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", lines.of_key(query, key))
-                )
+                problems.append(f.unknown_key(f"{where}.{key}", key, QUERY_KEYS, lines.of_key(query, key)))
         scenarios.append(_scenario(query, index, lines, problems))
     problems += _undeclared_tools(raw, queries, lines)
     if problems:
-        raise ContractError(problems)
+        raise ContractError([locate(problem, origins) for problem in problems])
     contract: dict[str, Any] = {key: raw[key] for key in ("agent", "defaults", "gates", "include", "judge") if key in raw}
     contract.setdefault("agent", {})
     contract.update(version=2, scenarios=scenarios)
@@ -63,7 +88,7 @@ def to_contract(raw: dict[str, Any], lines: LineMap) -> dict[str, Any]:
         lines.of(raw),
     )
     lines.items[id(scenarios)] = [lines.of_item(queries, i) or 0 for i in range(len(scenarios))]
-    return contract
+    return contract, origins, digests
 
 
 def _undeclared_tools(raw: dict[str, Any], queries: list[Any], lines: LineMap) -> list[Problem]:

@@ -43,7 +43,8 @@ def include_text(name: str, contract_dir: Path, root: Path) -> str:
     if name.startswith("builtin:"):
         library = name.removeprefix("builtin:")
         if library not in builtin_names():
-            raise f.Bad(f"unknown builtin library {library!r}; available: {builtin_names()}")
+            hint = f.did_you_mean(library, builtin_names()).replace("mean ", "mean builtin:")
+            raise f.Bad(f"unknown builtin library {library!r}{hint}; available: {builtin_names()}")
         text = (resources.files("behavegate.contract") / "payloads" / f"{library}.yml").read_text(encoding="utf-8")
     else:
         try:

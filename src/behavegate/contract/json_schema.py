@@ -326,7 +326,13 @@ def build_golden() -> dict[str, Any]:
             "agent": v2["agent"],
             "defaults": v2["defaults"],
             "gates": v2["gates"],
-            "queries": {"type": "array", "minItems": 1, "items": query},
+            "queries": {
+                "oneOf": [
+                    {"type": "array", "minItems": 1, "items": query},
+                    # a golden set's file (contract/datasets.py), its rows checked when it is read
+                    {"type": "string", "pattern": r"(?i)\.(csv|jsonl)$"},
+                ]
+            },
             "include": v2["include"],
             "judge": v2["judge"],
         },

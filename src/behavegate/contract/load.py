@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from behavegate.contract import datasets, oxy
 from behavegate.contract import golden_queries as golden
-from behavegate.contract import oxy
 from behavegate.contract import rules as f
 from behavegate.contract.assertion_keys import assertion_count, requests_any
 from behavegate.contract.expect import ExpectFields
@@ -83,9 +83,16 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
         translated, meta = oxy.to_contract(raw, lines, path)
         contract = _Reader(lines, max_assertions).contract(translated, path=path, root=root, digest=digest)
         return replace(contract, oxy=meta, gates=Gates(formula="runs"))
+    origins: dict[int, datasets.Origin] = {}
+    reader = _Reader(lines, max_assertions)
     if golden.is_golden(raw):
-        raw = golden.to_contract(raw, lines)
-    return _Reader(lines, max_assertions).contract(raw, path=path, root=root, digest=digest)
+        raw, origins, reader.included = golden.to_contract(raw, lines, path, root)
+    try:
+        return reader.contract(raw, path=path, root=root, digest=digest)
+    except ContractError as error:
+        if not origins:
+            raise
+        raise ContractError([datasets.locate(problem, origins) for problem in error.problems]) from None
 
 
 class _Reader(ExpectFields):
@@ -107,7 +114,7 @@ class _Reader(ExpectFields):
         for key in raw:
             if key not in allowed:
                 where = f"{prefix}.{key}" if prefix else str(key)
-                self.c.add(f"Unknown behavior contract key: {where}", where, self.lines.of_key(raw, key))
+                self.c.problems.append(f.unknown_key(where, key, allowed, self.lines.of_key(raw, key)))
 
     def names(self, raw: dict[str, Any], key: str, path: str, check: Any = f.tool_name) -> tuple[str, ...] | None:
         """A list of names/texts; None when the list itself (or an item) is invalid."""

@@ -8,6 +8,7 @@ the one skylos reports.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -26,9 +27,13 @@ P = ParamSpec("P")
 
 
 class Bad(Exception):
-    def __init__(self, text: str, path: str = "", line: int | None = None) -> None:
+    def __init__(self, text: str, path: str = "", line: int | None = None, human: str = "") -> None:
         super().__init__(text)
-        self.problem = Problem(text, path, line)
+        self.problem = Problem(text, path, line, human)
+
+    @classmethod
+    def of(cls, problem: Problem) -> Bad:
+        return cls(problem.text, problem.path, problem.line, problem.human)
 
 
 class Collector:
@@ -163,6 +168,20 @@ def boolean(value: Any, path: str, line: int | None = None) -> bool:
     return value
 
 
+def did_you_mean(word: str, allowed: Iterable[str]) -> str:
+    """ " (did you mean X?)" when one allowed key is close to ``word`` (difflib), else ""."""
+    close = difflib.get_close_matches(word, [str(key) for key in allowed], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def unknown_key(where: str, key: Any, allowed: Iterable[str], line: int | None = None) -> Problem:
+    """An unknown key at ``where`` in skylos's words; a person also reads the allowed key it is
+    closest to, among the keys allowed at that place."""
+    text = f"Unknown behavior contract key: {where}"
+    hint = did_you_mean(str(key), allowed)
+    return Problem(text, where, line, text + hint if hint else "")
+
+
 def unknown_keys(raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> list[str]:
     """Paths of keys not in ``allowed`` (in document order)."""
     known = set(allowed)
@@ -171,8 +190,10 @@ def unknown_keys(raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> li
 
 def unknown_record_keys(c: Collector, raw: dict[str, Any], allowed: Iterable[str], prefix: str) -> None:
     """An evidence record's unknown keys (skylos words observation-file keys as contract keys)."""
-    for where in unknown_keys(raw, allowed, prefix):
-        c.add(f"Unknown behavior contract key: {where}", where)
+    allowed = tuple(allowed)
+    for key in raw:
+        if key not in allowed:
+            c.problems.append(unknown_key(f"{prefix}.{key}" if prefix else str(key), key, allowed))
 
 
 def records(c: Collector, items: Iterable[Any], path: str, allowed: Iterable[str]) -> Iterator[tuple[str, dict[str, Any]]]:

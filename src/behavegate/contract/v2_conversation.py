@@ -27,7 +27,7 @@ def field_steps(path: str) -> list[str | int]:
 def _unknown(c: f.Collector, raw: dict[str, Any], allowed: tuple[str, ...], path: str, lines: Any) -> None:
     for key in raw:
         if key not in allowed:
-            c.add(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", lines.of_key(raw, key))
+            c.problems.append(f.unknown_key(f"{path}.{key}", key, allowed, lines.of_key(raw, key)))
 
 
 def _json_value(value: Any, path: str, line: int | None) -> Any:

@@ -77,7 +77,7 @@ def unplaced(
 def _unknown(c: f.Collector, block: dict[str, Any], allowed: tuple[str, ...], where: str, line_of: LineOf) -> None:
     for key in block:
         if key not in allowed:
-            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+            c.problems.append(f.unknown_key(f"{where}.{key}", key, allowed, line_of(block, key)))
 
 
 def _conflicts(c: f.Collector, agent: dict[str, Any], line_of: LineOf) -> None:

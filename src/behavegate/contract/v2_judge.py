@@ -45,7 +45,7 @@ def judge_spec(c: f.Collector, value: Any, path: str, line: int | None = None, l
 
     for key in block:
         if key not in JUDGE_KEYS:
-            c.add(f"Unknown behavior contract key: {path}.{key}", f"{path}.{key}", at(key))
+            c.problems.append(f.unknown_key(f"{path}.{key}", key, JUDGE_KEYS, at(key)))
     expected = c.take(f.required_text, block, "expected", f"{path}.expected", at("expected"))
     criteria = c.take(f.text, block["criteria"], f"{path}.criteria", at("criteria")) if "criteria" in block else None
     votes = c.take(_bounded_int, block["votes"], f"{path}.votes", at("votes"), MAX_JUDGE_VOTES) if "votes" in block else 1

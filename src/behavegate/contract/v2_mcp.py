@@ -31,7 +31,7 @@ def tools_from(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, An
         return None
     for key in block:
         if key not in TOOLS_FROM_KEYS:
-            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+            c.problems.append(f.unknown_key(f"{where}.{key}", key, TOOLS_FROM_KEYS, line_of(block, key)))
     if "tools" in agent:
         c.add(f"{where} and agent.tools cannot both be given: one source of tools", where, line_of(agent, "tools_from"))
     if "mcp" not in block:
@@ -56,7 +56,7 @@ def call(c: f.Collector, raw: dict[str, Any], path: str, line_of: Callable[[Any,
         return None
     for key in block:
         if key not in CALL_KEYS:
-            c.add(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", line_of(block, key))
+            c.problems.append(f.unknown_key(f"{where}.{key}", key, TOOLS_FROM_KEYS, line_of(block, key)))
     if "tool" not in block:
         c.add(f"{where}.tool is required", f"{where}.tool", line_of(raw, "call"))
         return None
@@ -73,7 +73,7 @@ def extras(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], 
         return None
     for key in block:
         if key not in MCP_KEYS:
-            c.add(f"Unknown behavior contract key: {_WHERE}.{key}", f"{_WHERE}.{key}", line_of(block, key))
+            c.problems.append(f.unknown_key(f"{_WHERE}.{key}", key, MCP_KEYS, line_of(block, key)))
     url = "per_attempt"
     if "url" in block:
         found = c.take(f.text, block["url"], f"{_WHERE}.url", line_of(block, "url"))

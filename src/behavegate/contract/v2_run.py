@@ -38,7 +38,7 @@ def sequential(value: Any, path: str, line: int | None, key_lines: Any = None) -
     for key in value:
         if key not in SEQUENTIAL_KEYS:
             where = f"{path}.{key}"
-            raise f.Bad(f"Unknown behavior contract key: {where}", where, key_lines(value, key) if key_lines else line)
+            raise f.Bad.of(f.unknown_key(where, key, SEQUENTIAL_KEYS, key_lines(value, key) if key_lines else line))
     found = {}
     for key in SEQUENTIAL_KEYS:
         if key in value:
@@ -56,7 +56,7 @@ def tag_gates(value: Any, path: str, line: int | None, key_lines: Any) -> tuple[
         rules = f.mapping(spec, where, at, required=True)
         for key in rules:
             if key not in TAG_GATE_KEYS:
-                raise f.Bad(f"Unknown behavior contract key: {where}.{key}", f"{where}.{key}", key_lines(rules, key) or at)
+                raise f.Bad.of(f.unknown_key(f"{where}.{key}", key, TAG_GATE_KEYS, key_lines(rules, key) or at))
         if not rules:
             raise f.Bad(f"{where} needs min_pass_rate or min_score", where, at)
         limits = {key: _rate(rules[key], f"{where}.{key}", key_lines(rules, key) or at) for key in rules}

@@ -26,6 +26,7 @@ from behavegate.limits import (
     MAX_EVIDENCE_QUANTITY,
     MAX_OBSERVATION_BYTES,
     MAX_RUN_SCENARIOS,
+    MAX_RUNS,
     OBSERVATION_MAX_SOURCES,
     OBSERVATION_MAX_TOOL_CALLS,
     V2_INPUT_MAX_VALUES,
@@ -130,6 +131,7 @@ def parse_observation_text(
         observations={key: group[0] for key, group in grouped.items()},
         version=2 if raw.get("version") == 2 else 1,
         attempts={key: tuple(group) for key, group in grouped.items()},
+        runs=raw.get("runs") if attempts and raw.get("version") == 2 else None,
     )
 
 
@@ -137,9 +139,12 @@ def read_observations(
     raw: dict[str, Any], *, attempts: bool = False, unicode_checked: bool = False, max_turns: Mapping[str, int] | None = None
 ) -> list[Observation]:
     c = f.Collector()
-    _unknown(c, raw, ("version", "scenarios"), "")
+    v2 = attempts and raw.get("version") == 2
+    # A version-2 recording carries the run's --runs (commands/live_run.py), so its replay asks for as many.
+    _unknown(c, raw, ("version", "scenarios", "runs") if v2 else ("version", "scenarios"), "")
     version = c.take(f.integer, raw.get("version"), "version")
-    v2 = attempts and version == 2
+    if v2 and "runs" in raw and c.take(f.integer, raw["runs"], "runs") is not None and not 1 <= raw["runs"] <= MAX_RUNS:
+        c.add(f"runs must be between 1 and {MAX_RUNS}", "runs")
     if version is not None and version != 1 and not v2:
         c.add(f"observation version must be 1, got {shown(version)}", "version")
     items = c.take(f.listing, raw.get("scenarios"), "scenarios", required=True)

@@ -233,14 +233,17 @@ def choose_endpoint(
         if authenticated and not is_override:
             raise RunError(f"authenticated {who} endpoints require a trusted {flag} override")
     else:
+        hint = _service_host_hint(parts, loopback)
         if not loopback and not is_override:
-            raise RunError(f"remote {who} endpoints must be supplied with trusted {flag}, not contract YAML")
+            raise _refused(f"remote {who} endpoints must be supplied with trusted {flag}, not contract YAML", hint)
         if loopback and not is_override and not allow_contract_endpoint:
             raise RunError(f"contract-provided {who} endpoints require {role.contract_consent} or a trusted {flag} override")
         if not loopback and not allow_remote:
-            raise RunError(f"remote {who} endpoints require {role.remote_consent}; loopback endpoints are allowed by default")
+            raise _refused(
+                f"remote {who} endpoints require {role.remote_consent}; loopback endpoints are allowed by default", hint
+            )
         if not loopback and parts.scheme != "https":
-            raise RunError(f"remote {who} endpoints must use https")
+            raise _refused(f"remote {who} endpoints must use https", hint)
         if authenticated and not is_override:
             raise RunError(f"authenticated {who} endpoints require a trusted {flag} override")
     return Endpoint(
@@ -251,6 +254,22 @@ def choose_endpoint(
         host=host if listed else "",
         connect_url=url,
     )
+
+
+def _service_host_hint(parts: SplitResult, loopback: bool) -> str:
+    """Plain http to a host that is not loopback is, in CI, a service container: the flag that
+    allows it is --allow-host NAME (--allow-remote would only go on to ask for https)."""
+    if loopback or parts.scheme != "http":
+        return ""
+    return (
+        f"; if {parts.hostname} is a CI service container reached over plain http, allow it by name: "
+        f"--allow-host {parts.hostname} (--allow-remote is for HTTPS endpoints elsewhere)"
+    )
+
+
+def _refused(message: str, hint: str) -> RunError:
+    """skylos's words stay the JSON ``error``; a person also reads the hint."""
+    return RunError(message, human=message + hint) if hint else RunError(message)
 
 
 def pin_allowed_host(endpoint: Endpoint, resolve: Resolver) -> Endpoint:

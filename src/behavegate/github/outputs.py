@@ -190,6 +190,20 @@ def _render_file(flag: str, report: Report) -> str | Iterable[str]:
     return renderer.render(report)
 
 
+def error_summary(heading: str, problems: Sequence[str]) -> str:
+    """The job summary of a run that could not be judged: the heading, then one list item a
+    problem, each its own code span (shown literally, never as Markdown), as many as the
+    console lists; the JSON report keeps every one."""
+    from behavegate.limits import CONSOLE_MAX_PROBLEMS
+    from behavegate.render.summary import code  # jinja2: imported only when a summary is asked for
+
+    lines = [f"## ⚠️ behavegate: {heading}", ""]
+    lines += [f"- {code(problem, limit=2000)}" for problem in problems[:CONSOLE_MAX_PROBLEMS]]
+    if len(problems) > CONSOLE_MAX_PROBLEMS:
+        lines.append(f"- ... and {len(problems) - CONSOLE_MAX_PROBLEMS} more (the JSON report lists every one)")
+    return "\n".join(lines) + "\n"
+
+
 def deliver_ci_error(
     views: Views, payload: dict[str, Any], contract_path: str, problems: Sequence[Problem], console: Console, root: Path
 ) -> None:
@@ -212,9 +226,7 @@ def deliver_ci_error(
     if paths.report:
         quietly(paths.report, json.dumps(payload, indent=2, sort_keys=True), "--report")
     if paths.summary:
-        from behavegate.render.summary import code  # jinja2: imported only when a summary is asked for
-
-        quietly(paths.summary, f"## ⚠️ behavegate: {heading}\n\n{code(message, limit=2000)}\n", "--summary")
+        quietly(paths.summary, error_summary(heading, ours.get("problems") or [str(payload["error"])]), "--summary")
     if views.annotations:
         from behavegate.render.annotations import command
 

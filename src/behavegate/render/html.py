@@ -28,7 +28,7 @@ from behavegate.cost import attempt_tokens
 from behavegate.limits import HTML_AGENT_TEXT_BUDGET, HTML_TEXT_CHARS, HTML_TOOL_CALLS, HTML_VALUE_CHARS, LOOPS_SHOWN
 from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP, Observation, ScenarioResult, Status
 from behavegate.render import regressions
-from behavegate.render.table import pass_rate, sequential_note
+from behavegate.render.table import attempts_not_sent, pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
@@ -113,10 +113,14 @@ def _bar(result: ScenarioResult) -> dict[str, Any] | None:
         "span": max(1.0, round(x(high) - x(low), 2)),
         "rate": x(reliability.pass_rate),
         "threshold": x(reliability.min_pass_rate),
-        "text": pass_rate(reliability),
+        "text": pass_rate(reliability, attempts_not_sent(result)),
         "title": (
-            f"pass rate {reliability.pass_rate:.0%}, 95% interval {low:.0%}-{high:.0%}, "
-            f"threshold {reliability.min_pass_rate:.0%}"
+            (
+                f"pass rate {reliability.pass_rate:.0%}, 95% interval {low:.0%}-{high:.0%}, "
+                if reliability.passed + reliability.failed
+                else "pass rate unknown: no attempt judged, "
+            )
+            + f"threshold {reliability.min_pass_rate:.0%}"
             + (" (gated on the interval's lower end)" if reliability.gate == "lower_bound" else "")
         ),
         "gate": reliability.gate,

@@ -25,7 +25,7 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[
 from behavegate.limits import JUNIT_MAX_MESSAGE, JUNIT_MAX_OUTPUT, LOOPS_SHOWN
 from behavegate.model import ScenarioResult, Verdict
 from behavegate.render.regressions import finding_text, source_line
-from behavegate.render.table import failure_note, pass_rate, sequential_note
+from behavegate.render.table import attempts_not_sent, failure_note, pass_rate, sequential_note
 from behavegate.report.comparison import Finding
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
@@ -67,7 +67,9 @@ def _detail(report: Report, result: ScenarioResult) -> str:
     if reliability is None:
         lines.extend(f"[{v.status}] {_assertion_line(report, result, v)}" for v in result.verdicts)
         return "\n".join(lines)
-    lines.append(f"pass rate {pass_rate(reliability)} (needs {reliability.min_pass_rate:.0%}, gate {reliability.gate})")
+    lines.append(
+        f"pass rate {pass_rate(reliability, attempts_not_sent(result))} (needs {reliability.min_pass_rate:.0%}, gate {reliability.gate})"
+    )
     if (note := sequential_note(reliability)) is not None:
         lines.append(note)
     for attempt in result.attempts:

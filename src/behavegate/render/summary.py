@@ -16,7 +16,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from behavegate.limits import LOOPS_SHOWN, SUMMARY_ITEM_CHARS, SUMMARY_MAX_BYTES
 from behavegate.model import ScenarioResult
-from behavegate.render.table import failure_note, listed_results, pass_rate
+from behavegate.render.table import attempts_not_sent, failure_note, listed_results, pass_rate
 from behavegate.report.judged import judge_note
 from behavegate.report.result import Report
 from behavegate.report.retries import RETRIES_SHOWN, retried_attempts
@@ -82,7 +82,7 @@ def render(report: Report, limit: int = SUMMARY_MAX_BYTES) -> str:
             incomplete=counts["incomplete"],
             line=where(result),
             repeated=report.repeated,
-            rate=pass_rate(result.reliability) if result.reliability else "",
+            rate=pass_rate(result.reliability, attempts_not_sent(result)) if result.reliability else "",
         ).rstrip("\n")
         cost = len(row.encode()) + 1
         if cost > budget:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from behavegate.cost import NOT_SENT
 from behavegate.limits import LOOPS_SHOWN, TABLE_ROWS_LISTED
 from behavegate.model import Reliability, ScenarioResult, Verdict
 from behavegate.render.excerpt import evidence_note
@@ -22,11 +23,24 @@ _COLUMNS = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Details")
 _COLUMNS_V2 = ("Scenario", "Status", "Passed", "Failed", "Incomplete", "Pass rate", "Details")
 
 
-def pass_rate(reliability: Reliability) -> str:
-    """``7/8 88% [53-98%]`` with ``flaky`` when some attempts passed and some failed."""
+def attempts_not_sent(result: ScenarioResult) -> int:
+    """Attempts a run budget kept from being sent (their reason begins "not sent: ")."""
+    return sum(1 for a in result.attempts if a.observation is not None and (a.observation.error or "").startswith(NOT_SENT))
+
+
+def pass_rate(reliability: Reliability, not_sent: int = 0) -> str:
+    """``7/8 88% [53-98%]`` with ``flaky`` when some attempts passed and some failed, and how
+    many were not sent. With no attempt judged the rate is unknown, never ``0/1 0%``."""
     low, high = reliability.interval
-    text = f"{reliability.passed}/{reliability.runs} {reliability.pass_rate:.0%} [{low * 100:.0f}-{high * 100:.0f}%]"
-    text += " flaky" if reliability.flaky else ""
+    judged = reliability.passed + reliability.failed
+    if judged == 0:
+        text = "not sent" if not_sent >= reliability.runs else "unknown"
+        text += f": 0 of {reliability.runs} judged"
+        text += f", {not_sent} not sent" if 0 < not_sent < reliability.runs else ""
+    else:
+        text = f"{reliability.passed}/{reliability.runs} {reliability.pass_rate:.0%} [{low * 100:.0f}-{high * 100:.0f}%]"
+        text += " flaky" if reliability.flaky else ""
+        text += f" ({not_sent} not sent)" if not_sent else ""
     plan = reliability.sequential
     if plan is not None:  # sequential: attempts used of the cap, and what decided
         if plan["decided_by"] == "evidence":  # undecided, and the attempts after the observed ones missing
@@ -124,7 +138,7 @@ def render(report: Report, detail: str = "normal") -> str:
     rows = []
     for result in listed:
         counts = report.check_counts(result)
-        rate = (pass_rate(result.reliability) if result.reliability else "",) * repeated
+        rate = (pass_rate(result.reliability, attempts_not_sent(result)) if result.reliability else "",) * repeated
         details = "; ".join(v.message for v in troubles(result)[:3])
         rows.append(
             (

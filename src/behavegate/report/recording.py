@@ -10,12 +10,13 @@ from behavegate import indented_json
 from behavegate.report.result import Report
 
 
-def observation_file(report: Report) -> str:
+def observation_file(report: Report, runs: int | None = None) -> str:
     """Version 1: a valid skylos v1 file. Fields that were not observed are left out;
     where live shape checks made a completion flag disagree with the finish reason,
     the finish reason is left out (the evidence stays incomplete), and empty text,
     which v1 files cannot carry, is left out. Version 2: every attempt, verbatim,
-    with latency, usage, steps and tool errors."""
+    with latency, usage, steps and tool errors, and ``runs`` when the run was given
+    ``--runs`` (its replay then expects as many attempts, not the contract's count)."""
     v2 = report.contract.version >= 2
     scenarios = []
     for result in report.results:
@@ -32,7 +33,10 @@ def observation_file(report: Report) -> str:
             if not v2:
                 _fit_version_1(item)
             scenarios.append(item)
-    return indented_json.dumps({"version": 2 if v2 else 1, "scenarios": scenarios}, sort_keys=True)
+    document: dict[str, Any] = {"version": 2 if v2 else 1, "scenarios": scenarios}
+    if v2 and runs is not None:
+        document["runs"] = runs
+    return indented_json.dumps(document, sort_keys=True)
 
 
 def _fit_version_1(item: dict[str, Any]) -> None:
