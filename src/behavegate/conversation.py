@@ -23,15 +23,39 @@ class ToolField:
 
 
 @frozen
+class Reply:
+    """One scripted result: ``content`` (any JSON), or a failed call with ``error``; either may
+    hold ``{{arguments...}}`` / ``{{state...}}`` placeholders (tool_templates.py)."""
+
+    content: Any = None
+    error: str | None = None
+
+
+@frozen
 class ToolResultRule:
     """One ``tool_results`` rule (the list form): calls of ``name`` whose arguments
-    contain ``arguments`` (a Any subset) get ``content``, or fail with ``error``.
-    ``name`` None: the default, used when no other rule matches."""
+    contain ``arguments`` (a JSON subset) get ``content``, or fail with ``error``.
+    ``name`` None: the default, used when no other rule matches.
+
+    ``results``: the replies to the rule's first, second, ... call, then ``content``/``error``
+    when given (``then``), else the last reply again. ``set``: the state keys the rule writes
+    after answering (values may hold placeholders)."""
 
     name: str | None
     arguments: Mapping[str, Any] | None = None
     content: Any = None
     error: str | None = None
+    results: tuple[Reply, ...] = ()
+    then: bool = True  # whether content/error answer the calls after ``results``
+    set: Mapping[str, Any] | None = None
+
+    def reply(self, uses: int) -> Reply:
+        """The reply to this rule's call number ``uses`` (from 0)."""
+        if uses < len(self.results):
+            return self.results[uses]
+        if self.then or not self.results:
+            return Reply(self.content, self.error)
+        return self.results[-1]
 
 
 @frozen

@@ -152,6 +152,7 @@ class Scenario:
     gate: str = "rate"  # or "lower_bound": gate on the Wilson interval's lower end
     tool_results: Mapping[str, JSON] = field(default_factory=dict)  # the mapping form: a result per tool name
     tool_rules: tuple[ToolResultRule, ...] | None = None  # the list form (first match wins)
+    state: Mapping[str, JSON] = field(default_factory=dict)  # the scripted tools' key-value store, as it starts
     max_turns: int = 1
     canaries: tuple[str, ...] = ()
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # over agent.parameters

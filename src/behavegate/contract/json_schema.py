@@ -67,6 +67,21 @@ REQUIRED_CALL = {
 }
 
 RESULT = {"oneOf": [{"required": ["content"]}, {"required": ["error"]}]}
+REPLY = {"type": "object", "additionalProperties": False, "properties": {"content": {}, "error": TEXT}, **RESULT}
+# A rule answers with content or error, or with a sequence of results (then content or error, or the last again).
+BEHAVIOUR = {
+    "content": {},
+    "error": TEXT,
+    "results": {"type": "array", "minItems": 1, "items": REPLY},
+    "set": {"type": "object"},
+}
+ANSWERS = {
+    "oneOf": [
+        {"required": ["content"], "not": {"required": ["error"]}},
+        {"required": ["error"], "not": {"required": ["content"]}},
+        {"required": ["results"], "not": {"anyOf": [{"required": ["content"]}, {"required": ["error"]}]}},
+    ]
+}
 TOOL_RESULTS = {
     "oneOf": [
         {"type": "object", "propertyNames": TOOL_NAME},  # {tool_name: result}
@@ -79,8 +94,8 @@ TOOL_RESULTS = {
                         "type": "object",
                         "required": ["name"],
                         "additionalProperties": False,
-                        "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}, "content": {}, "error": TEXT},
-                        **RESULT,
+                        "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}, **BEHAVIOUR},
+                        "anyOf": ANSWERS["oneOf"],
                     },
                     {
                         "type": "object",
@@ -90,8 +105,8 @@ TOOL_RESULTS = {
                             "default": {
                                 "type": "object",
                                 "additionalProperties": False,
-                                "properties": {"content": {}, "error": TEXT},
-                                **RESULT,
+                                "properties": BEHAVIOUR,
+                                "anyOf": ANSWERS["oneOf"],
                             }
                         },
                     },
@@ -270,6 +285,7 @@ def build(version: int) -> dict[str, Any]:
             },
             "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
             "tool_results": TOOL_RESULTS,
+            "state": {"type": "object"},
             "canaries": TEXTS,
             "parameters": {
                 "type": "object",

@@ -49,6 +49,7 @@ V2_KEYS = {
         "min_pass_rate",
         "gate",
         "tool_results",
+        "state",
         "max_turns",
         "canaries",
         "parameters",
@@ -302,8 +303,16 @@ class V2Fields:
         canaries = self.names(raw, "canaries", f"{path}.canaries", f.text) if "canaries" in raw else None
         if canaries:
             extras["canaries"] = canaries
+        state = None
+        if "state" in raw:
+            state = self.c.take(f.json_mapping, raw["state"], f"{path}.state", self.lines.of_key(raw, "state"))
+            if state is not None:
+                extras["state"] = state
+            if not isinstance(raw.get("tool_results"), list):
+                message = f"{path}.state is read and written by tool_results rules: give tool_results as a rule list"
+                self.c.add(message, f"{path}.state", self.lines.of_key(raw, "state"))
         if isinstance(raw.get("tool_results"), list):
-            rules = conversation.tool_rules(self.c, raw["tool_results"], f"{path}.tool_results", self.lines)
+            rules = conversation.tool_rules(self.c, raw["tool_results"], f"{path}.tool_results", self.lines, state)
             if rules is not None:
                 extras["tool_rules"] = rules
         elif "tool_results" in raw:

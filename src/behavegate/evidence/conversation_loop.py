@@ -13,8 +13,8 @@ from behavegate.evidence import wire
 from behavegate.evidence.budgets import exceeded, plus_split
 from behavegate.evidence.chat import EndpointError, encode_message
 from behavegate.evidence.retry import retrying
+from behavegate.evidence.scripted import Unanswerable, scripts_results, start, unmatched_reason
 from behavegate.evidence.scripted import answer as scripted_answer
-from behavegate.evidence.scripted import scripts_results, unmatched_reason
 from behavegate.evidence.settings import LiveSettings, Send
 from behavegate.evidence.transport import ResponseTooLarge
 from behavegate.frozen import frozen, replace
@@ -39,6 +39,7 @@ async def conversation(
     usage_complete = True
     split: tuple[int | None, int | None] = (0, 0)  # input and output tokens, summed like total_tokens
     scripted = scripts_results(scenario)
+    tools_state = start(scenario)  # result sequences and the key-value store, call by call
     while True:
         turns += 1
         # Budgets are checked before each request: the one that would exceed the
@@ -76,9 +77,12 @@ async def conversation(
             break
         history.extend(turn.assistant)
         for index, call_id in enumerate(turn.call_ids):
-            answered = scripted_answer(scenario, calls[index], len(earlier) + index)
+            answered = scripted_answer(scenario, calls[index], len(earlier) + index, tools_state)
             if answered is None:  # a rule list with no rule (and no default) for this call
                 return Observation(scenario_id=scenario.id, error=unmatched_reason(calls[index], turns))
+            if isinstance(answered, Unanswerable):
+                return Observation(scenario_id=scenario.id, error=f"{answered.reason} at turn {turns}")
+            tools_state = answered.state
             answer_id = call_id or f"call_{turns}_{index}"
             history.append(encode_message(wire.tool_message(agent, answer_id, answered.content)))
             returned.append(answered.record)

@@ -36,7 +36,7 @@ from starlette.types import Receive, Scope, Send
 
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import offered_tools
-from behavegate.evidence.scripted import answer, shown_call
+from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     MCP_MAX_CALLS,
@@ -71,6 +71,7 @@ class AttemptTools:
         self.open = True
         self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
         self.unmatched: str | None = None  # a call no tool_results rule answers
+        self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
 
     def close(self) -> None:
         """The attempt's answer has arrived: what comes later is not its evidence."""
@@ -95,14 +96,17 @@ class AttemptTools:
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
-        scripted = answer(self.scenario, call, index)
-        if scripted is None:  # a rule list with no rule (and no default) for this call: as the loop, incomplete
+        scripted = answer(self.scenario, call, index, self.state)
+        if scripted is None or isinstance(scripted, Unanswerable):  # as the loop: the attempt is incomplete
             self.unmatched = self.unmatched or (
-                f"no tool_results rule matches the MCP call {shown_call(call)}: add a rule for it, or a {{default: ...}} rule"
+                scripted.reason
+                if scripted is not None
+                else f"no tool_results rule matches the MCP call {shown_call(call)}: add a rule for it, or a {{default: ...}} rule"
             )
             error = "no scripted result for this call"
             self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error)))
             return _refused(error)
+        self.state = scripted.state
         self.calls.append(ServedCall(call, scripted.record))
         return types.CallToolResult(
             content=[types.TextContent(text=scripted.content)], is_error=scripted.record.error is not None
