@@ -79,23 +79,82 @@ class ScriptedResult:
 
 
 @frozen
+class BudgetStop:
+    """A tool-call budget that stopped the conversation: ``key`` names it (``tools.max_calls``,
+    or ``turns[1].tools.max_calls`` for one user turn's), ``observed`` calls were made against
+    ``limit``, at model request ``turn``; no request was sent after it."""
+
+    key: str
+    limit: int
+    observed: int
+    turn: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "limit": self.limit, "observed": self.observed, "turn": self.turn}
+
+    def reason(self) -> str:
+        return (
+            f"conversation stopped: expected at most {self.limit} tool calls ({self.key}), observed {self.observed} "
+            f"at turn {self.turn}; no further request was sent"
+        )
+
+
+@frozen
+class UserTurn:
+    """One user turn of a conversation with scripted user turns, as it went: the user message,
+    the attempt's tool calls it holds (``calls[first_call:end_call]``), the answer that ended it
+    (text, finish reason, completeness, refusal, sources) and its model requests."""
+
+    user: str
+    first_call: int
+    end_call: int
+    response: str | None = None
+    finish_reason: str | None = None
+    response_complete: bool | None = None
+    refusal: bool | None = None
+    sources: tuple[str, ...] | None = None
+    model_turns: int = 1
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "user": self.user,
+            "calls": [self.first_call, self.end_call],
+            "response": self.response,
+            "finish_reason": self.finish_reason,
+            "response_complete": self.response_complete,
+            "refusal": self.refusal,
+            "sources": None if self.sources is None else list(self.sources),
+            "model_turns": self.model_turns,
+        }
+
+
+@frozen
 class Conversation:
     """A version-2 multi-turn attempt as it went: model requests made, the run's
     ``max_turns``, every scripted result returned, and whether the agent was still
-    calling tools when ``max_turns`` ran out (a possible loop)."""
+    calling tools when ``max_turns`` ran out (a possible loop); a tool-call budget that
+    stopped it, and its user turns when the scenario scripts them."""
 
     turns: int
     max_turns: int
     results: tuple[ScriptedResult, ...] = ()
     possible_loop: bool = False
+    tool_budget_exceeded: BudgetStop | None = None
+    user_turns: tuple[UserTurn, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "turns": self.turns,
             "max_turns": self.max_turns,
             "possible_loop": self.possible_loop,
             "results": [result.as_dict() for result in self.results],
         }
+        # Only when there is one: other reports keep their shape.
+        if self.tool_budget_exceeded is not None:
+            data["tool_budget_exceeded"] = self.tool_budget_exceeded.as_dict()
+        if self.user_turns:
+            data["user_turns"] = [turn.as_dict() for turn in self.user_turns]
+        return data
 
 
 def final_answer(finish_reason: str | None, response_complete: bool | None, response: str | None) -> bool:

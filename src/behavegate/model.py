@@ -135,6 +135,16 @@ class SequentialSpec:
 
 
 @frozen
+class ScriptedTurn:
+    """A scripted user turn (``turns[i]``, version 2): the message sent once the agent has
+    answered the turn before, and what must hold of that turn alone (its answer, its calls)."""
+
+    user: str
+    expect: Expectation | None = None
+    line: int | None = None
+
+
+@frozen
 class Scenario:
     """One prompt (or message list) and what must happen."""
 
@@ -153,6 +163,7 @@ class Scenario:
     tool_results: Mapping[str, JSON] = field(default_factory=dict)  # the mapping form: a result per tool name
     tool_rules: tuple[ToolResultRule, ...] | None = None  # the list form (first match wins)
     state: Mapping[str, JSON] = field(default_factory=dict)  # the scripted tools' key-value store, as it starts
+    turns: tuple[ScriptedTurn, ...] = ()  # scripted user turns; turns[0] is the prompt
     max_turns: int = 1
     canaries: tuple[str, ...] = ()
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # over agent.parameters

@@ -8,7 +8,7 @@ from collections import Counter
 from typing import Any
 
 from behavegate.contract import rules as f
-from behavegate.contract.v2 import V2Fields
+from behavegate.contract.v2_turns import TurnFields
 from behavegate.model import Expectation, RequiredCall
 
 EXPECT_KEYS = ("response", "tools", "refusal", "sources")
@@ -17,7 +17,7 @@ TOOLS_KEYS = ("required", "allowed", "forbidden", "exact_sequence", "max_calls")
 SOURCES_KEYS = ("required",)
 
 
-class ExpectFields(V2Fields):
+class ExpectFields(TurnFields):
     """Uses the reader's collector, line map and key rules."""
 
     v2: bool

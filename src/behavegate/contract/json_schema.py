@@ -286,6 +286,16 @@ def build(version: int) -> dict[str, Any]:
             "tags": {"type": ["array", "null"], "items": SAFE_ID, "uniqueItems": True},
             "tool_results": TOOL_RESULTS,
             "state": {"type": "object"},
+            "turns": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["user"],
+                    "additionalProperties": False,
+                    "properties": {"user": TEXT, "expect": expect},
+                },
+            },
             "canaries": TEXTS,
             "parameters": {
                 "type": "object",
@@ -298,7 +308,13 @@ def build(version: int) -> dict[str, Any]:
     )
     scenario["type"] = "object"
     scenario["oneOf" if v2 else "allOf"] = (
-        [{"required": ["prompt"]}, {"required": ["messages"]}] if v2 else [{"required": ["prompt"]}]
+        [
+            {"required": ["prompt"], "not": {"required": ["turns"]}},
+            {"required": ["messages"], "not": {"required": ["turns"]}},
+            {"required": ["turns"], "not": {"required": ["prompt"]}},
+        ]
+        if v2
+        else [{"required": ["prompt"]}]
     )
     agent = _block(
         {

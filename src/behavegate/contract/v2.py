@@ -14,7 +14,7 @@ from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_ta
 from behavegate.conversation import ToolField
 from behavegate.judged import JudgeTarget
 from behavegate.limits import MAX_PRICE_PER_MTOK, MAX_RUNS, MAX_TURNS
-from behavegate.model import CallCount, Gates, Pricing, RequiredCall, TrajectorySpec
+from behavegate.model import CallCount, Expectation, Gates, Pricing, RequiredCall, TrajectorySpec
 
 SEQUENCE_MODES = ("exact", "in_order", "unordered", "subset", "superset")
 GATES = ("rate", "lower_bound")
@@ -50,6 +50,7 @@ V2_KEYS = {
         "gate",
         "tool_results",
         "state",
+        "turns",
         "max_turns",
         "canaries",
         "parameters",
@@ -152,6 +153,11 @@ class V2Fields:
         raise NotImplementedError
 
     def required_call(self, value: Any, path: str, line: int | None) -> RequiredCall | None:
+        raise NotImplementedError
+
+    def expectation(
+        self, raw: dict[str, Any], path: str, availability: set[str] | None, at: dict[str, int]
+    ) -> Expectation | None:
         raise NotImplementedError
 
     def _take(self, check: Any, raw: dict[str, Any], key: str, path: str, *extra: Any) -> Any:
@@ -257,7 +263,8 @@ class V2Fields:
 
     # -- scenario --------------------------------------------------------------------
 
-    def messages(self, raw: dict[str, Any], path: str) -> tuple[dict[str, Any], ...] | None:
+    def messages(self, raw: dict[str, Any], path: str, history_only: bool = False) -> tuple[dict[str, Any], ...] | None:
+        """``messages``; ``history_only``: what comes before scripted ``turns`` (any last role)."""
         items = self.c.take(f.listing, raw.get("messages"), f"{path}.messages", self.lines.of_key(raw, "messages"), required=True)
         if items is None:
             return None
@@ -283,7 +290,7 @@ class V2Fields:
             extra = {k: self._take(f.text, message, k, item_path) for k in ("name", "tool_call_id") if k in message}
             if role is not None and content is not None:
                 found.append({"role": role, "content": content, **{k: v for k, v in extra.items() if v is not None}})
-        if found and found[-1]["role"] != "user" and found[-1]["role"] != "tool":
+        if found and found[-1]["role"] != "user" and found[-1]["role"] != "tool" and not history_only:
             self.c.add(
                 f"{path}.messages must end with a user or tool message", f"{path}.messages", self.lines.of_key(raw, "messages")
             )
@@ -303,14 +310,9 @@ class V2Fields:
         canaries = self.names(raw, "canaries", f"{path}.canaries", f.text) if "canaries" in raw else None
         if canaries:
             extras["canaries"] = canaries
-        state = None
-        if "state" in raw:
-            state = self.c.take(f.json_mapping, raw["state"], f"{path}.state", self.lines.of_key(raw, "state"))
-            if state is not None:
-                extras["state"] = state
-            if not isinstance(raw.get("tool_results"), list):
-                message = f"{path}.state is read and written by tool_results rules: give tool_results as a rule list"
-                self.c.add(message, f"{path}.state", self.lines.of_key(raw, "state"))
+        state = conversation.scenario_state(self.c, raw, path, self.lines) if "state" in raw else None
+        if state is not None:
+            extras["state"] = state
         if isinstance(raw.get("tool_results"), list):
             rules = conversation.tool_rules(self.c, raw["tool_results"], f"{path}.tool_results", self.lines, state)
             if rules is not None:

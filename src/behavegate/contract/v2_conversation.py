@@ -260,3 +260,12 @@ def unoffered_results(
                 )
             )
     return problems
+
+
+def scenario_state(c: f.Collector, raw: dict[str, Any], path: str, lines: Any) -> dict[str, Any] | None:
+    """``state``: the key-value store the scenario's tool_results rules read and write."""
+    state = c.take(f.json_mapping, raw["state"], f"{path}.state", lines.of_key(raw, "state"))
+    if not isinstance(raw.get("tool_results"), list):
+        message = f"{path}.state is read and written by tool_results rules: give tool_results as a rule list"
+        c.add(message, f"{path}.state", lines.of_key(raw, "state"))
+    return state

@@ -86,7 +86,16 @@ def _conversation(conversation: Conversation | None, secret: str) -> Conversatio
         )
         for r in conversation.results
     )
-    return replace(conversation, results=results)
+    went = tuple(
+        replace(
+            t,
+            user=redact_text(t.user, secret),
+            response=None if t.response is None else redact_text(t.response, secret),
+            sources=None if t.sources is None else tuple(redact_text(s, secret) for s in t.sources),
+        )
+        for t in conversation.user_turns
+    )
+    return replace(conversation, results=results, user_turns=went)
 
 
 def redact_verdict(verdict: Verdict, secret: str) -> Verdict:
