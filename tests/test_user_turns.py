@@ -38,7 +38,7 @@ def decide(messages: list[dict[str, Any]], model: str) -> tuple[list[dict[str, A
         if not since:
             return [_call("c1", "lookup_order", {"order_id": "A-1"})], None
         return [], f"Order A-1 is {json.loads(since[-1])['status']}: I can refund $40. Shall I go ahead with the refund?"
-    if said == CHANGE:
+    if said.startswith(CHANGE):
         if not since:
             name = "cancel_order" if model == "good" else "issue_refund"
             return [_call("c2", name, {"order_id": "A-1"})], None
@@ -387,3 +387,34 @@ def test_the_documented_conversation_runs_as_documented_against_the_good_and_the
         (0, []),
         (1, ["tools.forbidden[0]", "turns[1].response.contains[0]", "turns[1].tools.forbidden[0]", "turns[1].tools.required[0]"]),
     ]
+
+
+def test_the_stored_run_replays_and_show_and_the_html_report_give_the_conversation_turn_by_turn(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    hostile = CHANGE + " <script>alert(1)</script>"
+    text = refund_contract("bad", "chat").replace(f'user: "{CHANGE}"', f'user: "{hostile}"')
+    (tmp_path / "contract.yml").write_text(text)
+    code = main(["test", "contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--html", "report.html"])
+    capsys.readouterr()
+    assert code == 1
+    (run_dir,) = (tmp_path / ".behavegate" / "runs").iterdir()
+    assert main(["replay", str(run_dir)]) == 0  # the stored evidence, user turns included, is whole and untouched
+    assert capsys.readouterr().out.endswith(": valid\n")
+    assert main(["show", str(run_dir)]) == 0
+    shown = capsys.readouterr().out
+    turn_1 = shown[shown.index("    turn 1 (2 model requests):") : shown.index("    turn 2 (1 model request):")]
+    assert turn_1.splitlines()[1:] == [
+        "      user:",
+        f"        | {hostile}",
+        '      call 2. issue_refund {"order_id": "A-1"}',
+        '           -> {"refunded": 40}',
+        "      agent:",
+        "        | Refunded $40 for order A-1.",
+        "      finish_reason: stop",
+    ]
+    assert "FAIL turns[1].tools.forbidden[0] [line 24]" in shown
+    html = (tmp_path / "report.html").read_text()
+    assert "conversation, turn by turn" in html and "Refunded $40 for order A-1." in html
+    assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
