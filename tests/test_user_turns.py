@@ -418,3 +418,16 @@ def test_the_stored_run_replays_and_show_and_the_html_report_give_the_conversati
     html = (tmp_path / "report.html").read_text()
     assert "conversation, turn by turn" in html and "Refunded $40 for order A-1." in html
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_the_table_shows_beside_a_turns_failure_what_the_agent_said_and_called_in_that_turn(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "contract.yml").write_text(refund_contract("bad", "chat"))
+    assert main(["test", "contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--no-artifacts"]) == 1
+    table = capsys.readouterr().out
+    contains = table[table.index("FAIL turns[1].response.contains[0]") :]
+    assert contains.splitlines()[2] == '       response: "Refunded $40 for order A-1." (27 characters)'
+    forbidden = table[table.index("FAIL turns[1].tools.forbidden[0]") :]
+    assert forbidden.splitlines()[2] == "       called: issue_refund"

@@ -8,6 +8,7 @@ also shows its pass rate over attempts.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from behavegate.limits import LOOPS_SHOWN, TABLE_ROWS_LISTED
@@ -68,7 +69,17 @@ def failure_note(report: Report, result: ScenarioResult, verdict: Verdict) -> st
         return None
     shown = report.derived.shown(result)
     assert shown is not None
+    turn = _TURN.match(verdict.assertion)
+    if turn is not None:  # a user turn's check: what the agent said and called in that turn
+        from behavegate.judge.user_turns import turn as turn_of
+
+        shown = turn_of(result.scenario, shown, int(turn.group(1)))
+        if shown is None or shown.error is not None:
+            return None
     return evidence_note(verdict.kind, verdict.expected, verdict.observed, shown.as_dict())
+
+
+_TURN = re.compile(r"turns\[(\d+)\]\.")
 
 
 def _value(value: Any) -> str:
