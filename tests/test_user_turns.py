@@ -431,3 +431,76 @@ def test_the_table_shows_beside_a_turns_failure_what_the_agent_said_and_called_i
     assert contains.splitlines()[2] == '       response: "Refunded $40 for order A-1." (27 characters)'
     forbidden = table[table.index("FAIL turns[1].tools.forbidden[0]") :]
     assert forbidden.splitlines()[2] == "       called: issue_refund"
+
+
+# --- a simulated user (opt-in) ------------------------------------------------------------------------
+
+
+SIMULATED = """\
+version: 2
+agent:
+  model: good
+  missing_tool_calls: none
+  tools:
+    - {{name: lookup_order, description: d, parameters: {{type: object}}}}
+    - {{name: cancel_order, description: d, parameters: {{type: object}}}}
+    - {{name: issue_refund, description: d, parameters: {{type: object}}}}
+judge: {{endpoint: "{judge}", model: user-sim}}
+scenarios:
+  - id: simulated
+    prompt: "{ask}"
+    max_turns: 8
+    simulated_user: {{persona: A customer who hesitates, goal: Get order A-1 cancelled instead of refunded, max_turns: 3}}
+    tool_results:
+      - {{name: lookup_order, content: {{status: delivered}}}}
+      - {{name: cancel_order, content: {{cancelled: true}}}}
+      - {{name: issue_refund, content: {{refunded: 40}}}}
+    expect:
+      response: {{contains: [cancelled]}}
+      tools: {{forbidden: [issue_refund], required: [cancel_order]}}
+"""
+
+
+def test_a_simulated_user_is_recorded_labelled_and_replayed_with_no_call_to_the_simulator(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_judge import Judge
+
+    monkeypatch.chdir(tmp_path)
+    Judge.script, Judge.requests = [CHANGE, "DONE"], []
+    with loopback(Judge) as judge_url:
+        (tmp_path / "contract.yml").write_text(SIMULATED.format(judge=judge_url, ask=ASK))
+        args = ["contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--judge-allow-contract-endpoint"]
+        code, report = _run([*args, "--save-observations", "recorded.json"], capsys)
+        asked = len(Judge.requests)
+        offline_code, offline = _run(["contract.yml", "--observations", "recorded.json"], capsys)
+        assert len(Judge.requests) == asked == 2  # its message, then DONE; the replay asked nothing
+        assert main(["test", "contract.yml", "--observations", "recorded.json", "--no-artifacts"]) == 0
+    assert (code, offline_code) == (0, 0) and _verdicts(offline) == _verdicts(report)
+    went = report["scenarios"][0]["observation"]["conversation"]
+    assert [(t.get("simulated", False), t["user"]) for t in went["user_turns"]] == [(False, ASK), (True, CHANGE)]
+    assert went["simulator"] == {"model": "user-sim", "replies": [CHANGE, "DONE"], "ended": "done"}
+    # The simulator saw its persona and goal, its own message as assistant, the agent's answers as user.
+    last = Judge.requests[-1]["messages"]
+    assert [m["role"] for m in last] == ["system", "assistant", "user", "assistant", "user"]
+    assert "Get order A-1 cancelled instead of refunded" in last[0]["content"]
+    assert last[-1]["content"] == "Done: order A-1 is cancelled."
+    table = capsys.readouterr().out
+    assert "Simulated users (an LLM played the user: non-deterministic): 1 attempts; simulator model: 'user-sim'" in table
+
+
+def test_a_simulated_user_that_cannot_be_asked_leaves_the_conversation_incomplete(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_judge import Judge
+
+    monkeypatch.chdir(tmp_path)
+    Judge.script, Judge.requests = [503], []
+    with loopback(Judge) as judge_url:
+        (tmp_path / "contract.yml").write_text(SIMULATED.format(judge=judge_url, ask=ASK))
+        args = ["contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--judge-allow-contract-endpoint"]
+        code, report = _run(args, capsys)
+    found = {a: (s, m) for a, s, m in _verdicts(report)}
+    assert found["tools.forbidden[0]"][0] == "incomplete"  # never a pass on a conversation that could not go on
+    assert "the simulated user could not go on after user turn 0: " in found["tools.forbidden[0]"][1]
+    assert code == 2

@@ -114,9 +114,11 @@ class UserTurn:
     refusal: bool | None = None
     sources: tuple[str, ...] | None = None
     model_turns: int = 1
+    simulated: bool = False  # the message was written by the simulated user (an LLM), not the contract
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        simulated = {"simulated": True} if self.simulated else {}  # only when so: other records keep their shape
+        return simulated | {
             "user": self.user,
             "calls": [self.first_call, self.end_call],
             "response": self.response,
@@ -126,6 +128,23 @@ class UserTurn:
             "sources": None if self.sources is None else list(self.sources),
             "model_turns": self.model_turns,
         }
+
+
+@frozen
+class Simulator:
+    """What the simulated user's LLM was asked and said: its model, the requests made and the
+    raw replies (recorded as a judge's are: a replay reuses them and asks nothing), and how
+    the simulation ended: ``done`` (it said DONE), ``max_turns``, or why it could not go on."""
+
+    model: str
+    replies: tuple[str, ...] = ()
+    ended: str = "done"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"model": self.model, "replies": list(self.replies), "ended": self.ended}
+
+    def failed(self) -> bool:
+        return self.ended not in ("done", "max_turns")
 
 
 @frozen
@@ -141,6 +160,7 @@ class Conversation:
     possible_loop: bool = False
     tool_budget_exceeded: BudgetStop | None = None
     user_turns: tuple[UserTurn, ...] = ()
+    simulator: Simulator | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -154,6 +174,8 @@ class Conversation:
             data["tool_budget_exceeded"] = self.tool_budget_exceeded.as_dict()
         if self.user_turns:
             data["user_turns"] = [turn.as_dict() for turn in self.user_turns]
+        if self.simulator is not None:
+            data["simulator"] = self.simulator.as_dict()
         return data
 
 

@@ -296,6 +296,12 @@ def build(version: int) -> dict[str, Any]:
                     "properties": {"user": TEXT, "expect": expect},
                 },
             },
+            "simulated_user": {
+                "type": "object",
+                "required": ["persona", "goal"],
+                "additionalProperties": False,
+                "properties": {"persona": TEXT, "goal": TEXT, "max_turns": {"type": "integer", "minimum": 1, "maximum": 10}},
+            },
             "canaries": TEXTS,
             "parameters": {
                 "type": "object",

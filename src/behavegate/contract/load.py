@@ -37,7 +37,7 @@ from behavegate.limits import (
     V2_MAX_SCENARIOS,
 )
 from behavegate.magnitude import shown
-from behavegate.model import AgentTarget, Contract, Gates, Scenario, ToolDefinition
+from behavegate.model import AgentTarget, Contract, Gates, Scenario, ScriptedTurn, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
 
@@ -349,6 +349,13 @@ class _Reader(ExpectFields):
         self.grounding = []
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
         scripted_turns = self.user_turns(raw, path, availability, assertion_lines) if self.v2 and "turns" in raw else ()
+        simulated = self.simulated_user(raw, path) if self.v2 and "simulated_user" in raw else None
+        if simulated is not None:
+            extras["simulated_user"] = simulated
+            if not scripted_turns and scripted_turns is not None and prompt:  # the prompt is the first user turn
+                extras["turns"] = (ScriptedTurn(prompt, None, lines.of_key(raw, "prompt")),)
+                for problem, where, at in turn_problems(raw, path, lines.of_key, extras["turns"], extras, agent):
+                    c.add(problem, where, at)
         if scripted_turns:
             extras["turns"] = scripted_turns
             prompt = scripted_turns[0].user

@@ -51,6 +51,7 @@ V2_KEYS = {
         "tool_results",
         "state",
         "turns",
+        "simulated_user",
         "max_turns",
         "canaries",
         "parameters",

@@ -9,9 +9,11 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.contract.v2 import V2Fields
-from behavegate.model import Expectation, ScriptedTurn
+from behavegate.model import Expectation, ScriptedTurn, SimulatedUser
 
 TURN_KEYS = ("user", "expect")
+SIMULATED_KEYS = ("persona", "goal", "max_turns")
+MAX_SIMULATED_TURNS = 10
 # Checks a user turn alone cannot be judged on: its own time, tokens and steps are not recorded.
 NOT_PER_TURN = (
     ("latency", "a turn's latency is not recorded"),
@@ -22,6 +24,24 @@ NOT_PER_TURN = (
 
 
 class TurnFields(V2Fields):
+    def simulated_user(self, raw: dict[str, Any], path: str) -> SimulatedUser | None:
+        """``simulated_user: {persona, goal, max_turns?}``."""
+        from behavegate.contract.v2 import positive_int
+
+        where = f"{path}.simulated_user"
+        block = self.c.take(f.mapping, raw["simulated_user"], where, self.lines.of_key(raw, "simulated_user"), required=True)
+        if block is None:
+            return None
+        mark = self.c.mark()
+        self.unknown(block, SIMULATED_KEYS, where)
+        line = self.lines.of_key(raw, "simulated_user")
+        persona = self.c.take(f.required_text, block, "persona", f"{where}.persona", self.lines.of_key(block, "persona") or line)
+        goal = self.c.take(f.required_text, block, "goal", f"{where}.goal", self.lines.of_key(block, "goal") or line)
+        most = self._take(lambda v, p, ln: positive_int(v, p, ln, high=MAX_SIMULATED_TURNS), block, "max_turns", where)
+        if persona is None or goal is None or not self.c.clean_since(mark):
+            return None
+        return SimulatedUser(persona, goal, most if most is not None else 3)
+
     def user_turns(
         self, raw: dict[str, Any], path: str, availability: set[str] | None, at: dict[str, int]
     ) -> tuple[ScriptedTurn, ...] | None:
@@ -82,22 +102,26 @@ def turn_problems(
     server (its calls cannot be told apart by user turn)."""
     problems = []
     max_turns = extras.get("max_turns", 1)
-    if max_turns < len(turns):
+    key = "turns" if "turns" in raw else "simulated_user"
+    simulated = extras.get("simulated_user")
+    needed = len(turns) + (simulated.max_turns if simulated is not None else 0)
+    if max_turns < needed:
+        said = f"{len(turns)} user turns" + (f" and up to {simulated.max_turns} simulated ones" if simulated else "")
         problems.append(
             (
-                f"{path}.turns has {len(turns)} user turns but max_turns is {max_turns}: every user turn needs at least one "
-                f"request (and one more for each round of tool calls); set max_turns to at least {len(turns)}",
-                f"{path}.turns",
-                key_line(raw, "turns"),
+                f"{path}.{key} has {said} but max_turns is {max_turns}: every user turn needs at least one "
+                f"request (and one more for each round of tool calls); set max_turns to at least {needed}",
+                f"{path}.{key}",
+                key_line(raw, key),
             )
         )
     if agent is not None and getattr(agent, "serve_mcp", False):
         problems.append(
             (
-                f"{path}.turns is not supported with agent.mcp yet: the calls that land on the MCP server are not "
+                f"{path}.{key} is not supported with agent.mcp yet: the calls that land on the MCP server are not "
                 "told apart by user turn",
-                f"{path}.turns",
-                key_line(raw, "turns"),
+                f"{path}.{key}",
+                key_line(raw, key),
             )
         )
     return problems

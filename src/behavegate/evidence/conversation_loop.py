@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, UserTurn, final_answer
+from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, Simulator, UserTurn, final_answer
 from behavegate.cost import attempt_tokens
 from behavegate.evidence import wire
 from behavegate.evidence.budgets import exceeded, plus_split
@@ -18,6 +18,7 @@ from behavegate.evidence.retry import retrying
 from behavegate.evidence.scripted import Unanswerable, scripts_results, start, unmatched_reason
 from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.settings import LiveSettings, Send
+from behavegate.evidence.simulated_user import DONE
 from behavegate.evidence.transport import ResponseTooLarge
 from behavegate.frozen import frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
@@ -47,6 +48,8 @@ async def conversation(
     user = 0  # the user turn being answered (scripted user turns)
     user_start = (0, 0)  # calls and model requests before it
     stop: BudgetStop | None = None
+    said = (scenario.turns[0].user, False) if scenario.turns else ("", False)  # the current user message, simulated or not
+    simulated, replies, ended = 0, [], "max_turns"  # the simulated user: messages it wrote, its raw replies, how it ended
     while True:
         turns += 1
         # Budgets are checked before each request: the one that would exceed the
@@ -103,19 +106,40 @@ async def conversation(
         if not scenario.turns:
             break
         # The user turn ended: recorded; the next user message follows a final answer, while requests remain.
-        went.append(_user_turn(scenario, user, observation, user_start, len(earlier), turns))
+        went.append(_user_turn(said, observation, user_start, len(earlier), turns))
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
-        if user + 1 >= len(scenario.turns) or not final or turns >= scenario.max_turns:
+        if not final or turns >= scenario.max_turns:
             break
+        if user + 1 < len(scenario.turns):
+            said = (scenario.turns[user + 1].user, False)
+        elif scenario.simulated_user is None:
+            break
+        elif simulated >= scenario.simulated_user.max_turns:
+            ended = "max_turns"
+            break
+        elif settings.simulate is None:
+            ended = "not asked: no simulated-user endpoint (the judge's endpoint is asked; give --judge-endpoint)"
+            break
+        else:
+            reply, problem = await settings.simulate(scenario, tuple(went))
+            replies.append(reply or "")
+            if problem is not None or reply is None:
+                ended = problem or "the simulated user gave no reply"
+                break
+            if reply.strip() == DONE:
+                ended = "done"
+                break
+            simulated += 1
+            said = (reply.strip(), True)
         ran_before.extend(_ran_results(observation, len(earlier)))
         earlier.extend(calls)
         history.extend(turn.assistant)
         user += 1
-        history.append(encode_message({"role": "user", "content": scenario.turns[user].user}))
-        payload = wire.next_user_request(agent, scenario, scenario.turns[user].user, payload, settings.max_tokens, mcp_url)
+        history.append(encode_message({"role": "user", "content": said[0]}))
+        payload = wire.next_user_request(agent, scenario, said[0], payload, settings.max_tokens, mcp_url)
         user_start = (len(earlier), turns)
     if stop is not None and scenario.turns:
-        went.append(_user_turn(scenario, user, observation, user_start, len(earlier), turns))
+        went.append(_user_turn(said, observation, user_start, len(earlier), turns))
     # Usage is the sum over every request; one turn without it leaves it unobserved.
     observation = replace(
         observation, total_tokens=tokens if usage_complete else None, input_tokens=split[0], output_tokens=split[1]
@@ -127,7 +151,9 @@ async def conversation(
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
         looping = stop is None and scripted and bool(turn.call_ids) and turns >= scenario.max_turns and not final
         results = tuple(sorted((*returned, *ran_before, *ran), key=lambda result: result.call))
-        record = Conversation(turns, scenario.max_turns, results, looping, stop, tuple(went))
+        model = settings.judge.model if settings.judge is not None else ""
+        simulation = None if scenario.simulated_user is None else Simulator(model, tuple(replies), ended)
+        record = Conversation(turns, scenario.max_turns, results, looping, stop, tuple(went), simulation)
         observation = replace(observation, conversation=record)
     steps = None if any(call.executed for call in observation.tool_calls or ()) else turns  # its own steps are unseen
     if not earlier:
@@ -158,13 +184,11 @@ def tool_budget_stop(scenario: Scenario, user: int, calls: int, in_turn: int, tu
     return None
 
 
-def _user_turn(
-    scenario: Scenario, user: int, observation: Observation, start: tuple[int, int], before: int, turns: int
-) -> UserTurn:
-    """The user turn that ended with ``observation`` (its last answer)."""
+def _user_turn(said: tuple[str, bool], observation: Observation, start: tuple[int, int], before: int, turns: int) -> UserTurn:
+    """The user turn (its message, and whether the simulated user wrote it) that ended with ``observation``."""
     end = before + len(observation.tool_calls or ())
     return UserTurn(
-        scenario.turns[user].user,
+        said[0],
         start[0],
         end,
         observation.response,
@@ -173,6 +197,7 @@ def _user_turn(
         observation.refusal,
         observation.sources,
         turns - start[1],
+        said[1],
     )
 
 

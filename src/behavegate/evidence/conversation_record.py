@@ -8,15 +8,26 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.contract import rules as f
-from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, UserTurn
+from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, Simulator, UserTurn
 from behavegate.evidence.consistency import Consistency
 from behavegate.magnitude import shown
 from behavegate.model import Observation, ToolCall
 
-CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results", "tool_budget_exceeded", "user_turns")
+CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results", "tool_budget_exceeded", "user_turns", "simulator")
+SIMULATOR_KEYS = ("model", "replies", "ended")
 RESULT_KEYS = ("call", "name", "content", "error")
 STOP_KEYS = ("key", "limit", "observed", "turn")
-USER_TURN_KEYS = ("user", "calls", "response", "finish_reason", "response_complete", "refusal", "sources", "model_turns")
+USER_TURN_KEYS = (
+    "simulated",
+    "user",
+    "calls",
+    "response",
+    "finish_reason",
+    "response_complete",
+    "refusal",
+    "sources",
+    "model_turns",
+)
 
 
 _unknown = f.unknown_record_keys  # skylos's words, as the observation file's
@@ -101,9 +112,27 @@ def conversation(
         )
     stop = _stop(c, raw["tool_budget_exceeded"], f"{path}.tool_budget_exceeded") if "tool_budget_exceeded" in raw else None
     went = _user_turns(c, raw["user_turns"], f"{path}.user_turns", calls, rules) if "user_turns" in raw else ()
+    simulator = _simulator(c, raw["simulator"], f"{path}.simulator") if "simulator" in raw else None
     if not c.clean_since(mark) or turns is None or max_turns is None or loop is None:
         return None
-    return Conversation(turns, max_turns, tuple(results), loop, stop, went)
+    return Conversation(turns, max_turns, tuple(results), loop, stop, went, simulator)
+
+
+def _simulator(c: f.Collector, value: Any, path: str) -> Simulator | None:
+    """The simulated user's record: its model, its raw replies, how it ended."""
+    raw = c.take(f.mapping, value, path, required=True)
+    if raw is None:
+        return None
+    mark = c.mark()
+    _unknown(c, raw, SIMULATOR_KEYS, path)
+    model = c.take(f.text, raw.get("model", ""), f"{path}.model") if raw.get("model", "") != "" else ""
+    replies = c.take(f.listing, raw.get("replies"), f"{path}.replies") or []
+    if not all(isinstance(reply, str) for reply in replies):
+        c.add(f"{path}.replies must be texts", f"{path}.replies")
+    ended = c.take(f.text, raw.get("ended"), f"{path}.ended")
+    if model is None or ended is None or not c.clean_since(mark):
+        return None
+    return Simulator(model, tuple(replies), ended)
 
 
 def _stop(c: f.Collector, value: Any, path: str) -> BudgetStop | None:
@@ -142,6 +171,9 @@ def _user_turns(
         span = c.take(f.listing, item.get("calls"), f"{item_path}.calls") or []
         bounds = [c.take(f.integer, bound, f"{item_path}.calls") for bound in span]
         model_turns = c.take(positive_int, item.get("model_turns", 1), f"{item_path}.model_turns")
+        simulated = item.get("simulated", False)
+        if not isinstance(simulated, bool):
+            c.add(f"{item_path}.simulated must be a boolean", f"{item_path}.simulated")
         complete = item.get("response_complete")
         refusal = item.get("refusal")
         sources = item.get("sources")
@@ -176,6 +208,7 @@ def _user_turns(
                 refusal,
                 None if sources is None else tuple(sources),
                 model_turns,
+                simulated is True,
             )
         )
     return tuple(found)

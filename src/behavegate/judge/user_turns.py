@@ -26,9 +26,16 @@ def _unfinished(scenario: Scenario, conversation: Conversation) -> str | None:
     went = conversation.user_turns
     if not went:
         return NOT_RECORDED
-    if len(went) > len(scenario.turns) or any(t.user != s.user for t, s in zip(went, scenario.turns, strict=False)):
+    scripted = len(scenario.turns)
+    most = scripted + (scenario.simulated_user.max_turns if scenario.simulated_user is not None else 0)
+    forged = any(t.simulated != (i >= scripted) for i, t in enumerate(went))
+    if forged or len(went) > most or any(t.user != s.user for t, s in zip(went, scenario.turns, strict=False)):
         return "the recorded user turns are not this scenario's turns: record the observation again under this contract"
-    if len(went) == len(scenario.turns):
+    if len(went) >= len(scenario.turns):
+        simulator = conversation.simulator
+        if scenario.simulated_user is not None and (simulator is None or simulator.failed()):
+            why = "no simulator record" if simulator is None else simulator.ended
+            return f"the simulated user could not go on after user turn {len(went) - 1}: {why}"
         return None
     last = went[-1]
     if conversation.tool_budget_exceeded is not None:

@@ -206,7 +206,8 @@ def _user_turns(observation: Observation, budget: Budget, limit: int) -> list[di
                 "user": budget.take(turn.user, limit),
                 "response": None if turn.response is None else budget.take(turn.response, limit),
                 "calls": made,
-                "facts": f"{turn.model_turns} model request{'s' if turn.model_turns != 1 else ''}"
+                "facts": ("user simulated by an LLM (non-deterministic) · " if turn.simulated else "")
+                + f"{turn.model_turns} model request{'s' if turn.model_turns != 1 else ''}"
                 + ("" if turn.finish_reason is None else f" · finish_reason {clip(turn.finish_reason, 100)}"),
             }
         )

@@ -145,6 +145,12 @@ def _conversation(obs: Mapping[str, Any], max_chars: int) -> list[str]:
             f"stopped: tool budget exceeded ({one_line(str(stop.get('key')))}: {stop.get('observed')} calls "
             f"of at most {stop.get('limit')}, at turn {stop.get('turn')}); no further request was sent"
         )
+    simulator = went.get("simulator")
+    if isinstance(simulator, Mapping):
+        lines.append(
+            f"simulated user: model {one_line(str(simulator.get('model')))!r}, ended: {one_line(str(simulator.get('ended')), 300)} "
+            "(non-deterministic; a replay reuses its recorded messages)"
+        )
     turns = went.get("user_turns") or []
     if not turns:
         return lines
@@ -156,7 +162,8 @@ def _conversation(obs: Mapping[str, Any], max_chars: int) -> list[str]:
     for number, turn in enumerate(turns):
         requests = turn.get("model_turns")
         lines.append(f"  turn {number} ({requests} model request{'s' if requests != 1 else ''}):")
-        lines += _said("user", turn.get("user"), max_chars)
+        who = "user (simulated by an LLM: non-deterministic)" if turn.get("simulated") else "user"
+        lines += _said(who, turn.get("user"), max_chars)
         first, end = (turn.get("calls") or [0, 0])[:2]
         for index in range(first, min(end, len(calls))):
             call = calls[index]

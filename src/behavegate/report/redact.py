@@ -95,7 +95,10 @@ def _conversation(conversation: Conversation | None, secret: str) -> Conversatio
         )
         for t in conversation.user_turns
     )
-    return replace(conversation, results=results, user_turns=went)
+    simulator = conversation.simulator
+    if simulator is not None:
+        simulator = replace(simulator, replies=tuple(redact_text(reply, secret) for reply in simulator.replies))
+    return replace(conversation, results=results, user_turns=went, simulator=simulator)
 
 
 def redact_verdict(verdict: Verdict, secret: str) -> Verdict:

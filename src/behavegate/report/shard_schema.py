@@ -106,6 +106,13 @@ class UserTurn(Exact, frozen=True):
     refusal: bool | None
     sources: list[str] | None
     model_turns: Positive
+    simulated: bool = False
+
+
+class Simulator(Exact, frozen=True):
+    model: str
+    replies: list[str]
+    ended: str
 
 
 class Conversation(Exact, frozen=True):
@@ -115,6 +122,7 @@ class Conversation(Exact, frozen=True):
     results: list[Result]
     tool_budget_exceeded: BudgetStop | None = None
     user_turns: list[UserTurn] = []
+    simulator: Simulator | None = None
 
 
 class RetryRecord(Exact, frozen=True):
