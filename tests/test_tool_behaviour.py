@@ -328,3 +328,23 @@ def test_the_documented_example_loads_and_answers_as_documented() -> None:
         '{"order_id": "A-1", "status": "cancelled"}',
         '{"at": "doorstep"}',
     ]
+
+
+def test_the_mcp_tool_server_refuses_calls_past_tools_max_calls_and_records_the_stop() -> None:
+    from behavegate.evidence.mcp_server import tool_side
+    from behavegate.judge.evaluate import evaluate_scenario
+    from behavegate.model import Observation
+
+    expect = Expectation(max_calls=2)
+    rules = (ToolResultRule("lookup_order", None, content="ok"),)
+    scenario = Scenario("s", "p", expect, tool_rules=rules)
+    tools = AttemptTools(contract(MINIMAL).agent, scenario, "http://127.0.0.1/mcp/x")
+    replies = [tools.call("lookup_order", {}) for _ in range(4)]
+    assert [r.is_error for r in replies] == [False, False, True, True]
+    tools.close()
+    answered = Observation("s", response="done", response_complete=True, finish_reason="stop", tool_calls=())
+    seen = tool_side(answered, tools)
+    assert seen.conversation is not None and seen.conversation.tool_budget_exceeded is not None
+    assert seen.conversation.tool_budget_exceeded.as_dict() == {"key": "tools.max_calls", "limit": 2, "observed": 3, "turn": 1}
+    (verdict,) = evaluate_scenario(scenario, seen, version=2).verdicts
+    assert verdict.status == "fail" and "conversation stopped" in verdict.message

@@ -34,7 +34,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Receive, Scope, Send
 
-from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.conversation import BudgetStop, Conversation, ScriptedResult
 from behavegate.evidence.chat import offered_tools
 from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
 from behavegate.frozen import frozen, replace
@@ -72,6 +72,7 @@ class AttemptTools:
         self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
         self.unmatched: str | None = None  # a call no tool_results rule answers
         self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
+        self.stopped: int | None = None  # calls made when tools.max_calls was exceeded: later calls are refused
 
     def close(self) -> None:
         """The attempt's answer has arrived: what comes later is not its evidence."""
@@ -96,6 +97,13 @@ class AttemptTools:
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
+        limit = self.scenario.expect.max_calls
+        if limit is not None and (self.stopped is not None or index >= limit):
+            # The call budget stops the conversation where behavegate can: no call past it is answered.
+            self.stopped = self.stopped or index + 1
+            refused = f"tool budget exceeded (at most {limit} calls): this call was not run"
+            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=refused)))
+            return _refused(refused)
         scripted = answer(self.scenario, call, index, self.state)
         if scripted is None or isinstance(scripted, Unanswerable):  # as the loop: the attempt is incomplete
             self.unmatched = self.unmatched or (
@@ -135,7 +143,10 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     calls = tuple(served.call for served in tools.calls)
     results = tuple(served.result for served in tools.calls)
     went = observation.conversation
-    conversation = Conversation(went.turns if went else 1, went.max_turns if went else 1, results) if results else None
+    turns, most = (went.turns, went.max_turns) if went else (1, 1)
+    limit = tools.scenario.expect.max_calls
+    stop = None if tools.stopped is None or limit is None else BudgetStop("tools.max_calls", limit, tools.stopped, turns)
+    conversation = Conversation(turns, most, results, tool_budget_exceeded=stop) if results else None
     overflow = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
     return replace(
         observation,
