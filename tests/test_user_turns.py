@@ -504,3 +504,23 @@ def test_a_simulated_user_that_cannot_be_asked_leaves_the_conversation_incomplet
     assert found["tools.forbidden[0]"][0] == "incomplete"  # never a pass on a conversation that could not go on
     assert "the simulated user could not go on after user turn 0: " in found["tools.forbidden[0]"][1]
     assert code == 2
+
+
+def test_an_in_process_agent_gets_the_same_user_turns_and_is_judged_turn_by_turn(tmp_path: Path) -> None:
+    from behavegate.api import load_contract, run_callable
+
+    (tmp_path / "contract.yml").write_text(refund_contract("bad", "chat"))
+
+    def agent(messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> dict[str, Any]:
+        calls, text = decide(messages, "bad")
+        message = {"role": "assistant", "content": text, "tool_calls": calls or None}
+        return {"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]}
+
+    report = run_callable(load_contract(tmp_path / "contract.yml"), agent)
+    failed = sorted(v.assertion for v in report.results[0].verdicts if v.status != "pass")
+    assert failed == [
+        "tools.forbidden[0]",
+        "turns[1].response.contains[0]",
+        "turns[1].tools.forbidden[0]",
+        "turns[1].tools.required[0]",
+    ]
