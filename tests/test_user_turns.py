@@ -524,3 +524,19 @@ def test_an_in_process_agent_gets_the_same_user_turns_and_is_judged_turn_by_turn
         "turns[1].tools.forbidden[0]",
         "turns[1].tools.required[0]",
     ]
+
+
+def test_shards_of_a_conversation_with_user_turns_merge_to_the_verdicts_of_one_run(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    text = refund_contract("bad", "chat").replace("  - id: changes-their-mind\n", "  - id: changes-their-mind\n    runs: 2\n")
+    (tmp_path / "contract.yml").write_text(text)
+    endpoint = ["--endpoint", agent_url + ENDPOINTS["chat"], "--no-artifacts"]
+    whole_code, whole = _run(["contract.yml", *endpoint], capsys)
+    for k in (1, 2):
+        assert main(["test", "contract.yml", *endpoint, "--shard", f"{k}/2", "--report", f"s{k}.json"]) == 0
+    capsys.readouterr()
+    code = main(["merge", "s1.json", "s2.json", "--no-artifacts", "--format", "json"])
+    merged = json.loads(capsys.readouterr().out)
+    assert (code, _verdicts(merged)) == (whole_code, _verdicts(whole)) == (1, _verdicts(whole))
