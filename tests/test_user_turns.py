@@ -62,6 +62,7 @@ class RefundAgent(QuietHandler):
     """Speaks Chat Completions (plain or streamed), the Responses API and a custom JSON API."""
 
     requests: ClassVar[list[dict[str, Any]]] = []
+    leak: ClassVar[str] = ""  # appended to the answer that offers the refund
 
     def do_POST(self) -> None:
         payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -75,6 +76,8 @@ class RefundAgent(QuietHandler):
             return
         else:
             calls, text = decide(payload["messages"], payload["model"])
+        if text is not None and text.endswith("Shall I go ahead with the refund?"):
+            text += RefundAgent.leak
         message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": calls or None}
         reply: dict[str, Any] = {"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]}
         reply["usage"] = {"total_tokens": 10}
@@ -540,3 +543,21 @@ def test_shards_of_a_conversation_with_user_turns_merge_to_the_verdicts_of_one_r
     code = main(["merge", "s1.json", "s2.json", "--no-artifacts", "--format", "json"])
     merged = json.loads(capsys.readouterr().out)
     assert (code, _verdicts(merged)) == (whole_code, _verdicts(whole)) == (1, _verdicts(whole))
+
+
+def test_what_a_turns_pii_check_caught_is_masked_in_every_turn_a_view_shows(
+    agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    RefundAgent.leak = "Write to jane.doe@example.org for the refund."
+    try:
+        text = refund_contract("good", "chat").replace("response: {contains: [refund]}", "safety: {pii: [email]}")
+        (tmp_path / "contract.yml").write_text(text)
+        code = main(["test", "contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--html", "r.html", "--no-artifacts"])
+        table = capsys.readouterr().out
+    finally:
+        RefundAgent.leak = ""
+    html = (tmp_path / "r.html").read_text()
+    assert "Write to [REDACTED] for the refund." in html  # the turn is shown, masked
+    assert code == 1 and "FAIL turns[0].safety.pii[0]" in table
+    assert "jane.doe@example.org" not in html and "jane.doe@example.org" not in table
