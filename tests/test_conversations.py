@@ -21,7 +21,7 @@ from behavegate.cli import main
 from behavegate.conversation import ToolResultRule
 from behavegate.errors import ContractError, ObservationError
 from behavegate.evidence.observation_file import parse_observation_text
-from behavegate.evidence.scripted import answer, canonical_call, repeated_calls, rule_for
+from behavegate.evidence.scripted import Answer, answer, canonical_call, repeated_calls, rule_for
 from behavegate.judge.conversation_checks import _MISSING, appears_in, field_value
 from behavegate.model import Expectation, Scenario, ToolCall
 
@@ -58,9 +58,9 @@ def test_an_answer_records_the_call_it_answered_and_what_was_sent() -> None:
     scenario = Scenario("s", "p", Expectation(), tool_rules=RULES)
     shipped = answer(scenario, ToolCall("lookup", {"order_id": "A-1"}), 3)
     failed = answer(scenario, ToolCall("lookup", {"order_id": "B-2"}), 4)
-    assert shipped is not None and shipped.content == '{"status": "shipped"}'
+    assert isinstance(shipped, Answer) and shipped.content == '{"status": "shipped"}'
     assert shipped.record.call == 3 and shipped.record.content == {"status": "shipped"}
-    assert failed is not None and failed.content == '{"error": "not found"}' and failed.record.error == "not found"
+    assert isinstance(failed, Answer) and failed.content == '{"error": "not found"}' and failed.record.error == "not found"
     assert answer(Scenario("s", "p", scenario.expect, tool_rules=RULES[:1]), ToolCall("x", {}), 0) is None
 
 
@@ -593,9 +593,9 @@ def test_the_documented_conversation_loads_and_is_answered_as_documented() -> No
     shipped = answer(scenario, ToolCall("lookup_order", {"order_id": "A-1"}), 0)
     other = answer(scenario, ToolCall("lookup_order", {"order_id": "C-3"}), 1)
     stray = answer(scenario, ToolCall("cancel_order", {}), 2)
-    assert shipped is not None and shipped.record.content == {"status": "shipped", "eta": "2026-01-09"}
-    assert other is not None and other.record.content == {"status": "unknown"}
-    assert stray is not None and stray.record.error == "no such tool here"
+    assert isinstance(shipped, Answer) and shipped.record.content == {"status": "shipped", "eta": "2026-01-09"}
+    assert isinstance(other, Answer) and other.record.content == {"status": "unknown"}
+    assert isinstance(stray, Answer) and stray.record.error == "no such tool here"
 
 
 def test_an_in_process_agent_gets_the_same_rules_and_the_same_unmatched_reason(tmp_path: Path) -> None:

@@ -540,7 +540,7 @@ def test_patterns_share_one_budget_the_engine_is_held_to(monkeypatch: pytest.Mon
 
 def test_patterns_are_checked_by_the_engine_that_runs_them() -> None:
     from behavegate.contract.rules import Bad
-    from behavegate.contract.v2 import pattern
+    from behavegate.contract.v2_values import pattern
 
     assert pattern(r"(?<=a+)b", "p") == r"(?<=a+)b"  # regex accepts variable-width lookbehind
     with pytest.raises(Bad):

@@ -139,6 +139,27 @@ class SequentialSpec:
 
 
 @frozen
+class ScriptedTurn:
+    """A scripted user turn (``turns[i]``, version 2): the message sent once the agent has
+    answered the turn before, and what must hold of that turn alone (its answer, its calls)."""
+
+    user: str
+    expect: Expectation | None = None
+    line: int | None = None
+
+
+@frozen
+class SimulatedUser:
+    """``simulated_user`` (version 2, opt-in): after the scripted user turns, an LLM (the judge's
+    endpoint and model) plays the user from ``persona`` and ``goal`` for up to ``max_turns``
+    more messages, or until it says it is done. Non-deterministic, recorded, never re-asked."""
+
+    persona: str
+    goal: str
+    max_turns: int = 3
+
+
+@frozen
 class Scenario:
     """One prompt (or message list) and what must happen."""
 
@@ -156,6 +177,9 @@ class Scenario:
     gate: str = "rate"  # or "lower_bound": gate on the Wilson interval's lower end
     tool_results: Mapping[str, JSON] = field(default_factory=dict)  # the mapping form: a result per tool name
     tool_rules: tuple[ToolResultRule, ...] | None = None  # the list form (first match wins)
+    state: Mapping[str, JSON] = field(default_factory=dict)  # the scripted tools' key-value store, as it starts
+    turns: tuple[ScriptedTurn, ...] = ()  # scripted user turns; turns[0] is the prompt
+    simulated_user: SimulatedUser | None = None  # an LLM plays the user after the scripted turns
     max_turns: int = 1
     canaries: tuple[str, ...] = ()
     parameters: Mapping[str, JSON] = field(default_factory=dict)  # over agent.parameters

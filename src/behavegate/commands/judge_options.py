@@ -66,7 +66,8 @@ def validate_judge(options: JudgeOptions, *, offline: bool, version: int) -> Non
 
 
 def needs_judge(contract: Contract) -> bool:
-    return any(scenario.expect.judge is not None for scenario in contract.scenarios)
+    """A judge check, or a simulated user (asked at the judge's endpoint)."""
+    return any(s.expect.judge is not None or s.simulated_user is not None for s in contract.scenarios)
 
 
 def trusted_judge(

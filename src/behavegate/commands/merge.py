@@ -295,7 +295,7 @@ def _judged(
     """Every attempt at its index: as the shard that owns it judged it (with the
     assertions the contract asks of its scenario), or, when that shard's attempts
     are not used, unobserved with the reason."""
-    from behavegate.judge.assertions import requested_assertions
+    from behavegate.judge.assertions import scenario_assertions
     from behavegate.judge.evaluate import evaluate_scenario
 
     scenarios = {s.id: s for s in contract.scenarios}
@@ -304,7 +304,7 @@ def _judged(
     results: dict[str, list[ScenarioResult]] = {}
     for sid, planned in parts.planned.items():
         scenario = scenarios[sid]
-        asked = [(a, entry.kind) for entry, a, _ in requested_assertions(scenario.expect)]
+        asked = scenario_assertions(scenario)
         tries = results[sid] = []
         for attempt in range(planned):
             if (sid, attempt) not in found:

@@ -134,8 +134,9 @@ def _sound(head: Contract, scenarios: Iterable[Scenario]) -> bool:
     rates, the sequential design's error rates (it divides by them and takes their
     logarithms), the gate modes. Data outside them is no contract a shard loaded."""
     from behavegate.contract import rules as f
-    from behavegate.contract.v2 import GATES, THRESHOLD_MODES, positive_int, positive_number, rate
+    from behavegate.contract.v2 import GATES, THRESHOLD_MODES
     from behavegate.contract.v2_run import error_rate
+    from behavegate.contract.v2_values import positive_int, positive_number, rate
 
     def rates(*values: float | None) -> None:
         for value in values:

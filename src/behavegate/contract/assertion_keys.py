@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import Any
 
 from behavegate.contract.checks import CHECKS, EACH, NAMED, ONCE
-from behavegate.model import Expectation
+from behavegate.model import Expectation, Scenario
 
 Requested = Callable[[Expectation], list[tuple[str, Any]]]
 
@@ -55,3 +55,9 @@ def assertion_count(expect: Expectation) -> int:
 def requests_any(expect: Expectation) -> bool:
     """Does ``expect`` ask for anything?"""
     return bool(requested_keys(expect))
+
+
+def scenario_assertions(scenario: Scenario) -> int:
+    """The assertions a scenario requests: its own and each scripted user turn's."""
+    turns = sum(assertion_count(turn.expect) for turn in scenario.turns if turn.expect is not None)
+    return assertion_count(scenario.expect) + turns

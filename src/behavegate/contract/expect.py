@@ -9,7 +9,7 @@ from typing import Any
 
 from behavegate.contract import rules as f
 from behavegate.contract.checks import added_keys
-from behavegate.contract.v2 import V2Fields
+from behavegate.contract.v2_turns import TurnFields
 from behavegate.model import Expectation, RequiredCall
 
 # Version 1's keys, from the check rows (contract/checks.py)
@@ -19,7 +19,7 @@ TOOLS_KEYS = added_keys("tools", 1)
 SOURCES_KEYS = added_keys("sources", 1)
 
 
-class ExpectFields(V2Fields):
+class ExpectFields(TurnFields):
     """Uses the reader's collector, line map and key rules."""
 
     v2: bool

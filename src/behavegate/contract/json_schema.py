@@ -48,6 +48,21 @@ from behavegate.limits import (
 )
 
 RESULT = {"oneOf": [{"required": ["content"]}, {"required": ["error"]}]}
+REPLY = {"type": "object", "additionalProperties": False, "properties": {"content": {}, "error": TEXT}, **RESULT}
+# A rule answers with content or error, or with a sequence of results (then content or error, or the last again).
+BEHAVIOUR = {
+    "content": {},
+    "error": TEXT,
+    "results": {"type": "array", "minItems": 1, "items": REPLY},
+    "set": {"type": "object"},
+}
+ANSWERS = {
+    "oneOf": [
+        {"required": ["content"], "not": {"required": ["error"]}},
+        {"required": ["error"], "not": {"required": ["content"]}},
+        {"required": ["results"], "not": {"anyOf": [{"required": ["content"]}, {"required": ["error"]}]}},
+    ]
+}
 TOOL_RESULTS = {
     "oneOf": [
         {"type": "object", "propertyNames": TOOL_NAME},  # {tool_name: result}
@@ -60,8 +75,8 @@ TOOL_RESULTS = {
                         "type": "object",
                         "required": ["name"],
                         "additionalProperties": False,
-                        "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}, "content": {}, "error": TEXT},
-                        **RESULT,
+                        "properties": {"name": TOOL_NAME, "arguments": {"type": "object"}, **BEHAVIOUR},
+                        "anyOf": ANSWERS["oneOf"],
                     },
                     {
                         "type": "object",
@@ -71,8 +86,8 @@ TOOL_RESULTS = {
                             "default": {
                                 "type": "object",
                                 "additionalProperties": False,
-                                "properties": {"content": {}, "error": TEXT},
-                                **RESULT,
+                                "properties": BEHAVIOUR,
+                                "anyOf": ANSWERS["oneOf"],
                             }
                         },
                     },
@@ -181,6 +196,23 @@ def build(version: int) -> dict[str, Any]:
                 "additionalProperties": False,
                 "properties": {"tool": TOOL_NAME, "arguments": {"type": "object"}},
             },
+            "state": {"type": "object"},
+            "turns": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["user"],
+                    "additionalProperties": False,
+                    "properties": {"user": TEXT, "expect": expect},
+                },
+            },
+            "simulated_user": {
+                "type": "object",
+                "required": ["persona", "goal"],
+                "additionalProperties": False,
+                "properties": {"persona": TEXT, "goal": TEXT, "max_turns": {"type": "integer", "minimum": 1, "maximum": 10}},
+            },
             "canaries": TEXTS,
             "parameters": {
                 "type": "object",
@@ -194,10 +226,14 @@ def build(version: int) -> dict[str, Any]:
     scenario["type"] = "object"
     scenario["oneOf" if v2 else "allOf"] = (
         [
-            {"required": ["prompt"]},
-            {"required": ["messages"]},
+            {"required": ["prompt"], "not": {"required": ["turns"]}},
+            {"required": ["messages"], "not": {"required": ["turns"]}},
+            {"required": ["turns"], "not": {"required": ["prompt"]}},
             # an MCP server as the target (agent.api: mcp) is called, not prompted
-            {"required": ["call"], "not": {"anyOf": [{"required": ["prompt"]}, {"required": ["messages"]}]}},
+            {
+                "required": ["call"],
+                "not": {"anyOf": [{"required": ["prompt"]}, {"required": ["messages"]}, {"required": ["turns"]}]},
+            },
         ]
         if v2
         else [{"required": ["prompt"]}]

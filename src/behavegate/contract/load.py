@@ -14,9 +14,10 @@ from typing import Any
 from behavegate.contract import datasets, oxy
 from behavegate.contract import golden_queries as golden
 from behavegate.contract import rules as f
-from behavegate.contract.assertion_keys import assertion_count, requests_any
+from behavegate.contract.assertion_keys import requests_any, scenario_assertions
 from behavegate.contract.expect import ExpectFields
 from behavegate.contract.v2 import V2_KEYS
+from behavegate.contract.v2_turns import turn_problems
 from behavegate.contract.yaml_lines import LineMap, YamlRefused, load_yaml
 from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
@@ -36,7 +37,7 @@ from behavegate.limits import (
     V2_MAX_SCENARIOS,
 )
 from behavegate.magnitude import shown
-from behavegate.model import AgentTarget, Contract, Gates, NamedCall, Scenario, ToolDefinition
+from behavegate.model import AgentTarget, Contract, Gates, NamedCall, Scenario, ScriptedTurn, ToolDefinition
 
 CAPABILITIES = ("chat", "tools", "retrieval")
 
@@ -172,7 +173,7 @@ class _Reader(ExpectFields):
                         )
                 self.no_duplicates(tuple(s.id for s in scenarios), "scenario id", "scenarios", line)
         cap = (self.max_assertions or V2_MAX_ASSERTIONS) if self.v2 else MAX_ASSERTIONS
-        if (count := sum(assertion_count(s.expect) for s in scenarios)) > cap:
+        if (count := sum(scenario_assertions(s) for s in scenarios)) > cap:
             # Version 1 keeps skylos's words; version 2 names the count and the flag that raises the cap.
             fix = ""
             if self.v2:
@@ -297,8 +298,14 @@ class _Reader(ExpectFields):
         self.unknown(raw, self.keys("scenario", SCENARIO_KEYS), path)
         scenario_id = c.take(f.safe_id, raw.get("id"), f"{path}.id", lines.of_key(raw, "id"))
         messages: tuple[dict[str, Any], ...] | None = ()
+        if self.v2 and "turns" in raw and "prompt" in raw:
+            c.add(
+                f"{path} takes prompt or turns (turns[0] is the first message), not both",
+                f"{path}.turns",
+                lines.of_key(raw, "turns"),
+            )
         call = self.mcp_call(raw, path, agent) if self.v2 else None
-        if call is not None and "prompt" not in raw and "messages" not in raw:
+        if call is not None and "prompt" not in raw and "messages" not in raw and "turns" not in raw:
             prompt: str | None = f"call {call.name}"  # an MCP server as the target is called, never prompted
         elif self.v2 and "messages" in raw:
             if "prompt" in raw:
@@ -309,8 +316,10 @@ class _Reader(ExpectFields):
                     f"{path}.system_prompt",
                     lines.of_key(raw, "system_prompt"),
                 )
-            messages = self.messages(raw, path)
+            messages = self.messages(raw, path, history_only="turns" in raw)
             prompt = next((m["content"] for m in reversed(messages or ()) if m["role"] == "user"), "")
+        elif self.v2 and "turns" in raw:
+            prompt = ""  # turns[0], below
         else:
             prompt = c.take(f.required_text, raw, "prompt", f"{path}.prompt", lines.of_key(raw, "prompt"))
         system_prompt = c.take(
@@ -349,7 +358,24 @@ class _Reader(ExpectFields):
                 c.add(text, where, at)
         self.grounding = []
         expect = self.expectation(expect_raw, f"{path}.expect", availability, assertion_lines)
-        if expect is not None and not requests_any(expect):
+        scripted_turns = self.user_turns(raw, path, availability, assertion_lines) if self.v2 and "turns" in raw else ()
+        simulated = self.simulated_user(raw, path) if self.v2 and "simulated_user" in raw else None
+        if simulated is not None:
+            extras["simulated_user"] = simulated
+            if not scripted_turns and scripted_turns is not None and prompt:  # the prompt is the first user turn
+                extras["turns"] = (ScriptedTurn(prompt, None, lines.of_key(raw, "prompt")),)
+                for problem, where, at in turn_problems(raw, path, lines.of_key, extras["turns"], extras, agent):
+                    c.add(problem, where, at)
+        if scripted_turns:
+            extras["turns"] = scripted_turns
+            prompt = scripted_turns[0].user
+            if messages:  # the history before the first scripted turn
+                messages = (*messages, {"role": "user", "content": prompt})
+            for problem, where, at in turn_problems(raw, path, lines.of_key, scripted_turns, extras, agent):
+                c.add(problem, where, at)
+        # Broken turns (None) are reported themselves; an empty expect may then be meant for them.
+        per_turn = scripted_turns is None or any(t.expect is not None and requests_any(t.expect) for t in scripted_turns)
+        if expect is not None and not requests_any(expect) and not per_turn:
             c.add(f"{path}.expect must request at least one assertion", f"{path}.expect", lines.of_key(raw, "expect"))
         scripted_ok = "tool_results" not in raw or {"tool_rules", "tool_results"} & set(extras)
         ran_itself = agent is not None and agent.http is not None and agent.http.executed_calls is not None

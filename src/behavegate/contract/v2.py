@@ -12,10 +12,20 @@ from behavegate.contract import v2_http, v2_mcp
 from behavegate.contract import v2_run as run
 from behavegate.contract.checks import PII_DETECTORS, SEQUENCE_MODES, added_keys
 from behavegate.contract.v2_judge import JUDGE_TARGET_KEYS, judge_spec, judge_target
+from behavegate.contract.v2_values import (
+    choice,
+    non_negative_int,
+    pattern,
+    phone_region,
+    positive_int,
+    positive_number,
+    price,
+    rate,
+)
 from behavegate.conversation import ToolField
 from behavegate.judged import JudgeTarget
-from behavegate.limits import MAX_PRICE_PER_MTOK, MAX_RUNS, MAX_TURNS
-from behavegate.model import CallCount, Gates, Pricing, RequiredCall, TrajectorySpec
+from behavegate.limits import MAX_RUNS, MAX_TURNS
+from behavegate.model import CallCount, Expectation, Gates, Pricing, RequiredCall, TrajectorySpec
 
 GATES = ("rate", "lower_bound")
 THRESHOLD_MODES = ("average", "all")  # a suite floor on the average, or on every included file
@@ -36,6 +46,9 @@ V2_KEYS = {
         "min_pass_rate",
         "gate",
         "tool_results",
+        "state",
+        "turns",
+        "simulated_user",
         "max_turns",
         "canaries",
         "parameters",
@@ -48,70 +61,6 @@ V2_KEYS = {
 SAFETY_KEYS = added_keys("safety", 2)
 DEFAULT_KEYS = ("runs", "min_pass_rate", "gate", "max_turns", "sequential")
 GATE_KEYS = ("min_pass_rate", "threshold_mode", "latency_p95_ms", "by_tag", "min_score")
-
-
-def rate(value: Any, path: str, line: int | None = None) -> float:
-    number = f.number(value, path, line)
-    if not 0 <= number <= 1:
-        raise f.Bad(f"{path} must be between 0 and 1", path, line)
-    return number + 0.0  # -0.0 is 0.0: no view prints "-0.0%"
-
-
-def positive_int(value: Any, path: str, line: int | None = None, *, high: int | None = None) -> int:
-    number = f.integer(value, path, line)
-    if number < 1 or (high is not None and number > high):
-        raise f.Bad(f"{path} must be between 1 and {high}" if high else f"{path} must be at least 1", path, line)
-    return number
-
-
-def non_negative_int(value: Any, path: str, line: int | None = None) -> int:
-    number = f.integer(value, path, line)
-    if number < 0:
-        raise f.Bad(f"{path} must be non-negative", path, line)
-    return number
-
-
-def positive_number(value: Any, path: str, line: int | None = None) -> float:
-    number = f.number(value, path, line)
-    if number <= 0:
-        raise f.Bad(f"{path} must be greater than 0", path, line)
-    return number
-
-
-def price(value: Any, path: str, line: int | None = None) -> float:
-    """USD per million tokens: 0 (a model that costs nothing) up to a typo guard."""
-    number = f.number(value, path, line)
-    if not 0 <= number <= MAX_PRICE_PER_MTOK:
-        raise f.Bad(f"{path} must be between 0 and {MAX_PRICE_PER_MTOK:,.0f} (USD per million tokens)", path, line)
-    return number + 0.0
-
-
-def choice(value: Any, path: str, line: int | None, options: tuple[str, ...]) -> str:
-    text = f.text(value, path, line)
-    if text not in options:
-        raise f.Bad(f"{path} must be one of {list(options)}, got {text!r}", path, line)
-    return text
-
-
-def phone_region(value: Any, path: str, line: int | None = None) -> str:
-    """An ISO 3166-1 alpha-2 code with phone numbering metadata ("DE", "GB"; "UK" is not one)."""
-    import phonenumbers
-
-    text = f.text(value, path, line)
-    if text not in phonenumbers.SUPPORTED_REGIONS:
-        raise f.Bad(f"{path} must be a region code with phone numbering metadata, such as DE, GB or US; got {text!r}", path, line)
-    return text
-
-
-def pattern(value: Any, path: str, line: int | None = None) -> str:
-    """A pattern compiled by the engine that will run it (``judge.user_regex``)."""
-    from behavegate.contract.patterns import pattern_problem
-
-    text = f.text(value, path, line)
-    problem = pattern_problem(text)
-    if problem is not None:
-        raise f.Bad(f"{path} is not a valid regular expression: {problem}", path, line)
-    return text
 
 
 # (expect block, key, Expectation field, check) of the single-limit expectations
@@ -139,6 +88,11 @@ class V2Fields:
         raise NotImplementedError
 
     def required_call(self, value: Any, path: str, line: int | None) -> RequiredCall | None:
+        raise NotImplementedError
+
+    def expectation(
+        self, raw: dict[str, Any], path: str, availability: set[str] | None, at: dict[str, int]
+    ) -> Expectation | None:
         raise NotImplementedError
 
     def _take(self, check: Any, raw: dict[str, Any], key: str, path: str, *extra: Any) -> Any:
@@ -253,7 +207,8 @@ class V2Fields:
 
     # -- scenario --------------------------------------------------------------------
 
-    def messages(self, raw: dict[str, Any], path: str) -> tuple[dict[str, Any], ...] | None:
+    def messages(self, raw: dict[str, Any], path: str, history_only: bool = False) -> tuple[dict[str, Any], ...] | None:
+        """``messages``; ``history_only``: what comes before scripted ``turns`` (any last role)."""
         items = self.c.take(f.listing, raw.get("messages"), f"{path}.messages", self.lines.of_key(raw, "messages"), required=True)
         if items is None:
             return None
@@ -279,7 +234,7 @@ class V2Fields:
             extra = {k: self._take(f.text, message, k, item_path) for k in ("name", "tool_call_id") if k in message}
             if role is not None and content is not None:
                 found.append({"role": role, "content": content, **{k: v for k, v in extra.items() if v is not None}})
-        if found and found[-1]["role"] != "user" and found[-1]["role"] != "tool":
+        if found and found[-1]["role"] != "user" and found[-1]["role"] != "tool" and not history_only:
             self.c.add(
                 f"{path}.messages must end with a user or tool message", f"{path}.messages", self.lines.of_key(raw, "messages")
             )
@@ -299,8 +254,11 @@ class V2Fields:
         canaries = self.names(raw, "canaries", f"{path}.canaries", f.text) if "canaries" in raw else None
         if canaries:
             extras["canaries"] = canaries
+        state = conversation.scenario_state(self.c, raw, path, self.lines) if "state" in raw else None
+        if state is not None:
+            extras["state"] = state
         if isinstance(raw.get("tool_results"), list):
-            rules = conversation.tool_rules(self.c, raw["tool_results"], f"{path}.tool_results", self.lines)
+            rules = conversation.tool_rules(self.c, raw["tool_results"], f"{path}.tool_results", self.lines, state)
             if rules is not None:
                 extras["tool_rules"] = rules
         elif "tool_results" in raw:

@@ -8,20 +8,16 @@ import re
 from typing import Any
 
 from behavegate.contract import rules as f
-from behavegate.conversation import ToolField, ToolResultRule
+from behavegate.contract.tool_templates import field_steps as field_steps  # re-exported: the judge reads paths
+from behavegate.contract.tool_templates import parsed, placeholders
+from behavegate.conversation import Reply, ToolField, ToolResultRule
 
-RULE_KEYS = ("name", "arguments", "content", "error")
-DEFAULT_KEYS = ("content", "error")
+RULE_KEYS = ("name", "arguments", "content", "error", "results", "set")
+DEFAULT_KEYS = ("content", "error", "results", "set")
+REPLY_KEYS = ("content", "error")
 FIELD_KEYS = ("tool", "field")
 # a.b[0].c, or a.0.c: keys without dots or brackets, list indices in brackets or as a segment
 _FIELD_PATH = re.compile(r"[^.\[\]]+(\[\d+\])*(\.[^.\[\]]+(\[\d+\])*)*")
-_SEGMENT = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
-
-
-def field_steps(path: str) -> list[str | int]:
-    """``items[0].status`` -> ["items", 0, "status"] (a bracketed index is an int; a plain
-    segment stays text and indexes a list when it is all digits)."""
-    return [key if key else int(index) for key, index in _SEGMENT.findall(path)]
 
 
 def _unknown(c: f.Collector, raw: dict[str, Any], allowed: tuple[str, ...], path: str, lines: Any) -> None:
@@ -38,13 +34,18 @@ def _json_value(value: Any, path: str, line: int | None) -> Any:
     return value
 
 
-def _result(c: f.Collector, raw: dict[str, Any], path: str, line: int | None, lines: Any) -> tuple[Any, str | None] | None:
-    """(content, error) of a rule or default: exactly one of the two."""
+def _result(
+    c: f.Collector, raw: dict[str, Any], path: str, line: int | None, lines: Any, optional: bool = False
+) -> tuple[Any, str | None] | None:
+    """(content, error) of a rule or default: exactly one of the two (``optional``: or neither,
+    for a rule whose ``results`` say what it answers; then ``(None, None)``)."""
     has_content, has_error = "content" in raw, "error" in raw
     if has_content and has_error:
         c.add(f"{path} takes content or error, not both", path, lines.of_key(raw, "error"))
         return None
     if not (has_content or has_error):
+        if optional:
+            return (None, None)
         c.add(f"{path} needs content or error", path, line)
         return None
     if has_error:
@@ -54,8 +55,73 @@ def _result(c: f.Collector, raw: dict[str, Any], path: str, line: int | None, li
     return None if content is None and raw["content"] is not None else (content, None)
 
 
-def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple[ToolResultRule, ...] | None:
-    """``tool_results`` as a rule list; None when any rule is invalid."""
+def _placeholders_known(c: f.Collector, value: Any, path: str, line: int | None, state: Any) -> None:
+    """Every ``{{...}}`` in ``value`` is ``arguments[.path]`` or ``state.<declared key>[.path]``."""
+    for inner in placeholders(value):
+        form = parsed(inner)
+        shown = "{{" + inner + "}}"
+        if form is None:
+            c.add(
+                f"{path}: {shown} is not a placeholder of a tool result: use {{{{arguments.NAME}}}} or {{{{state.KEY}}}}",
+                path,
+                line,
+            )
+        elif form[0] == "state" and (not form[1] or form[1][0] not in (state or {})):
+            declared = sorted(state or {})
+            c.add(f"{path}: {shown} names no key of the scenario's state (declared: {declared})", path, line)
+
+
+def _replies(c: f.Collector, raw: dict[str, Any], path: str, lines: Any, state: Any) -> tuple[Reply, ...] | None:
+    """``results``: the replies to a rule's first, second, ... call."""
+    items = c.take(f.listing, raw["results"], f"{path}.results", lines.of_key(raw, "results"))
+    if items is None:
+        return None
+    if not items:
+        c.add(f"{path}.results must contain at least one result", f"{path}.results", lines.of_key(raw, "results"))
+        return None
+    mark = c.mark()
+    found: list[Reply] = []
+    for index, item in enumerate(items):
+        item_path, line = f"{path}.results[{index}]", lines.of_item(items, index)
+        block = c.take(f.mapping, item, item_path, line, required=True)
+        if block is None:
+            continue
+        _unknown(c, block, REPLY_KEYS, item_path, lines)
+        result = _result(c, block, item_path, line, lines)
+        if result is not None:
+            _placeholders_known(c, block.get("content", block.get("error")), item_path, line, state)
+            found.append(Reply(result[0], result[1]))
+    return tuple(found) if c.clean_since(mark) else None
+
+
+def _behaviour(
+    c: f.Collector, raw: dict[str, Any], path: str, line: int | None, lines: Any, state: Any
+) -> tuple[Any, str | None, tuple[Reply, ...], bool, dict[str, Any] | None] | None:
+    """A rule's or default's answer: (content, error, results, then, set); None when invalid."""
+    mark = c.mark()
+    replies = _replies(c, raw, path, lines, state) if "results" in raw else ()
+    result = _result(c, raw, path, line, lines, optional="results" in raw)
+    if result is not None:
+        _placeholders_known(c, [result[0], result[1]], path, line, state)
+    written = None
+    if "set" in raw:
+        written = c.take(f.json_mapping, raw["set"], f"{path}.set", lines.of_key(raw, "set"))
+        for key, value in (written or {}).items():
+            at = lines.of_key(raw["set"], key)
+            if key not in (state or {}):
+                c.add(f"{path}.set.{key} must name a key declared in the scenario's state", f"{path}.set.{key}", at)
+            _placeholders_known(c, value, f"{path}.set.{key}", at, state)
+    if result is None or replies is None or not c.clean_since(mark):
+        return None
+    then = "content" in raw or "error" in raw
+    return result[0], result[1], replies, then, written
+
+
+def tool_rules(
+    c: f.Collector, items: list[Any], path: str, lines: Any, state: dict[str, Any] | None = None
+) -> tuple[ToolResultRule, ...] | None:
+    """``tool_results`` as a rule list; None when any rule is invalid. ``state``: the scenario's
+    declared store (the keys placeholders and ``set`` may name)."""
     mark = c.mark()
     if not items:
         c.add(f"{path} must contain at least one rule", path, lines.of(items))
@@ -79,9 +145,10 @@ def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple
             if block is None:
                 continue
             _unknown(c, block, DEFAULT_KEYS, f"{item_path}.default", lines)
-            result = _result(c, block, f"{item_path}.default", lines.of_key(raw, "default"), lines)
-            if result is not None:
-                found.append(ToolResultRule(None, None, result[0], result[1]))
+            answer = _behaviour(c, block, f"{item_path}.default", lines.of_key(raw, "default"), lines, state)
+            if answer is not None:
+                content, error, replies, then, written = answer
+                found.append(ToolResultRule(None, None, content, error, replies, then, written))
             continue
         item_mark = c.mark()
         _unknown(c, raw, RULE_KEYS, item_path, lines)
@@ -92,8 +159,8 @@ def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple
         arguments = None
         if "arguments" in raw:
             arguments = c.take(f.json_mapping, raw["arguments"], f"{item_path}.arguments", lines.of_key(raw, "arguments"))
-        result = _result(c, raw, item_path, line, lines)
-        if name is None or result is None or not c.clean_since(item_mark):
+        answer = _behaviour(c, raw, item_path, line, lines, state)
+        if name is None or answer is None or not c.clean_since(item_mark):
             continue
         if name in seen_bare:
             earlier = seen_bare[name]
@@ -105,7 +172,8 @@ def tool_rules(c: f.Collector, items: list[Any], path: str, lines: Any) -> tuple
             continue
         if arguments is None:
             seen_bare[name] = index
-        found.append(ToolResultRule(name, arguments, result[0], result[1]))
+        content, error, replies, then, written = answer
+        found.append(ToolResultRule(name, arguments, content, error, replies, then, written))
     return tuple(found) if c.clean_since(mark) else None
 
 
@@ -192,3 +260,12 @@ def unoffered_results(
                 )
             )
     return problems
+
+
+def scenario_state(c: f.Collector, raw: dict[str, Any], path: str, lines: Any) -> dict[str, Any] | None:
+    """``state``: the key-value store the scenario's tool_results rules read and write."""
+    state = c.take(f.json_mapping, raw["state"], f"{path}.state", lines.of_key(raw, "state"))
+    if not isinstance(raw.get("tool_results"), list):
+        message = f"{path}.state is read and written by tool_results rules: give tool_results as a rule list"
+        c.add(message, f"{path}.state", lines.of_key(raw, "state"))
+    return state

@@ -19,6 +19,7 @@ RULES: dict[str, str] = {
     "conversation-loop-turns": "a possible loop used every turn (turns equals max_turns)",
     "conversation-loop-answer": "a possible loop has no final answer",
     "conversation-result-call": "each conversation result indexes a tool call of its name",
+    "conversation-user-turn-calls": "each recorded user turn's calls follow the previous turn's, within tool_calls",
     "conversation-max_turns-contract": "conversation.max_turns is the contract scenario's max_turns",
 }
 

@@ -8,13 +8,26 @@ from __future__ import annotations
 from typing import Any
 
 from behavegate.contract import rules as f
-from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, Simulator, UserTurn
 from behavegate.evidence.consistency import Consistency
 from behavegate.magnitude import shown
 from behavegate.model import Observation, ToolCall
 
-CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results")
+CONVERSATION_KEYS = ("turns", "max_turns", "possible_loop", "results", "tool_budget_exceeded", "user_turns", "simulator")
+SIMULATOR_KEYS = ("model", "replies", "ended")
 RESULT_KEYS = ("call", "name", "content", "error")
+STOP_KEYS = ("key", "limit", "observed", "turn")
+USER_TURN_KEYS = (
+    "simulated",
+    "user",
+    "calls",
+    "response",
+    "finish_reason",
+    "response_complete",
+    "refusal",
+    "sources",
+    "model_turns",
+)
 
 
 _unknown = f.unknown_record_keys  # skylos's words, as the observation file's
@@ -52,7 +65,7 @@ def conversation(
     (max_turns ran out with no final answer) that did not use every turn or that ended
     with a final answer (``answered``: finish_reason stop, complete, some text).
     ``rules``: where a broken rule goes (the attempt's own list, in version 2)."""
-    from behavegate.contract.v2 import positive_int
+    from behavegate.contract.v2_values import positive_int
 
     rules = rules or Consistency(c, attempt_level=False)
     raw = c.take(f.mapping, value, path, required=True)
@@ -97,6 +110,105 @@ def conversation(
             "answer (finish_reason 'stop', a complete response): a possible loop has none",
             f"{path}.possible_loop",
         )
+    stop = _stop(c, raw["tool_budget_exceeded"], f"{path}.tool_budget_exceeded") if "tool_budget_exceeded" in raw else None
+    went = _user_turns(c, raw["user_turns"], f"{path}.user_turns", calls, rules) if "user_turns" in raw else ()
+    simulator = _simulator(c, raw["simulator"], f"{path}.simulator") if "simulator" in raw else None
     if not c.clean_since(mark) or turns is None or max_turns is None or loop is None:
         return None
-    return Conversation(turns, max_turns, tuple(results), loop)
+    return Conversation(turns, max_turns, tuple(results), loop, stop, went, simulator)
+
+
+def _simulator(c: f.Collector, value: Any, path: str) -> Simulator | None:
+    """The simulated user's record: its model, its raw replies, how it ended."""
+    raw = c.take(f.mapping, value, path, required=True)
+    if raw is None:
+        return None
+    mark = c.mark()
+    _unknown(c, raw, SIMULATOR_KEYS, path)
+    model = c.take(f.text, raw.get("model", ""), f"{path}.model") if raw.get("model", "") != "" else ""
+    replies = c.take(f.listing, raw.get("replies"), f"{path}.replies") or []
+    if not all(isinstance(reply, str) for reply in replies):
+        c.add(f"{path}.replies must be texts", f"{path}.replies")
+    ended = c.take(f.text, raw.get("ended"), f"{path}.ended")
+    if model is None or ended is None or not c.clean_since(mark):
+        return None
+    return Simulator(model, tuple(replies), ended)
+
+
+def _stop(c: f.Collector, value: Any, path: str) -> BudgetStop | None:
+    """A recorded tool-call budget stop: which budget, its limit, the calls observed, the turn."""
+    from behavegate.contract.v2_values import positive_int
+
+    raw = c.take(f.mapping, value, path, required=True)
+    if raw is None:
+        return None
+    mark = c.mark()
+    _unknown(c, raw, STOP_KEYS, path)
+    key = c.take(f.text, raw.get("key"), f"{path}.key")
+    limit = c.take(f.integer, raw.get("limit"), f"{path}.limit")
+    observed = c.take(positive_int, raw.get("observed"), f"{path}.observed")
+    turn = c.take(positive_int, raw.get("turn"), f"{path}.turn")
+    if None in (key, limit, observed, turn) or not c.clean_since(mark):
+        return None
+    assert key is not None and limit is not None and observed is not None and turn is not None
+    if observed <= limit:
+        c.add(f"{path}.observed must exceed limit: a budget stops only when exceeded", f"{path}.observed")
+        return None
+    return BudgetStop(key, limit, observed, turn)
+
+
+def _user_turns(
+    c: f.Collector, value: Any, path: str, calls: tuple[ToolCall, ...] | None, rules: Consistency
+) -> tuple[UserTurn, ...]:
+    """Recorded user turns: each holds the calls that follow the previous turn's (``calls: [first, end]``)."""
+    from behavegate.contract.v2_values import positive_int
+
+    found: list[UserTurn] = []
+    end = 0
+    for item_path, item in f.records(c, c.take(f.listing, value, path) or (), path, USER_TURN_KEYS):
+        mark = c.mark()
+        user = c.take(f.text, item.get("user"), f"{item_path}.user")
+        span = c.take(f.listing, item.get("calls"), f"{item_path}.calls") or []
+        bounds = [c.take(f.integer, bound, f"{item_path}.calls") for bound in span]
+        model_turns = c.take(positive_int, item.get("model_turns", 1), f"{item_path}.model_turns")
+        simulated = item.get("simulated", False)
+        if not isinstance(simulated, bool):
+            c.add(f"{item_path}.simulated must be a boolean", f"{item_path}.simulated")
+        complete = item.get("response_complete")
+        refusal = item.get("refusal")
+        sources = item.get("sources")
+        if len(bounds) != 2 or None in bounds:
+            c.add(f"{item_path}.calls must be [first, end]: the turn's calls in the attempt's tool_calls", f"{item_path}.calls")
+            continue
+        first, last = bounds[0], bounds[1]
+        assert first is not None and last is not None
+        count = len(calls) if calls is not None else last
+        if first != end or last < first or last > count:
+            rules.breach(
+                "conversation-user-turn-calls",
+                f"{item_path}.calls must follow the previous turn's and stay within tool_calls",
+                f"{item_path}.calls",
+            )
+        end = last
+        if not isinstance(sources, list | type(None)) or not all(isinstance(s, str) for s in sources or ()):
+            c.add(f"{item_path}.sources must be a list of texts or null", f"{item_path}.sources")
+        for key, flag in (("response_complete", complete), ("refusal", refusal)):
+            if flag is not None and not isinstance(flag, bool):
+                c.add(f"{item_path}.{key} must be a boolean or null", f"{item_path}.{key}")
+        if user is None or model_turns is None or not c.clean_since(mark):
+            continue
+        found.append(
+            UserTurn(
+                user,
+                first,
+                last,
+                text_or_none(item.get("response")),
+                text_or_none(item.get("finish_reason")),
+                complete,
+                refusal,
+                None if sources is None else tuple(sources),
+                model_turns,
+                simulated is True,
+            )
+        )
+    return tuple(found)

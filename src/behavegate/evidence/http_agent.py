@@ -61,13 +61,16 @@ def prompt_of(messages: list[dict[str, Any]]) -> str:
     return ""
 
 
-def build_request(agent: AgentTarget, scenario: Scenario, max_tokens: int, mcp_url: str | None = None) -> dict[str, Any]:
+def build_request(
+    agent: AgentTarget, scenario: Scenario, max_tokens: int, mcp_url: str | None = None, prompt: str | None = None
+) -> dict[str, Any]:
     """The body with every placeholder filled; ``{{messages}}`` holds a slot :func:`encode`
-    fills with the conversation; ``{{mcp_url}}`` is the attempt's own MCP URL (agent.mcp).
+    fills with the conversation; ``{{mcp_url}}`` is the attempt's own MCP URL (agent.mcp);
+    ``prompt``: the latest user message (a scripted user turn), else the scenario's.
     A scenario's ``parameters`` join the body's top level."""
     assert agent.http is not None
     values: dict[str, Any] = {
-        "prompt": prompt_of(first_messages(scenario)),
+        "prompt": prompt if prompt is not None else prompt_of(first_messages(scenario)),
         "messages": _SLOT,
         "tools": offered_tools(agent, scenario),
         "model": agent.model,

@@ -192,7 +192,8 @@ async def observe_all(
         pending.sort(key=lambda index: todo[index].attempt)
     spares = Spares(settings.concurrency)  # one ready for each worker's next attempt
     opened: Opened = (lambda extra: connect()) if connect else (lambda extra: http_connection(settings, contract, spares, extra))
-    judge = settings.judge if any(job.scenario.expect.judge is not None for job in todo) else None
+    asked = any(job.scenario.expect.judge is not None or job.scenario.simulated_user is not None for job in todo)
+    judge = settings.judge if asked else None
 
     async with AsyncExitStack() as stack:
         stack.push_async_callback(spares.aclose)
@@ -203,6 +204,10 @@ async def observe_all(
             # No connection kept: a judge's answer to one question is never read as another's.
             client = await stack.enter_async_context(new_client(0))
             ask_judge = http_judge(client, judge)
+            if any(job.scenario.simulated_user is not None for job in todo):
+                from behavegate.evidence.simulated_user import simulator
+
+                settings = replace(settings, simulate=simulator(ask_judge, judge, settings.started + settings.max_seconds))
         served = await _serve_tools(stack, contract, settings) if connect is None else None
         await _work(contract, settings, todo, results, pending, opened, on_done, schedule, judge, ask_judge, served)
     return [r for r in results if r is not None]

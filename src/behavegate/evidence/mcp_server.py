@@ -38,9 +38,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from behavegate.conversation import Conversation, ScriptedResult
+from behavegate.conversation import BudgetStop, Conversation, ScriptedResult
 from behavegate.evidence.chat import offered_tools
-from behavegate.evidence.scripted import answer, shown_call
+from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     MCP_HEADER_SECONDS,
@@ -78,6 +78,8 @@ class AttemptTools:
         self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
         self.refused: str | None = None  # a POST on this path refused or cut: what it carried is not known
         self.unmatched: str | None = None  # a call no tool_results rule answers
+        self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
+        self.stopped: int | None = None  # calls made when tools.max_calls was exceeded: later calls are refused
 
     def close(self) -> None:
         """The attempt's answer has arrived: what comes later is not its evidence."""
@@ -102,14 +104,24 @@ class AttemptTools:
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
-        scripted = answer(self.scenario, call, index)
-        if scripted is None:  # a rule list with no rule (and no default) for this call: as the loop, incomplete
+        limit = self.scenario.expect.max_calls
+        if limit is not None and (self.stopped is not None or index >= limit):
+            # The call budget stops the conversation where behavegate can: no call past it is answered.
+            self.stopped = self.stopped or index + 1
+            refused = f"tool budget exceeded (at most {limit} calls): this call was not run"
+            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=refused)))
+            return _refused(refused)
+        scripted = answer(self.scenario, call, index, self.state)
+        if scripted is None or isinstance(scripted, Unanswerable):  # as the loop: the attempt is incomplete
             self.unmatched = self.unmatched or (
-                f"no tool_results rule matches the MCP call {shown_call(call)}: add a rule for it, or a {{default: ...}} rule"
+                scripted.reason
+                if scripted is not None
+                else f"no tool_results rule matches the MCP call {shown_call(call)}: add a rule for it, or a {{default: ...}} rule"
             )
             error = "no scripted result for this call"
             self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error)))
             return _refused(error)
+        self.state = scripted.state
         self.calls.append(ServedCall(call, scripted.record))
         return types.CallToolResult(
             content=[types.TextContent(text=scripted.content)], is_error=scripted.record.error is not None
@@ -138,7 +150,10 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     calls = tuple(served.call for served in tools.calls)
     results = tuple(served.result for served in tools.calls)
     went = observation.conversation
-    conversation = Conversation(went.turns if went else 1, went.max_turns if went else 1, results) if results else None
+    turns, most = (went.turns, went.max_turns) if went else (1, 1)
+    limit = tools.scenario.expect.max_calls
+    stop = None if tools.stopped is None or limit is None else BudgetStop("tools.max_calls", limit, tools.stopped, turns)
+    conversation = Conversation(turns, most, results, tool_budget_exceeded=stop) if results else None
     gap = None
     if tools.overflow:
         gap = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"

@@ -326,7 +326,7 @@ def _source_id(value: Any, path: str) -> str:
 def _v2_fields(
     c: f.Collector, raw: dict[str, Any], path: str, calls: tuple[ToolCall, ...] | None, rules: Consistency
 ) -> dict[str, Any]:
-    from behavegate.contract.v2 import non_negative_int
+    from behavegate.contract.v2_values import non_negative_int
 
     extras: dict[str, Any] = {}
     if raw.get("latency_ms") is not None:
@@ -374,7 +374,7 @@ def _credible(value: T | None, path: str) -> T | None:
 def retries(c: f.Collector, value: Any, path: str) -> tuple[Retry, ...]:
     """The requests a live run sent again (--retries), as recorded: evidence of how the
     answer was obtained, never of what it says."""
-    from behavegate.contract.v2 import non_negative_int
+    from behavegate.contract.v2_values import non_negative_int
 
     items = c.take(f.listing, value, path, required=True) or []
     found: list[Retry] = []

@@ -5,7 +5,11 @@ call to an unscripted tool gets an error result and the conversation goes on), a
 the rule list ``[{name, arguments?, content | error}, ..., {default: ...}]``: the
 first rule whose name equals the call's and whose ``arguments`` are a JSON subset of
 the call's answers it, else the default; no match and no default stops the attempt
-(incomplete, naming the call). Pure functions.
+(incomplete, naming the call). A rule may answer with a sequence (``results``: its first
+call, second call, ..., then its ``content``/``error`` or the last again), fill its result
+from the call's arguments and the scenario's ``state`` (tool_templates.py), and write that
+state (``set``). The state and each rule's use count are the attempt's :class:`ScriptState`,
+passed in and returned: pure functions, deterministic.
 """
 
 from __future__ import annotations
@@ -15,19 +19,42 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from behavegate.contract.subset import json_subset
+from behavegate.contract.tool_templates import Unresolved, render
 from behavegate.conversation import ScriptedResult, ToolResultRule
-from behavegate.frozen import frozen
+from behavegate.frozen import field, frozen
 from behavegate.limits import SHOWN_CALL_CHARS, SHOWN_POSITIONS, SHOWN_REPEATS
 from behavegate.model import JSON, Scenario, ToolCall
 from behavegate.text import one_line
 
 
 @frozen
+class ScriptState:
+    """What an attempt's scripted tools remember: calls answered per rule (by its index in the
+    rule list) and the scenario's key-value store as written so far."""
+
+    uses: Mapping[int, int] = field(default_factory=dict)
+    store: Mapping[str, Any] = field(default_factory=dict)
+
+
+def start(scenario: Scenario) -> ScriptState:
+    """The state an attempt begins with: no rule used, the store as the scenario declares it."""
+    return ScriptState({}, json.loads(json.dumps(dict(scenario.state))))
+
+
+@frozen
 class Answer:
-    """The tool message's content and the record kept as evidence."""
+    """The tool message's content, the record kept as evidence, and the state after the call."""
 
     content: str
     record: ScriptedResult
+    state: ScriptState = field(default_factory=ScriptState)
+
+
+@frozen
+class Unanswerable:
+    """A call whose rule's result names a placeholder with no value (the attempt stops)."""
+
+    reason: str
 
 
 def scripts_results(scenario: Scenario) -> bool:
@@ -78,37 +105,60 @@ def describe_repeats(repeats: list[tuple[ToolCall, list[int]]]) -> str:
     return "; ".join(parts)
 
 
-def rule_for(rules: Sequence[ToolResultRule], call: ToolCall) -> ToolResultRule | None:
-    """The first rule matching ``call`` by name and argument subset, else the default."""
-    for rule in rules:
+def rule_index(rules: Sequence[ToolResultRule], call: ToolCall) -> int | None:
+    """The index of the first rule matching ``call`` by name and argument subset, else the default's."""
+    for position, rule in enumerate(rules):
         if rule.name is None or rule.name != call.name:
             continue
         if rule.arguments is None or (call.arguments is not None and json_subset(dict(rule.arguments), call.arguments)):
-            return rule
-    return next((rule for rule in rules if rule.name is None), None)
+            return position
+    return next((position for position, rule in enumerate(rules) if rule.name is None), None)
 
 
-def answer(scenario: Scenario, call: ToolCall, index: int) -> Answer | None:
-    """The scripted answer to the attempt's call number ``index``; None: no rule matches it."""
-    if scenario.tool_rules is not None:
-        rule = rule_for(scenario.tool_rules, call)
-        if rule is None:
-            return None
-        if rule.error is not None:
-            return Answer(json.dumps({"error": rule.error}), ScriptedResult(index, call.name, error=rule.error))
-        return Answer(_text(rule.content), ScriptedResult(index, call.name, content=rule.content))
-    return _from_mapping(scenario.tool_results, call, index)
+def rule_for(rules: Sequence[ToolResultRule], call: ToolCall) -> ToolResultRule | None:
+    """The first rule matching ``call`` by name and argument subset, else the default."""
+    position = rule_index(rules, call)
+    return None if position is None else rules[position]
 
 
-def _from_mapping(results: Mapping[str, JSON], call: ToolCall, index: int) -> Answer:
+def answer(scenario: Scenario, call: ToolCall, index: int, state: ScriptState | None = None) -> Answer | Unanswerable | None:
+    """The scripted answer to the attempt's call number ``index`` given what the attempt's
+    tools remember (``state``; None: a fresh attempt); None: no rule matches it."""
+    state = state if state is not None else start(scenario)
+    if scenario.tool_rules is None:
+        return _from_mapping(scenario.tool_results, call, index, state)
+    position = rule_index(scenario.tool_rules, call)
+    if position is None:
+        return None
+    rule = scenario.tool_rules[position]
+    uses = state.uses.get(position, 0)
+    reply = rule.reply(uses)
+    arguments = call.arguments if call.arguments is not None else {}
+    try:
+        # Filled from the state as it was before this call; then the call's writes.
+        content = render(reply.content, arguments, state.store)
+        error = None if reply.error is None else str(render(reply.error, arguments, state.store))
+        written = {key: render(value, arguments, state.store) for key, value in (rule.set or {}).items()}
+    except Unresolved as missing:
+        return Unanswerable(
+            f"the tool_results rule for the call {shown_call(call)} names {one_line(missing.text, 80)}, "
+            "which has no value (a placeholder is never filled with nothing)"
+        )
+    after = ScriptState({**state.uses, position: uses + 1}, {**state.store, **written})
+    if error is not None:
+        return Answer(json.dumps({"error": error}), ScriptedResult(index, call.name, error=error), after)
+    return Answer(_text(content), ScriptedResult(index, call.name, content=content), after)
+
+
+def _from_mapping(results: Mapping[str, JSON], call: ToolCall, index: int, state: ScriptState) -> Answer:
     name = call.name
     if name not in results:
         error = f"no scripted result for tool {name!r}"
-        return Answer(json.dumps({"error": error}), ScriptedResult(index, name, error=error))
+        return Answer(json.dumps({"error": error}), ScriptedResult(index, name, error=error), state)
     result = results[name]
     if isinstance(result, dict) and "error" in result:
-        return Answer(json.dumps(result), ScriptedResult(index, name, error=str(result["error"])))
-    return Answer(_text(result), ScriptedResult(index, name, content=result))
+        return Answer(json.dumps(result), ScriptedResult(index, name, error=str(result["error"])), state)
+    return Answer(_text(result), ScriptedResult(index, name, content=result), state)
 
 
 def _text(value: Any) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from behavegate.evidence.budgets import AttemptBudget, SpendLimit
 from behavegate.evidence.judge_client import JudgeSettings
 from behavegate.evidence.retry import RetryPolicy
+from behavegate.evidence.simulated_user import AskUser
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 
@@ -34,6 +35,7 @@ class LiveSettings:
     judge: JudgeSettings | None = None  # response.judge checks are asked of this judge (evidence/judge_client.py)
     retry: RetryPolicy = RetryPolicy()  # --retries (version 2): what is sent again, and when
     spend: SpendLimit | None = None  # --max-total-tokens, --max-cost: the whole run's
+    simulate: AskUser | None = None  # simulated_user: the judge's endpoint, asked for the user's next message
     mcp_listen: str | None = None  # agent.mcp.serve: the address the tool server binds (--mcp-listen; loopback by default)
     mcp_fixed: bool = False  # agent.mcp.url: fixed (the report's provenance says so)
     mcp_port: int = 0  # the port it binds (--mcp-port; 0: an ephemeral one); agent.mcp.url: fixed needs one

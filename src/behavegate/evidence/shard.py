@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from behavegate.contract.assertion_keys import assertion_count
+from behavegate.contract.assertion_keys import scenario_assertions
 from behavegate.errors import UsageError
 from behavegate.frozen import field, frozen
 from behavegate.limits import MAX_SHARDS, SHARD_REQUEST_COST
@@ -52,7 +52,7 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 
 def pair_cost(scenario: Scenario) -> int:
-    return SHARD_REQUEST_COST * scenario.max_turns + assertion_count(scenario.expect)
+    return SHARD_REQUEST_COST * scenario.max_turns + scenario_assertions(scenario)
 
 
 def planned_attempts(contract: Contract, runs: int | None, extra: Mapping[str, int]) -> dict[str, int]:

@@ -28,6 +28,16 @@ def first_request(
     return body, body[_HISTORY_KEY[agent.api]]
 
 
+def next_user_request(
+    agent: AgentTarget, scenario: Scenario, user: str, body: dict[str, Any], max_tokens: int, mcp_url: str | None
+) -> dict[str, Any]:
+    """The request body for the next scripted user turn: the same body (the history is spliced in
+    by :func:`encode`), except an ``agent.http`` template's ``{{prompt}}``, which is the new message."""
+    if agent.http is None:
+        return body
+    return http_agent.build_request(agent, scenario, max_tokens, mcp_url, prompt=user)
+
+
 def encode(agent: AgentTarget, body: dict[str, Any], history: list[bytes]) -> tuple[bytes, ...]:
     """The request body with the conversation so far (messages already encoded), in pieces."""
     if agent.http is not None:

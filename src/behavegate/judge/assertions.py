@@ -18,9 +18,9 @@ from behavegate.contract.checks import CHECKS
 from behavegate.frozen import frozen
 from behavegate.judge import conversation_checks, judged_checks, measure_checks, response_checks, safety_checks, tool_checks
 from behavegate.judge.evidence import EMPTY_PATTERNS, Evidence
-from behavegate.model import Expectation, Verdict
+from behavegate.model import Expectation, Scenario, Verdict
 
-__all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence", "requested_assertions"]
+__all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence", "requested_assertions", "scenario_assertions"]
 
 Judge = Callable[[str, Any, Evidence], Verdict]
 
@@ -71,3 +71,13 @@ def requested_assertions(expect: Expectation) -> tuple[tuple[AssertionType, str,
         cached = tuple((BY_KEY[key], a, spec) for key in requested_keys(expect) for a, spec in BY_KEY[key].requested(expect))
         object.__setattr__(expect, "_requested", cached)
     return cached
+
+
+def scenario_assertions(scenario: Scenario) -> list[tuple[str, str]]:
+    """(assertion id, kind) of every check a scenario asks for, in report order: its own, then
+    each scripted user turn's as ``turns[i].<id>`` (what judge/evaluate.py reports)."""
+    found = [(a, entry.kind) for entry, a, _ in requested_assertions(scenario.expect)]
+    for index, turn in enumerate(scenario.turns):
+        if turn.expect is not None:
+            found += [(f"turns[{index}].{a}", entry.kind) for entry, a, _ in requested_assertions(turn.expect)]
+    return found

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from behavegate.frozen import replace
-from behavegate.judge import aggregate
+from behavegate.judge import aggregate, user_turns
 from behavegate.judge.assertions import BY_KEY, EMPTY_PATTERNS, AssertionType, Evidence, requested_assertions
 from behavegate.judge.evidence import partly
 from behavegate.judge.gaps import response_gap, tool_gap
@@ -63,11 +63,22 @@ def _pattern_results(scenario: Scenario, observation: Observation | None) -> Map
 def evaluate_scenario(
     scenario: Scenario, observation: Observation | None, agent: AgentTarget | None = None, version: int = 1
 ) -> ScenarioResult:
-    """``version``: the contract's (version 2 words incomplete reasons with their fix)."""
-    evidence = evidence_for(scenario, observation, agent, version)
+    """``version``: the contract's (version 2 words incomplete reasons with their fix). A
+    conversation's own checks judge it whole; each scripted user turn's, that turn alone
+    (judge/user_turns.py), reported as ``turns[i].<check>``."""
+    evidence = evidence_for(scenario, user_turns.whole(scenario, observation), agent, version)
     verdicts = tuple(
         _judged(entry, assertion, spec, evidence) for entry, assertion, spec in requested_assertions(scenario.expect)
     )
+    for index, scripted in enumerate(scenario.turns):
+        if scripted.expect is None:
+            continue
+        alone = replace(scenario, expect=scripted.expect, turns=())
+        on_turn = evidence_for(alone, user_turns.turn(scenario, observation, index), agent, version)
+        verdicts += tuple(
+            replace(_judged(entry, assertion, spec, on_turn), assertion=f"turns[{index}].{assertion}")
+            for entry, assertion, spec in requested_assertions(scripted.expect)
+        )
     return ScenarioResult(scenario, combine(v.status for v in verdicts), verdicts, observation)
 
 

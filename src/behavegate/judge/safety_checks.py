@@ -77,6 +77,8 @@ def flagged_values(scenario: Scenario, observation: Observation | None, verdicts
 
     texts = [observation.response] if observation.response else []
     texts += [json.dumps(c.arguments, ensure_ascii=False) for c in observation.tool_calls or () if c.arguments is not None]
+    went = observation.conversation.user_turns if observation.conversation is not None else ()
+    texts += [turn.response for turn in went if turn.response]  # every answer a view shows turn by turn
     found: set[str] = set()
     for detector in sorted(detectors):
         for text in texts:

@@ -167,6 +167,10 @@ def _agent(observation: Observation | None, budget: Budget, limit: int = HTML_TE
         facts.append(f"{observation.steps} steps")
     calls = _calls(observation, budget)
     return {
+        "turns": _user_turns(observation, budget, limit),
+        "stopped": None
+        if (went := observation.conversation) is None or went.tool_budget_exceeded is None
+        else clip(went.tool_budget_exceeded.reason(), 500),
         "observed": observation.response is not None,
         "response": response,
         "withheld": observation.response is not None and response is None,
@@ -178,6 +182,41 @@ def _agent(observation: Observation | None, budget: Budget, limit: int = HTML_TE
         "error": None if observation.error is None else clip(observation.error, 1000),
         "facts": " · ".join(facts),
     }
+
+
+def _user_turns(observation: Observation, budget: Budget, limit: int) -> list[dict[str, Any]]:
+    """A conversation with scripted user turns, turn by turn: what the user said, the calls the
+    agent made answering it (with what behavegate answered) and its answer, cut to size."""
+    went = observation.conversation
+    if went is None or not went.user_turns:
+        return []
+    calls = observation.tool_calls or ()
+    results = {r.call: r for r in went.results}
+    turns = []
+    for turn in went.user_turns[:HTML_TOOL_CALLS]:
+        made = []
+        for index in range(turn.first_call, min(turn.end_call, len(calls), turn.first_call + HTML_TOOL_CALLS)):
+            call, result = calls[index], results.get(index)
+            answer = None if result is None else result.error if result.error is not None else value_text(result.content, 10**9)
+            made.append(
+                {
+                    "name": clip(call.name, 200),
+                    "arguments": None if call.arguments is None else budget.take(value_text(dict(call.arguments), 10**9), 500),
+                    "result": None if answer is None else budget.take(answer, 500),
+                    "failed": result is not None and result.error is not None,
+                }
+            )
+        turns.append(
+            {
+                "user": budget.take(turn.user, limit),
+                "response": None if turn.response is None else budget.take(turn.response, limit),
+                "calls": made,
+                "facts": ("user simulated by an LLM (non-deterministic) · " if turn.simulated else "")
+                + f"{turn.model_turns} model request{'s' if turn.model_turns != 1 else ''}"
+                + ("" if turn.finish_reason is None else f" · finish_reason {clip(turn.finish_reason, 100)}"),
+            }
+        )
+    return turns
 
 
 def _finding(report: Report, finding: Finding, key: str) -> dict[str, Any]:

@@ -132,6 +132,62 @@ def _observation(obs: Mapping[str, Any] | None, max_chars: int) -> list[str]:
         measured.insert(len(measured) - (obs.get("steps") is not None), f"total_tokens {spent + got} (input + output)")
     if measured:
         lines.append("measured: " + ", ".join(measured))
+    return lines + _conversation(obs, max_chars)
+
+
+def _conversation(obs: Mapping[str, Any], max_chars: int) -> list[str]:
+    """A conversation turn by turn (scripted user turns), and a call budget that stopped it."""
+    went = obs.get("conversation") if isinstance(obs.get("conversation"), Mapping) else None
+    if went is None:
+        return []
+    lines: list[str] = []
+    stop = went.get("tool_budget_exceeded")
+    if isinstance(stop, Mapping):
+        lines.append(
+            f"stopped: tool budget exceeded ({one_line(str(stop.get('key')))}: {stop.get('observed')} calls "
+            f"of at most {stop.get('limit')}, at turn {stop.get('turn')}); no further request was sent"
+        )
+    simulator = went.get("simulator")
+    if isinstance(simulator, Mapping):
+        lines.append(
+            f"simulated user: model {one_line(str(simulator.get('model')))!r}, ended: {one_line(str(simulator.get('ended')), 300)} "
+            "(non-deterministic; a replay reuses its recorded messages)"
+        )
+    turns = went.get("user_turns") or []
+    if not turns:
+        return lines
+    calls, results = obs.get("tool_calls") or [], went.get("results") or []
+    answered = {r.get("call"): r for r in results if isinstance(r, Mapping)}
+    lines.append(
+        f"conversation: {len(turns)} user turns, {went.get('turns')} model requests of max_turns {went.get('max_turns')}"
+    )
+    for number, turn in enumerate(turns):
+        requests = turn.get("model_turns")
+        lines.append(f"  turn {number} ({requests} model request{'s' if requests != 1 else ''}):")
+        who = "user (simulated by an LLM: non-deterministic)" if turn.get("simulated") else "user"
+        lines += _said(who, turn.get("user"), max_chars)
+        first, end = (turn.get("calls") or [0, 0])[:2]
+        for index in range(first, min(end, len(calls))):
+            call = calls[index]
+            arguments = "(arguments not observed)" if call.get("arguments") is None else _json(call["arguments"], max_chars)
+            lines.append(f"    call {index + 1}. {one_line(str(call.get('name')))} {arguments}")
+            result = answered.get(index)
+            if result is not None:
+                said = f"error {_json(result['error'], 200)}" if "error" in result else _json(result.get("content"), 200)
+                lines.append(f"         -> {said}")
+        lines += _said("agent", turn.get("response"), max_chars)
+        lines.append(f"    finish_reason: {_text(turn.get('finish_reason'))}")
+    return lines
+
+
+def _said(who: str, text: Any, max_chars: int) -> list[str]:
+    """One side of a user turn: its text cut to the limit, each line marked (untrusted text)."""
+    if not isinstance(text, str):
+        return [f"    {who}: not observed"]
+    shown = text[:max_chars]
+    lines = [f"    {who}:"] + [f"      | {visible(line)}" for line in shown.replace("\r\n", "\n").split("\n")]
+    if len(shown) < len(text):
+        lines.append(f"      … cut: {len(shown):,} of {len(text):,} characters shown (--max-chars)")
     return lines
 
 

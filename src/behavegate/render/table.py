@@ -8,6 +8,7 @@ also shows its pass rate over attempts.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from behavegate.cost import NOT_SENT
@@ -82,8 +83,18 @@ def failure_note(report: Report, result: ScenarioResult, verdict: Verdict) -> st
         return None
     shown = report.derived.shown(result)
     assert shown is not None
+    turn = _TURN.match(verdict.assertion)
+    if turn is not None:  # a user turn's check: what the agent said and called in that turn
+        from behavegate.judge.user_turns import turn as turn_of
+
+        shown = turn_of(result.scenario, shown, int(turn.group(1)))
+        if shown is None or shown.error is not None:
+            return None
     # The version-1 shape, and where the calls were seen (agent.mcp), so the note says whose calls they are.
     return evidence_note(verdict.kind, verdict.expected, verdict.observed, {**shown.as_dict(), "tool_source": shown.tool_source})
+
+
+_TURN = re.compile(r"turns\[(\d+)\]\.")
 
 
 def _value(value: Any) -> str:

@@ -29,7 +29,15 @@ def judged_counts(results: tuple[ScenarioResult, ...], provenance: Mapping[str, 
                 found[verdict.status] += 1
                 if isinstance(verdict.observed, Mapping) and isinstance(verdict.observed.get("judge_model"), str):
                     models.add(verdict.observed["judge_model"])
-    if not found:
+    simulated, simulators = 0, set()
+    for result in results:
+        observations = [a.observation for a in result.attempts] if result.attempts else [result.observation]
+        for observation in observations:
+            went = observation.conversation if observation is not None else None
+            if went is not None and went.simulator is not None:  # an LLM played the user in this attempt
+                simulated += 1
+                simulators.update({went.simulator.model} - {""})
+    if not found and not simulated:
         return None
     judge = provenance.get("judge")
     if isinstance(judge, Mapping) and isinstance(judge.get("model"), str):
@@ -40,6 +48,7 @@ def judged_counts(results: tuple[ScenarioResult, ...], provenance: Mapping[str, 
         "failed": found["fail"],
         "incomplete": found["incomplete"],
         "models": sorted(models),
+        **({"simulated": simulated, "simulator_models": sorted(simulators)} if simulated else {}),
     }
 
 
@@ -47,8 +56,17 @@ def note(judged: Mapping[str, Any] | None) -> str | None:
     if judged is None:
         return None
     models = ", ".join(repr(m) for m in judged["models"]) or "none (no judge reply recorded)"
-    return (
-        f"Judged checks (decided by an LLM judge: non-deterministic): {judged['checks']} "
-        f"({judged['passed']} pass, {judged['failed']} fail, {judged['incomplete']} incomplete); "
-        f"judge model: {models}; a replay reuses the recorded judge replies"
-    )
+    lines = []
+    if judged["checks"]:
+        lines.append(
+            f"Judged checks (decided by an LLM judge: non-deterministic): {judged['checks']} "
+            f"({judged['passed']} pass, {judged['failed']} fail, {judged['incomplete']} incomplete); "
+            f"judge model: {models}; a replay reuses the recorded judge replies"
+        )
+    if judged.get("simulated"):
+        played = ", ".join(repr(m) for m in judged["simulator_models"]) or "none recorded"
+        lines.append(
+            f"Simulated users (an LLM played the user: non-deterministic): {judged['simulated']} attempts; "
+            f"simulator model: {played}; a replay reuses the recorded messages and asks nothing"
+        )
+    return " | ".join(lines)

@@ -86,7 +86,19 @@ def _conversation(conversation: Conversation | None, secret: str) -> Conversatio
         )
         for r in conversation.results
     )
-    return replace(conversation, results=results)
+    went = tuple(
+        replace(
+            t,
+            user=redact_text(t.user, secret),
+            response=None if t.response is None else redact_text(t.response, secret),
+            sources=None if t.sources is None else tuple(redact_text(s, secret) for s in t.sources),
+        )
+        for t in conversation.user_turns
+    )
+    simulator = conversation.simulator
+    if simulator is not None:
+        simulator = replace(simulator, replies=tuple(redact_text(reply, secret) for reply in simulator.replies))
+    return replace(conversation, results=results, user_turns=went, simulator=simulator)
 
 
 def redact_verdict(verdict: Verdict, secret: str) -> Verdict:

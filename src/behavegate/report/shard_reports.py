@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import msgspec
 
 from behavegate import json_formats
-from behavegate.conversation import Conversation, Retry, ScriptedResult
+from behavegate.conversation import BudgetStop, Conversation, Retry, ScriptedResult, Simulator, UserTurn
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
 from behavegate.frozen import field, frozen
@@ -269,7 +269,29 @@ def _conversation(r: _Reader, raw: schema.Conversation, where: str, calls: tuple
         results.append(
             ScriptedResult(result.call, result.name, r.shallow(None if failed else result.content, f"{at}.content"), error)
         )
-    return Conversation(raw.turns, raw.max_turns, tuple(results), bool(raw.possible_loop))
+    stop = raw.tool_budget_exceeded
+    went = tuple(
+        UserTurn(
+            t.user,
+            t.calls[0],
+            t.calls[1],
+            t.response,
+            t.finish_reason,
+            t.response_complete,
+            t.refusal,
+            None if t.sources is None else tuple(t.sources),
+            t.model_turns,
+            t.simulated,
+        )
+        for t in raw.user_turns
+    )
+    for i, t in enumerate(went):
+        if not t.first_call <= t.end_call <= len(calls):
+            r.bad(f"{where}.user_turns[{i}].calls", "must be [first, end] within the tool calls")
+    budget = None if stop is None else BudgetStop(stop.key, stop.limit, stop.observed, stop.turn)
+    sim = raw.simulator
+    simulator = None if sim is None else Simulator(sim.model, tuple(sim.replies), sim.ended)
+    return Conversation(raw.turns, raw.max_turns, tuple(results), bool(raw.possible_loop), budget, went, simulator)
 
 
 def _call(r: _Reader, raw: schema.Call, mark: schema.Mark | None, where: str) -> ToolCall:

@@ -90,11 +90,39 @@ class Result(Exact, frozen=True):
     error: str | UnsetType = UNSET
 
 
+class BudgetStop(Exact, frozen=True):
+    key: str
+    limit: Whole
+    observed: Positive
+    turn: Positive
+
+
+class UserTurn(Exact, frozen=True):
+    user: str
+    calls: tuple[Whole, Whole]
+    response: str | None
+    finish_reason: str | None
+    response_complete: bool | None
+    refusal: bool | None
+    sources: list[str] | None
+    model_turns: Positive
+    simulated: bool = False
+
+
+class Simulator(Exact, frozen=True):
+    model: str
+    replies: list[str]
+    ended: str
+
+
 class Conversation(Exact, frozen=True):
     turns: Positive
     max_turns: Positive
     possible_loop: bool | None
     results: list[Result]
+    tool_budget_exceeded: BudgetStop | None = None
+    user_turns: list[UserTurn] = []
+    simulator: Simulator | None = None
 
 
 class RetryRecord(Exact, frozen=True):
