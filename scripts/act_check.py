@@ -75,7 +75,9 @@ def _annotation(level: str, props: str) -> Annotation:
     # Property values are escaped (%2C, %3A, ...), so a bare comma separates properties.
     values = dict(part.split("=", 1) for part in props.split(",") if "=" in part)
     line = values.get("line", "")
-    return Annotation(level, unquote(values.get("file", "")), int(line) if line.isdigit() else 0, unquote(values.get("title", "")))
+    return Annotation(
+        level, unquote(values.get("file", "")), int(line) if line.isdigit() else 0, unquote(values.get("title", ""))
+    )
 
 
 def parse(log: str) -> dict[str, Job]:
@@ -167,7 +169,9 @@ EXPECTED: dict[str, JobExpect] = {
     "offline": JobExpect(
         "succeeded",
         {
-            "Good evidence passes": StepExpect("gate", "success", _outputs("pass", "5", "0"), (), (*_PASS_SUMMARY, "mode `offline`")),
+            "Good evidence passes": StepExpect(
+                "gate", "success", _outputs("pass", "5", "0"), (), (*_PASS_SUMMARY, "mode `offline`")
+            ),
             "Regressed evidence fails (planted)": StepExpect(
                 "regressed", "failure", _outputs("fail", "2", "3", "regressed"), PLANTED_LINES, (*_FAIL_SUMMARY, "mode `offline`")
             ),
@@ -175,7 +179,11 @@ EXPECTED: dict[str, JobExpect] = {
     ),
     "live": JobExpect(
         "succeeded",
-        {"Test the running agent": StepExpect("gate", "success", _outputs("pass", "5", "0"), (), (*_PASS_SUMMARY, "mode `live`"))},
+        {
+            "Test the running agent": StepExpect(
+                "gate", "success", _outputs("pass", "5", "0"), (), (*_PASS_SUMMARY, "mode `live`")
+            )
+        },
         ("saved observations: live-observations.json",),
     ),
     "live-regressed": JobExpect(
@@ -238,13 +246,17 @@ def check(jobs: Mapping[str, Job], act_exit: int, log: str, contract_text: str) 
             if step is None:
                 expect(False, f"{where}: step ran")
                 continue
-            expect(step.result == step_want.result, f"{where}: step {step.result or 'gave no result'} (expected {step_want.result})")
+            expect(
+                step.result == step_want.result, f"{where}: step {step.result or 'gave no result'} (expected {step_want.result})"
+            )
             wrong = {k: step.outputs.get(k) for k, v in step_want.outputs.items() if step.outputs.get(k) != v}
             run_dir = step.outputs.get("run-dir", "")
             listed = " ".join(f"{k}={v}" for k, v in step_want.outputs.items())
             expect(
                 not wrong and run_dir.startswith(".behavegate/runs/"),
-                f"{where}: outputs {listed} run-dir={run_dir}" if not wrong else f"{where}: outputs differ: {wrong} (run-dir={run_dir!r})",
+                f"{where}: outputs {listed} run-dir={run_dir}"
+                if not wrong
+                else f"{where}: outputs differ: {wrong} (run-dir={run_dir!r})",
             )
             seen = job.shown.get(step_want.step_id.upper(), {})
             shown_outputs = seen.get("outputs")
@@ -258,12 +270,21 @@ def check(jobs: Mapping[str, Job], act_exit: int, log: str, contract_text: str) 
             )
             errors = [a for a in step.annotations if a.level == "error"]
             lines = tuple(sorted(a.line for a in errors))
-            expect(lines == step_want.annotated, f"{where}: error annotations at {CONTRACT} lines {list(lines)} (expected {list(step_want.annotated)})")
+            expect(
+                lines == step_want.annotated,
+                f"{where}: error annotations at {CONTRACT} lines {list(lines)} (expected {list(step_want.annotated)})",
+            )
             for annotation in errors:
                 why = _lands_on_contract(annotation, contract_lines)
-                expect(not why, f"{where}: {annotation.file}:{annotation.line} {annotation.title!r} " + (why or "lands on its key"))
+                expect(
+                    not why, f"{where}: {annotation.file}:{annotation.line} {annotation.title!r} " + (why or "lands on its key")
+                )
             missing = [s for s in step_want.summary_has if s not in step.summary]
-            expect(not missing, f"{where}: job summary ({len(step.summary.splitlines())} lines) " + (f"lacks {missing}" if missing else "as expected"))
+            expect(
+                not missing,
+                f"{where}: job summary ({len(step.summary.splitlines())} lines) "
+                + (f"lacks {missing}" if missing else "as expected"),
+            )
     return results
 
 
