@@ -9,16 +9,21 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUN=${ACT_RUNNER:-../shared/checks/act/run.sh}
-if [ ! -x "$RUN" ]; then
+BUILD=${CONTAINER_RUNNER:-../shared/checks/container/build-and-run.sh}
+if [ ! -x "$RUN" ] || [ ! -x "$BUILD" ]; then
   echo "act-test: $RUN not found; skipped (the workflow runs on GitHub as it is)"
   exit 0
 fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 start=$(date +%s)
+# The live-service job's service image, as a registry would hold it (a cached rebuild after the first).
+AGENT_IMAGE=localhost/behavegate-refund-agent:act
+"$BUILD" -q --build-only -t "$AGENT_IMAGE" --build-arg PYTHON_IMAGE=python:3.12-slim examples/refund-agent >/dev/null ||
+  { echo "act-test: could not build $AGENT_IMAGE"; exit 1; }
 echo "act-test: running .github/workflows/action-act.yml with act (three jobs; the log follows)"
-# The live jobs need the action's container to share the job's network (act does; GitHub does not).
-"$RUN" .github/workflows/action-act.yml --var ACTION_SHARES_JOB_NETWORK=true >"$log" 2>&1
+# live-regressed needs the action's container to share the job's network (act's does; GitHub's does not).
+"$RUN" .github/workflows/action-act.yml --var ACTION_SHARES_JOB_NETWORK=true --var "REFUND_AGENT_IMAGE=$AGENT_IMAGE" >"$log" 2>&1
 code=$?
 took=$(($(date +%s) - start))
 # Prefixed: act prints job summaries unprefixed, and no line of it may start a workflow command here.

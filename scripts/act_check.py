@@ -177,7 +177,7 @@ EXPECTED: dict[str, JobExpect] = {
             ),
         },
     ),
-    "live": JobExpect(
+    "live-service": JobExpect(
         "succeeded",
         {
             "Test the running agent": StepExpect(
