@@ -49,7 +49,7 @@ def test_the_log_is_read_per_job_though_parallel_jobs_interleave() -> None:
     jobs = act_check.parse(LOG)
     assert {name: job.result for name, job in jobs.items()} == {
         "offline": "succeeded",
-        "live": "succeeded",
+        "live-service": "succeeded",
         "live-regressed": "failed",
     }
     regressed = jobs["offline"].steps["Regressed evidence fails (planted)"]
@@ -57,7 +57,7 @@ def test_the_log_is_read_per_job_though_parallel_jobs_interleave() -> None:
     # the summary's unprefixed lines belong to the step whose "Summary -" line they follow
     assert regressed.summary.startswith("## ❌ behavegate: fail") and "mode `offline`" in regressed.summary
     assert "mode `live`" not in regressed.summary
-    assert jobs["live"].steps["Test the running agent"].annotations == ()
+    assert jobs["live-service"].steps["Test the running agent"].annotations == ()
 
 
 @pytest.mark.parametrize(
@@ -91,8 +91,8 @@ def test_a_planted_failure_job_that_succeeds_fails_the_check() -> None:
 
 
 def test_a_job_act_did_not_run_fails_the_check() -> None:
-    log = "\n".join(line for line in LOG.splitlines() if not line.startswith("[action-act/live "))
-    assert "live: act ran the job" in _failures(log)
+    log = "\n".join(line for line in LOG.splitlines() if not line.startswith("[action-act/live-service"))
+    assert "live-service: act ran the job" in _failures(log)
 
 
 def test_a_missing_or_wrong_output_fails() -> None:
