@@ -14,6 +14,7 @@ Standard library only: it runs before, and without, the project's venv.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -113,8 +114,9 @@ def parse(log: str) -> dict[str, Job]:
         elif summary := _SUMMARY.match(text):
             draft.summary.append(summary["first"])
             summary_of = draft
-        elif step_view := _SHOWN.match(text):
-            shown.setdefault(job, {})[step_view["name"]] = json.loads(step_view["json"])
+        elif (step_view := _SHOWN.match(text)) is not None:
+            with contextlib.suppress(ValueError):  # a cut line is no view: that step's check then fails
+                shown.setdefault(job, {})[step_view["name"]] = json.loads(step_view["json"])
     return {
         job: Job(
             job,

@@ -119,3 +119,14 @@ def test_every_job_and_step_the_checker_expects_is_in_the_workflow() -> None:
         for step_name, step_want in want.steps.items():
             assert steps[step_name]["uses"] == "./" and steps[step_name]["id"] == step_want.step_id
             assert steps[step_name]["with"]["contract"] == act_check.CONTRACT
+
+
+def test_a_cut_step_view_fails_its_check_without_stopping_the_others() -> None:
+    log = _replace_once(
+        LOG, '[action-act/live-regressed]   | step GATE {"conclusion"', '[action-act/live-regressed]   | step GATE {"conclusion"{'
+    )
+    failures = _failures(log)
+    assert (
+        len(failures) == 1
+        and "live-regressed / Test the running agent: a later step reads steps.gate: outcome None" in failures[0]
+    )
