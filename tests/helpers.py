@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
-import ssl
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+from fake_agent import Reply, Request, as_custom, as_responses, as_stream, json_reply, sse_reply
+
+from behavegate.cli import main
 from behavegate.commands.offline import run_offline
 from behavegate.commands.options import RunOptions
 from behavegate.contract.load import parse_contract_text
@@ -70,36 +68,6 @@ def with_extras(report: Report) -> Report:
     """As a command leaves it: a scenario left out by the selection, and timings."""
     skipped = Scenario("not-selected", "p", Expectation(), line=99)
     return replace(report, skipped=(skipped,), timings=(Timing("", "", 250),) * len(report.results))
-
-
-def send_json(handler: BaseHTTPRequestHandler, value: Any, status: int = 200) -> None:
-    """Answer a loopback test server's request with ``value`` as JSON (bytes pass as they are)."""
-    body = value if isinstance(value, bytes) else json.dumps(value).encode()
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(body)))
-    handler.end_headers()
-    handler.wfile.write(body)
-
-
-class QuietHandler(BaseHTTPRequestHandler):
-    """A loopback test server's handler that keeps the test log clean."""
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@contextmanager
-def loopback(handler: type[BaseHTTPRequestHandler], path: str = "/v1/chat/completions") -> Iterator[str]:
-    """A real HTTP server on 127.0.0.1 for the test's duration; yields its URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    # shutdown() waits for the loop's next poll: at the default 0.5 s that was most of a short test.
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}{path}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 # Runs the CLI and records its own peak RSS. VmHWM is the peak of this process's
@@ -163,64 +131,183 @@ def spy_on_timeouts(monkeypatch: Any, regex_module: Any) -> list[float]:
     return timeouts
 
 
-class RawServer:
-    """A loopback server on raw sockets for tests that need exact bytes on kept-alive
-    connections: it reads each request (head and Content-Length body) and hands it to
-    :meth:`answer`, which writes to the socket and returns False to close the connection.
-    Counts the connections it accepted and keeps every request it read. With ``tls`` (a
-    server context) it speaks https."""
+# --- one scripted agent in every served shape (plain, streamed, Responses API, agent.http) --------
 
-    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
-        self.requests: list[bytes] = []
-        self.connections = 0
-        self.tls = tls
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(16)
-        scheme = "https" if tls else "http"
-        self.url = f"{scheme}://127.0.0.1:{self.listener.getsockname()[1]}/v1/chat/completions"
-        threading.Thread(target=self._accept, daemon=True).start()
+PLAIN = {
+    "choices": [
+        {
+            "message": {
+                "role": "assistant",
+                "content": "Looking up",
+                "tool_calls": [
+                    {"id": "c0", "type": "function", "function": {"name": "lookup", "arguments": '{"order": "A-1"}'}},
+                    {"id": "c1", "type": "function", "function": {"name": "refund", "arguments": '{"amount": 5}'}},
+                ],
+            },
+            "finish_reason": "tool_calls",
+        }
+    ],
+    "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7},
+}
 
-    def answer(self, connection: socket.socket, body: bytes) -> bool:
-        raise NotImplementedError
+SCENARIOS = """version: 2
+agent:
+  model: m
+  timeout_seconds: {timeout}
+  missing_tool_calls: none
+{stream}  tools:
+    - {{name: lookup, description: d, parameters: {{type: object, required: [order], properties: {{order: {{type: string}}}}}}}}
+    - {{name: refund, description: d, parameters: {{type: object}}}}
+scenarios:
+  - id: calls
+    prompt: calls
+    expect:
+      tools: {{required: [{{name: lookup, arguments: {{order: A-1}}}}], arguments_valid: true, max_calls: 2}}
+      usage: {{max_total_tokens: 10}}
+  - id: answers
+    prompt: answers
+    expect:
+      response: {{contains: [shipped]}}
+      tools: {{max_calls: 0}}
+  - id: violates
+    prompt: violates
+    expect:
+      response: {{contains: [refunded]}}
+      tools: {{forbidden: [refund]}}
+  - id: converses
+    prompt: converses
+    max_turns: 2
+    tool_results: {{lookup: shipped}}
+    expect:
+      response: {{contains: [shipped]}}
+      tools: {{required: [lookup]}}
+"""
 
-    def greet(self, connection: socket.socket) -> None:
-        """What the server writes on accept, before reading any request (nothing: as a server should)."""
+REPLIES: dict[str, dict[str, Any]] = {
+    "calls": PLAIN,
+    "answers": {
+        "choices": [{"message": {"role": "assistant", "content": "It shipped.", "tool_calls": None}, "finish_reason": "stop"}],
+        "usage": {"total_tokens": 4},
+    },
+    "violates": {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": "Done.",
+                    "tool_calls": [{"id": "r", "type": "function", "function": {"name": "refund", "arguments": "{}"}}],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    },
+    "converses": {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {"id": "k1", "type": "function", "function": {"name": "lookup", "arguments": '{"order": "B-2"}'}}
+                    ],
+                },
+                "finish_reason": "tool_calls",
+            }
+        ]
+    },
+    "shipped": {
+        "choices": [{"message": {"role": "assistant", "content": "B-2 shipped.", "tool_calls": None}, "finish_reason": "stop"}]
+    },
+}
 
-    def close(self) -> None:
-        self.listener.close()
+HTTP_BLOCK = """  http:
+    request:
+      message: "Customer asks: {{prompt}}"
+      history: "{{messages}}"
+      tools: "{{tools}}"
+      options: {max: "{{max_tokens}}", session: ci}
+    response:
+      content: answer
+      tool_calls: {path: calls, name: function.name, arguments: function.arguments, id: id}
+      complete: done
+      usage: {total_tokens: used}
+"""
+CUSTOM_SCENARIOS = SCENARIOS.format(timeout=10, stream=HTTP_BLOCK.replace('"Customer asks: {{prompt}}"', '"{{prompt}}"'))
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                connection, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
 
-    def _serve(self, connection: socket.socket) -> None:
-        pending = b""
-        with contextlib.ExitStack() as stack, contextlib.suppress(OSError):
-            stack.enter_context(connection)
-            if self.tls is not None:
-                # Each write goes at once: TLS 1.3 session tickets would otherwise hold a small
-                # answer back (Nagle) until the client's delayed ACK, 40 ms on.
-                connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                connection = stack.enter_context(self.tls.wrap_socket(connection, server_side=True))
-            self.greet(connection)
-            while True:
-                while b"\r\n\r\n" not in pending:
-                    chunk = connection.recv(65536)
-                    if not chunk:
-                        return
-                    pending += chunk
-                head, _, pending = pending.partition(b"\r\n\r\n")
-                lengths = (int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
-                length = next(lengths, 0)
-                while len(pending) < length:
-                    pending += connection.recv(65536)
-                body, pending = pending[:length], pending[length:]
-                self.requests.append(head + b"\r\n\r\n" + body)
-                if not self.answer(connection, body):
-                    return
+def chat_or_stream(request: Request) -> Reply:
+    """Answers each prompt with its reply, as JSON or (``stream: true`` asked) as a stream that
+    ends when the connection closes (no Content-Length)."""
+    payload = request.json()
+    reply = REPLIES[payload["messages"][-1]["content"]]
+    return sse_reply(as_stream(reply), length=False) if payload["stream"] else json_reply(reply)
+
+
+def custom_agent(request: Request) -> dict[str, Any]:
+    """POST /chat {message, history, tools} → {answer, calls, done, used}: the prompt (or,
+    after a tool result, its content) picks the reply."""
+    return as_custom(REPLIES[request.json()["history"][-1]["content"]])
+
+
+def responses_agent(request: Request) -> dict[str, Any]:
+    """Answers /v1/responses: the prompt (or, after a tool result, its output) picks the reply."""
+    last = request.json()["input"][-1]
+    return as_responses(REPLIES[last["output"] if last.get("type") == "function_call_output" else last["content"]])
+
+
+def run(tmp_path: Path, text: str, url: str, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, dict[str, Any]]:
+    (tmp_path / "c.yml").write_text(text)
+    code = main(["test", "c.yml", "--endpoint", url, "--no-artifacts", "--format", "json", *more])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def verdicts(report: dict[str, Any]) -> list[Any]:
+    return [
+        (s["id"], s["status"], [(a["assertion"], a["status"], a["message"]) for a in s["assertions"]])
+        for s in report["scenarios"]
+    ]
+
+
+# --- the documented Oxy example, its agent and a scripted judge ---------------------------------
+
+OXY_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "oxy" / "sales.agentic.test.yml"
+OXY_ANSWERS = {
+    "How many users signed up last month?": ("We had 1,247 new user signups.", None),
+    "What's the revenue trend for Q4?": ("Q4 revenue rose 15% over Q3.", "execute_sql"),
+    "Who is the CEO of Apple?": ("Tim Cook. ::error::pwned <script>x</script>", None),
+    "Show me top 5 customers by lifetime value": ("Here are customers.", None),  # no execute_sql: tools.required fails
+}
+
+
+def oxy_agent(flaky: bool = False) -> Callable[[Request], dict[str, Any]]:
+    """Answers the example's questions (a tool call where the answer needs one); ``flaky``: the
+    third signups question gets a wrong answer (a FLKY case, 2/3)."""
+    signups = 0
+
+    def answer(request: Request) -> dict[str, Any]:
+        nonlocal signups
+        prompt = request.prompt
+        answer, tool = OXY_ANSWERS.get(prompt, ("I do not know.", None))
+        if flaky and prompt.startswith("How many users"):
+            signups += 1
+            answer = "I do not know." if signups == 3 else answer
+        calls = [{"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}] if tool else []
+        message: dict[str, Any] = {"role": "assistant", "content": answer, **({"tool_calls": calls} if calls else {})}
+        return {"choices": [{"message": message, "finish_reason": "stop"}], "usage": {"total_tokens": 3}}
+
+    return answer
+
+
+def oxy_judge(request: Request) -> dict[str, Any]:
+    """Passes an answer that carries the expected fact; says why either way."""
+    asked = json.dumps(request.json()["messages"])
+    facts = ("We had 1,247", "rose 15%", "Tim Cook.")
+    verdict = "pass" if any(fact in asked for fact in facts) else "fail"
+    reply = json.dumps({"verdict": verdict, "reason": f"scripted {verdict} ::warning::x"})
+    return {"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]}
+
+
+def copy_example(tmp: Path) -> Path:
+    target = tmp / "sales.agentic.test.yml"
+    target.write_bytes(OXY_EXAMPLE.read_bytes())  # unchanged
+    return target

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from helpers import RawServer
+from fake_agent import RawServer
 
 from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import H11Transport

@@ -20,9 +20,11 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import EXAMPLE, QuietHandler, loopback, send_json
+from fake_agent import Request, serve
+from helpers import EXAMPLE
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -298,10 +300,8 @@ def test_a_stderr_nobody_reads_is_dropped_and_stdout_still_gets_everything() -> 
     assert out.getvalue() == "the report\n"
 
 
-class _Answers(QuietHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        send_json(self, {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]})
+def _answers_hi(request: Request) -> dict[str, Any]:
+    return {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
 
 
 @pytest.mark.parametrize("stderr", ["a pipe nobody reads", "closed"])
@@ -314,7 +314,7 @@ def test_a_live_run_with_its_stderr_gone_keeps_its_report_and_exit_status(tmp_pa
     os.close(read)
     command = [sys.executable, "-m", "behavegate", "test", "c.yml", "--no-artifacts", "--format", "json", "--output", "r.json"]
     close_2 = (lambda: os.close(2)) if stderr == "closed" else None  # descriptor 2 not open at all: sys.stderr is None
-    with loopback(_Answers) as url:
+    with serve(_answers_hi) as url:
         done = subprocess.run([*command, "--endpoint", url], cwd=tmp_path, stderr=write, timeout=60, preexec_fn=close_2)
     os.close(write)
     assert done.returncode == 0
