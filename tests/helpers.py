@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,9 @@ from behavegate.contract.load import parse_contract_text
 from behavegate.evidence.observation_file import parse_observation_text
 from behavegate.frozen import replace
 from behavegate.model import Contract, Expectation, ObservationSet, RunFacts, Scenario, Status, Timing
+from behavegate.render import json as json_renderer
+from behavegate.report.baseline import compare
+from behavegate.report.baseline_file import parse_baseline
 from behavegate.report.build import rejudged
 from behavegate.report.result import Report
 
@@ -311,3 +316,405 @@ def copy_example(tmp: Path) -> Path:
     target = tmp / "sales.agentic.test.yml"
     target.write_bytes(OXY_EXAMPLE.read_bytes())  # unchanged
     return target
+
+
+# --- a baseline comparison with one of each kind of change (test_baseline and the views) --------
+
+BASELINE_CONTRACT = """\
+version: 2
+defaults: {runs: 8, min_pass_rate: 0.5}
+agent:
+  tools:
+    - {name: lookup_order, description: Fetch an order, parameters: {type: object}}
+    - {name: issue_refund, description: Pay money back, parameters: {type: object}}
+scenarios:
+  - id: greets
+    prompt: Say hello.
+    expect:
+      response: {icontains: [hello]}
+  - id: looks-up
+    prompt: Where is order A-1?
+    expect:
+      tools:
+        required: [{name: lookup_order}]
+        forbidden: [issue_refund]
+  - id: policy
+    runs: 1
+    min_pass_rate: 1
+    prompt: How long do I have?
+    expect:
+      response: {contains: ["30 days"]}
+"""
+
+
+def attempt(scenario: str, *, ok: bool = True, calls: tuple[str, ...] = (), error: str | None = None) -> dict[str, Any]:
+    responses = {"greets": ("Hello!", "Hi."), "looks-up": ("On its way.", "On its way."), "policy": ("30 days.", "14 days.")}
+    entry: dict[str, Any] = {
+        "id": scenario,
+        "response": responses[scenario][0 if ok else 1],
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": c} for c in calls],
+    }
+    if error:
+        entry = {"id": scenario, "error": error}
+    return entry
+
+
+def evidence(
+    greets: int = 8, looks_up: int = 8, policy: bool = True, *, incomplete: int = 0, drop: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Observations: ``greets`` of 8 attempts say hello; ``looks_up`` of 8 look the order up
+    (the others refund it); ``incomplete`` of the greets attempts failed to answer."""
+    scenarios = [attempt("greets", ok=i < greets) for i in range(8 - incomplete)]
+    scenarios += [attempt("greets", error="timeout") for _ in range(incomplete)]
+    scenarios += [attempt("looks-up", calls=("lookup_order",) if i < looks_up else ("issue_refund",)) for i in range(8)]
+    scenarios.append(attempt("policy", ok=policy))
+    return {"version": 2, "scenarios": [s for s in scenarios if s["id"] not in drop]}
+
+
+def baseline_of(main_report: Report) -> Any:
+    return parse_baseline(json_renderer.render(main_report), "main.json")
+
+
+def gated(
+    main_evidence: dict[str, Any],
+    pr_evidence: dict[str, Any],
+    *,
+    fail_on: str = "regression",
+    contract: str = BASELINE_CONTRACT,
+    pr_contract: str | None = None,
+) -> Report:
+    current = report(pr_contract or contract, pr_evidence)
+    return current.gated(compare(baseline_of(report(contract, main_evidence)), current), fail_on)
+
+
+RETIRED = """\
+  - id: retired
+    runs: 1
+    min_pass_rate: 1
+    prompt: Old question.
+    expect:
+      response: {contains: [old]}
+"""
+
+
+def showcase() -> Report:
+    """A pull request against main with one of each: a significant drop, a drop within
+    sampling error with a changed tool sequence, a fix and a removed scenario."""
+    main_evidence = evidence(greets=8, looks_up=7, policy=False)
+    main_evidence["scenarios"].append(
+        {
+            "id": "retired",
+            "response": "old",
+            "finish_reason": "stop",
+            "response_complete": True,
+            "tool_calls_complete": True,
+            "tool_calls": [],
+        }
+    )
+    return gated(
+        main_evidence,
+        evidence(greets=2, looks_up=3, policy=True),
+        contract=BASELINE_CONTRACT + RETIRED,
+        pr_contract=BASELINE_CONTRACT,
+    )
+
+
+# --- large and version-2 reports for the renderers ----------------------------------------------
+
+
+def huge_report(scenarios: int) -> Report:
+    base = with_extras(example_report("regressed"))
+    template = base.results[2]
+    verdicts = tuple(replace(v, message="x" * 5_000 + " ::error::" + "`" * 7) for v in template.verdicts)
+    results = tuple(
+        replace(template, scenario=replace(template.scenario, id=f"scenario-{index:05d}"), verdicts=verdicts)
+        for index in range(scenarios)
+    )
+    return replace(rejudged(base, replace(base.evaluation, results=results)), timings=None)
+
+
+def golden_queries_report() -> Report:
+    folder = EXAMPLE.parent / "golden-queries"
+    return report((folder / "queries.yml").read_text(), (folder / "observations.json").read_text())
+
+
+# --- forged workflow commands and what the runner would execute ---------------------------------
+
+SEPARATORS = ["\r", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+FORGED = [
+    "::set-output name=status::pass",
+    "::error::forged",
+    "::add-mask::everything",
+    "::stop-commands::abc",
+    "  ::warning title=x::indented",
+    "text ##[set-output name=status;]pass",
+    "##[error]legacy",
+    *[f"before{sep}::error::after-{index}" for index, sep in enumerate(SEPARATORS)],
+    "\u00a0::notice::nbsp-indented",
+]
+
+
+def runner_lines(log: str) -> list[str]:
+    """Every line under the runner's rule and under Python's, merged."""
+    return re.split(r"\r\n|\r|\n", log) + log.splitlines()
+
+
+OUR_COMMAND = re.compile(r"^::(error|warning|notice)( [^:]*)?::|^::add-mask::")
+
+
+def ours_or_stop(line: str) -> bool:
+    return bool(OUR_COMMAND.match(line) or line.startswith("::stop-commands::") or re.fullmatch(r"::[0-9a-f]{32}::", line))
+
+
+def foreign_commands(log: str) -> list[str]:
+    """Commands the runner would execute that are not behavegate's own, honouring
+    ``::stop-commands::`` exactly as the runner does (its blocks are exempt)."""
+    executed: list[str] = []
+    for line in runner_lines(log):
+        if "##[" in line:
+            executed.append(line)  # never ours, never inert to the legacy parser
+    stop: str | None = None
+    for raw in re.split(r"\r\n|\r|\n", log):
+        line = raw.strip()
+        if stop is not None:
+            stop = None if line == f"::{stop}::" else stop
+            continue
+        if line.startswith("::stop-commands::"):
+            stop = line.removeprefix("::stop-commands::")
+        elif line.startswith("::") and not OUR_COMMAND.match(line):
+            executed.append(line)
+    # Python's rule applies everywhere (log viewers know no stop-commands).
+    executed += [line for line in log.splitlines() if line.strip().startswith("::") and not ours_or_stop(line.strip())]
+    return executed
+
+
+# --- a repeated-runs contract and its observations (sharding, replay schema, typed JSON) ---------
+
+
+def shard_observation(sid: str, response: str, calls: tuple[str, ...] = (), refusal: bool = False, latency: float = 100.5) -> Any:
+    return {
+        "id": sid,
+        "response": response,
+        "finish_reason": "stop",
+        "response_complete": True,
+        "tool_calls_complete": True,
+        "tool_calls": [{"name": c, "arguments": {"id": "1"}} for c in calls],
+        "refusal": refusal,
+        "sources": [],
+        "latency_ms": latency,
+    }
+
+
+SHARD_CONTRACT = textwrap.dedent("""\
+    version: 2
+    defaults: {runs: 3, min_pass_rate: 0.6}
+    gates: {min_pass_rate: 0.7, latency_p95_ms: 5000}
+    agent:
+      model: m
+      tools:
+        - {name: lookup, description: d, parameters: {type: object, properties: {id: {type: string}}, required: [id]}}
+    scenarios:
+      - id: alpha
+        prompt: Where is order 1?
+        expect:
+          response: {contains: [order]}
+          tools: {required: [{name: lookup}], arguments_valid: true}
+      - id: beta
+        prompt: Say hi
+        max_turns: 2
+        tool_results: {lookup: {id: "1"}}
+        expect:
+          response: {contains: [hi]}
+      - id: gamma
+        prompt: Refuse this
+        runs: 4
+        expect: {refusal: true}
+      - id: delta
+        prompt: Anything
+        expect:
+          response: {not_matches: ["(?i)secret"]}
+          safety: {pii: [email]}
+    """)
+
+
+SHARD_OBSERVATIONS = {
+    "version": 2,
+    "scenarios": [
+        shard_observation("alpha", "your order arrives", ("lookup",)),
+        shard_observation("alpha", "no idea"),
+        shard_observation("alpha", "order here", ("lookup",), latency=300.25),
+        shard_observation("beta", "hi there"),
+        shard_observation("beta", "hello"),
+        shard_observation("beta", "hi"),
+        shard_observation("gamma", "no", refusal=True),
+        shard_observation("gamma", "ok"),
+        shard_observation("gamma", "no", refusal=True),  # the 4th attempt is missing
+        shard_observation("delta", "contact me at a@b.com"),
+        shard_observation("delta", "fine"),
+        shard_observation("delta", "fine"),
+        shard_observation("delta", "a 4th attempt: the evidence holds more than runs"),
+    ],
+}
+
+
+# --- OpenTelemetry traces of one agent run (GenAI conventions) -----------------------------------
+
+TRACE = "0af7651916cd43dd8448eb211c80319c"
+
+
+def attr(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return {"key": key, "value": {"arrayValue": {"values": [{"stringValue": v} for v in value]}}}
+    if isinstance(value, int):
+        return {"key": key, "value": {"intValue": str(value)}}
+    return {"key": key, "value": {"stringValue": value if isinstance(value, str) else json.dumps(value)}}
+
+
+def agent_trace(
+    trace_id: str = TRACE,
+    scenario: str | None = "refund",
+    *,
+    prompt: str = "Refund order 7",
+    calls: Sequence[tuple[str, Mapping[str, Any], str | None]] | None = None,
+    answer: str | None = "Refunded order 7.",
+    content: bool = True,
+    tool_spans: bool = True,
+    last_finish: str = "stop",
+    tokens: tuple[int, int] = (100, 20),
+    conversation: str | None = None,
+) -> list[dict[str, Any]]:
+    """One agent run in the current GenAI conventions: an agent span, a model step that asks
+    for ``calls`` (all at once), a tool span per call, a model step that answers."""
+    calls = [("lookup_order", {"order_id": "7"}, None)] if calls is None else calls
+    spans: list[dict[str, Any]] = []
+    t = 1_767_225_600_000_000_000
+
+    def add(
+        span_id: str, name: str, parent: str | None, start: int, attributes: list[dict[str, Any]], error: bool = False
+    ) -> None:
+        spans.append(
+            {
+                "traceId": trace_id,
+                "spanId": span_id,
+                "parentSpanId": parent or "",
+                "name": name,
+                "kind": 1,
+                "startTimeUnixNano": str(t + start * 1_000_000),
+                "endTimeUnixNano": str(t + (start + 5) * 1_000_000),
+                "attributes": attributes,
+                "status": {"code": 2} if error else {},
+            }
+        )
+
+    root = [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "refunder")]
+    if scenario:
+        root.append(attr("behavegate.scenario.id", scenario))
+    if conversation:
+        root.append(attr("gen_ai.conversation.id", conversation))
+    if content and answer is not None:
+        root.append(attr("gen_ai.output.messages", [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]))
+    add("a000000000000001", "invoke_agent refunder", None, 0, root)
+    first = [
+        attr("gen_ai.operation.name", "chat"),
+        attr("gen_ai.usage.input_tokens", tokens[0]),
+        attr("gen_ai.usage.output_tokens", tokens[1]),
+        attr("gen_ai.response.finish_reasons", ["tool_calls" if calls else last_finish]),
+    ]
+    if content:
+        first.append(attr("gen_ai.input.messages", [{"role": "user", "parts": [{"type": "text", "content": prompt}]}]))
+        parts = [
+            {"type": "tool_call", "id": f"call_{i}", "name": name, "arguments": args} for i, (name, args, _) in enumerate(calls)
+        ]
+        first.append(
+            attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts or [{"type": "text", "content": answer}]}])
+        )
+    add("b000000000000001", "chat m", "a000000000000001", 1, first)
+    if not calls:
+        return spans
+    for i, (name, args, error) in enumerate(calls):
+        if not tool_spans:
+            break
+        tool = [
+            attr("gen_ai.operation.name", "execute_tool"),
+            attr("gen_ai.tool.name", name),
+            attr("gen_ai.tool.call.id", f"call_{i}"),
+        ]
+        if content:
+            tool.append(attr("gen_ai.tool.call.arguments", args))
+        if error:
+            tool.append(attr("error.type", error))
+        add(f"c00000000000000{i}", f"execute_tool {name}", "a000000000000001", 10 + i, tool, error=error is not None)
+    second = [
+        attr("gen_ai.operation.name", "chat"),
+        attr("gen_ai.usage.input_tokens", tokens[0]),
+        attr("gen_ai.usage.output_tokens", tokens[1]),
+        attr("gen_ai.response.finish_reasons", [last_finish]),
+    ]
+    if content and answer is not None:
+        second.append(attr("gen_ai.output.messages", [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]))
+    add("b000000000000002", "chat m", "a000000000000001", 30, second)
+    return spans
+
+
+TRACE_CONTRACT = """\
+version: 2
+agent:
+  tools:
+    - {name: lookup_order, description: Find an order, parameters: {type: object, properties: {order_id: {type: string}}}}
+    - {name: issue_refund, description: Refund, parameters: {type: object, properties: {order_id: {type: string}}}}
+    - {name: delete_account, description: Never, parameters: {type: object}}
+scenarios:
+  - id: refund
+    prompt: Refund order 7
+    expect:
+"""
+
+
+# --- the HTML report's own tags -------------------------------------------------------------------
+
+# Everything the template itself writes; agent text may add none.
+TEMPLATE_TAGS = {
+    "html",
+    "head",
+    "meta",
+    "title",
+    "style",
+    "body",
+    "main",
+    "section",
+    "h1",
+    "h2",
+    "h3",
+    "div",
+    "span",
+    "p",
+    "strong",
+    "code",
+    "pre",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "b",
+    "i",
+    "details",
+    "summary",
+    "svg",
+    "rect",
+    "line",
+    "circle",
+    "label",
+    "input",
+    "select",
+    "option",
+    "button",
+    "footer",
+    "script",
+}
