@@ -83,16 +83,6 @@ def json_reply(
     return Reply(body, status, typed + tuple((headers or {}).items()))
 
 
-def chat_body(
-    content: str | None = "", tool_calls: list[Any] | None = None, finish_reason: str = "stop", **fields: Any
-) -> dict[str, Any]:
-    """A Chat Completions answer; ``tool_calls`` left out when None; more top-level ``fields`` (usage, ...)."""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if tool_calls is not None:
-        message["tool_calls"] = tool_calls
-    return {"choices": [{"message": message, "finish_reason": finish_reason}], **fields}
-
-
 def sse_reply(body: bytes | str, length: bool = True) -> Reply:
     """A text/event-stream answer; without ``length`` it ends when the connection closes."""
     data = body.encode() if isinstance(body, str) else body
@@ -129,8 +119,7 @@ class FakeAgent:
         self._received = 0
         self._keep_bodies = keep_bodies
         self._server = _Server(("127.0.0.1", 0), self._handler(keep_alive))
-        self.base = f"http://127.0.0.1:{self._server.server_address[1]}"
-        self.url = self.base + path
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}{path}"
 
     def __enter__(self) -> FakeAgent:
         # shutdown() waits for the loop's next poll: at the default 0.5 s that was most of a short test.
@@ -174,6 +163,7 @@ class FakeAgent:
                 pass  # keeps the test log clean
 
             def handle_one_request(self) -> None:
+                # Every method goes to answer (the stdlib would look for a do_<METHOD> each).
                 self.raw_requestline = self.rfile.readline(65537)
                 if not self.raw_requestline or not self.parse_request():
                     self.close_connection = True
