@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helpers import RawServer
+from fake_agent import RawServer
 
 from behavegate.cli import main
 

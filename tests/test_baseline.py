@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 from conftest import Golden
-from helpers import EXAMPLE, report
+from helpers import BASELINE_CONTRACT as CONTRACT
+from helpers import EXAMPLE, attempt, baseline_of, evidence, gated, report, showcase
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,76 +25,6 @@ from behavegate.render.regressions import source_line
 from behavegate.report.baseline import compare
 from behavegate.report.baseline_file import parse_baseline
 from behavegate.report.comparison import Comparison, normalized
-from behavegate.report.result import Report
-
-CONTRACT = """\
-version: 2
-defaults: {runs: 8, min_pass_rate: 0.5}
-agent:
-  tools:
-    - {name: lookup_order, description: Fetch an order, parameters: {type: object}}
-    - {name: issue_refund, description: Pay money back, parameters: {type: object}}
-scenarios:
-  - id: greets
-    prompt: Say hello.
-    expect:
-      response: {icontains: [hello]}
-  - id: looks-up
-    prompt: Where is order A-1?
-    expect:
-      tools:
-        required: [{name: lookup_order}]
-        forbidden: [issue_refund]
-  - id: policy
-    runs: 1
-    min_pass_rate: 1
-    prompt: How long do I have?
-    expect:
-      response: {contains: ["30 days"]}
-"""
-
-
-def attempt(scenario: str, *, ok: bool = True, calls: tuple[str, ...] = (), error: str | None = None) -> dict[str, Any]:
-    responses = {"greets": ("Hello!", "Hi."), "looks-up": ("On its way.", "On its way."), "policy": ("30 days.", "14 days.")}
-    entry: dict[str, Any] = {
-        "id": scenario,
-        "response": responses[scenario][0 if ok else 1],
-        "finish_reason": "stop",
-        "response_complete": True,
-        "tool_calls_complete": True,
-        "tool_calls": [{"name": c} for c in calls],
-    }
-    if error:
-        entry = {"id": scenario, "error": error}
-    return entry
-
-
-def evidence(
-    greets: int = 8, looks_up: int = 8, policy: bool = True, *, incomplete: int = 0, drop: tuple[str, ...] = ()
-) -> dict[str, Any]:
-    """Observations: ``greets`` of 8 attempts say hello; ``looks_up`` of 8 look the order up
-    (the others refund it); ``incomplete`` of the greets attempts failed to answer."""
-    scenarios = [attempt("greets", ok=i < greets) for i in range(8 - incomplete)]
-    scenarios += [attempt("greets", error="timeout") for _ in range(incomplete)]
-    scenarios += [attempt("looks-up", calls=("lookup_order",) if i < looks_up else ("issue_refund",)) for i in range(8)]
-    scenarios.append(attempt("policy", ok=policy))
-    return {"version": 2, "scenarios": [s for s in scenarios if s["id"] not in drop]}
-
-
-def baseline_of(main_report: Report) -> Any:
-    return parse_baseline(json_renderer.render(main_report), "main.json")
-
-
-def gated(
-    main_evidence: dict[str, Any],
-    pr_evidence: dict[str, Any],
-    *,
-    fail_on: str = "regression",
-    contract: str = CONTRACT,
-    pr_contract: str | None = None,
-) -> Report:
-    current = report(pr_contract or contract, pr_evidence)
-    return current.gated(compare(baseline_of(report(contract, main_evidence)), current), fail_on)
 
 
 def kinds(comparison: Comparison | None) -> dict[str, list[str]]:
@@ -461,32 +392,6 @@ def test_fail_on_fail_lets_an_incomplete_run_pass(tmp_path: Path, monkeypatch: p
 
 
 # --- every view leads with the comparison (golden files) -----------------------------------
-
-RETIRED = """\
-  - id: retired
-    runs: 1
-    min_pass_rate: 1
-    prompt: Old question.
-    expect:
-      response: {contains: [old]}
-"""
-
-
-def showcase() -> Report:
-    """A pull request against main with one of each: a significant drop, a drop within
-    sampling error with a changed tool sequence, a fix and a removed scenario."""
-    main_evidence = evidence(greets=8, looks_up=7, policy=False)
-    main_evidence["scenarios"].append(
-        {
-            "id": "retired",
-            "response": "old",
-            "finish_reason": "stop",
-            "response_complete": True,
-            "tool_calls_complete": True,
-            "tool_calls": [],
-        }
-    )
-    return gated(main_evidence, evidence(greets=2, looks_up=3, policy=True), contract=CONTRACT + RETIRED, pr_contract=CONTRACT)
 
 
 @pytest.mark.parametrize("view", ["table", "summary", "junit", "annotations", "json"])

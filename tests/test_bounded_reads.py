@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import SHRINK, RawServer, steepness
+from fake_agent import RawServer
+from helpers import SHRINK, steepness
 
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError

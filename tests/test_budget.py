@@ -11,13 +11,12 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from threading import Thread
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
+from fake_agent import FakeAgent, Reply
 from helpers import PEAK_RSS_SCRIPT, contract
 
 from behavegate import limits
@@ -57,46 +56,20 @@ def _tool_turn(content: str, tokens: int | None) -> bytes:
 # --- a real agent that re-sends ~2 MiB every turn --------------------------------------------
 
 
-class Bloated(BaseHTTPRequestHandler):
-    """Answers every turn with ~2 MiB of assistant text and another tool call."""
-
-    reply: ClassVar[bytes] = _tool_turn("x" * (2 * 1024 * 1024 - 4096), 10)
-    largest_request: ClassVar[int] = 0
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        # Read and drop the body in chunks: the server must not be what grows.
-        left = int(self.headers["Content-Length"])
-        Bloated.largest_request = max(Bloated.largest_request, left)
-        while left:
-            left -= len(self.rfile.read(min(left, 1 << 20)))
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(self.reply)))
-        self.end_headers()
-        self.wfile.write(self.reply)
-
-
-class Backlogged(ThreadingHTTPServer):
-    request_queue_size = 64  # 16 clients connect at once; the default 5 drops some
-    daemon_threads = True
+BLOATED = _tool_turn("x" * (2 * 1024 * 1024 - 4096), 10)
 
 
 @pytest.fixture
-def bloated() -> Iterator[str]:
-    Bloated.largest_request = 0
-    server = Backlogged(("127.0.0.1", 0), Bloated)
-    Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
-    server.shutdown()
+def bloated() -> Iterator[FakeAgent]:
+    """Answers every turn with ~2 MiB of assistant text and another tool call, on kept-alive
+    connections; it reads and drops the bodies (the server must not be what grows)."""
+    with FakeAgent(lambda request: Reply(BLOATED), keep_alive=True, keep_bodies=False) as agent:
+        yield agent
 
 
 @pytest.mark.slow  # scale or timing: `make test-slow`
 def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_each_attempt_names_its_budget(
-    bloated: str, tmp_path: Path
+    bloated: FakeAgent, tmp_path: Path
 ) -> None:
     (tmp_path / "contract.yml").write_text(MULTI_TURN.format(runs=16))
     (tmp_path / "rss.py").write_text(PEAK_RSS_SCRIPT)
@@ -107,7 +80,7 @@ def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_ea
         "test",
         "contract.yml",
         "--endpoint",
-        bloated,
+        bloated.url,
         "--concurrency",
         "16",
         "--max-seconds",
@@ -132,7 +105,9 @@ def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_ea
         error = attempt["observation"]["error"]
         assert error.startswith("attempt budget exceeded: request bytes ")
         assert f"> {limits.ATTEMPT_MAX_REQUEST_BYTES:,}" in error
-    assert Bloated.largest_request <= limits.ATTEMPT_MAX_REQUEST_BYTES  # each attempt ended by its bytes, not --max-seconds
+    assert (
+        max(r.length for r in bloated.requests) <= limits.ATTEMPT_MAX_REQUEST_BYTES
+    )  # each attempt ended by its bytes, not --max-seconds
 
 
 # --- accounting on httpx.MockTransport -------------------------------------------------------

@@ -10,15 +10,13 @@ from pathlib import Path
 
 import pytest
 from conftest import Golden
-from helpers import EXAMPLE, edit_result, example_report
+from helpers import EXAMPLE, edit_result, example_report, golden_queries_report, huge_report
 from helpers import with_extras as add_extras
 from lxml import etree  # type: ignore[import-untyped]  # lxml ships no type hints
 
-from behavegate.frozen import replace
 from behavegate.github.outputs import output_block
 from behavegate.render import annotations as annotations_renderer  # `annotations` is the __future__ feature
 from behavegate.render import junit, summary
-from behavegate.report.build import rejudged
 from behavegate.report.result import Report
 
 XSD = etree.XMLSchema(etree.parse(str(Path(__file__).parent / "junit" / "junit.xsd")))
@@ -92,17 +90,6 @@ def test_junit_makes_control_characters_visible_instead_of_deleting_them() -> No
     XSD.assertValid(etree.fromstring(xml.encode()))
 
 
-def huge_report(scenarios: int) -> Report:
-    base = with_extras("regressed")
-    template = base.results[2]
-    verdicts = tuple(replace(v, message="x" * 5_000 + " ::error::" + "`" * 7) for v in template.verdicts)
-    results = tuple(
-        replace(template, scenario=replace(template.scenario, id=f"scenario-{index:05d}"), verdicts=verdicts)
-        for index in range(scenarios)
-    )
-    return replace(rejudged(base, replace(base.evaluation, results=results)), timings=None)
-
-
 @pytest.mark.slow
 def test_a_5000_scenario_summary_stays_under_1_mib_and_says_what_was_cut() -> None:
     text = summary.render(huge_report(5_000))
@@ -135,13 +122,6 @@ def test_output_delimiters_never_occur_in_the_value() -> None:
     text = output_block({"x": "a\nghadelimiter_\nb"})
     delimiter = text.split("<<", 1)[1].split("\n", 1)[0]
     assert text.endswith(f"\n{delimiter}\n") and delimiter not in "a\nghadelimiter_\nb"
-
-
-def golden_queries_report() -> Report:
-    from helpers import EXAMPLE, report
-
-    folder = EXAMPLE.parent / "golden-queries"
-    return report((folder / "queries.yml").read_text(), (folder / "observations.json").read_text())
 
 
 @pytest.mark.parametrize("renderer", ["summary", "junit", "annotations", "table"])

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import textwrap
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import FakeAgent, Reply, Request, serve
+from helpers import contract
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -236,24 +236,22 @@ def _call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
 
 
-class ScriptedAgent(QuietHandler):
+class ScriptedAgent:
     """Behaves as its prompt says; each turn's answer depends on the tool messages so far."""
 
-    delay: ClassVar[float] = 0.0
-    requests: ClassVar[list[dict[str, Any]]] = []
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        ScriptedAgent.requests.append(body)
-        time.sleep(self.delay)
-        messages = body["messages"]
+    def __call__(self, request: Request) -> Reply:
+        messages = request.json()["messages"]
         prompt = next(m["content"] for m in messages if m["role"] == "user")
         results = [m["content"] for m in messages if m["role"] == "tool"]
         turn = sum(1 for m in messages if m["role"] == "assistant")
         calls, text = self.script(prompt, turn, results)
         message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": calls}
         reason = "tool_calls" if calls else "stop"
-        send_json(self, {"choices": [{"message": message, "finish_reason": reason}], "usage": {"total_tokens": 100 + turn}})
+        body = {"choices": [{"message": message, "finish_reason": reason}], "usage": {"total_tokens": 100 + turn}}
+        return Reply(json.dumps(body).encode(), delay_s=self.delay)
 
     @staticmethod
     def script(prompt: str, turn: int, results: list[str]) -> tuple[list[dict[str, Any]], str | None]:
@@ -349,10 +347,14 @@ scenarios:
 
 
 @pytest.fixture
-def agent() -> Iterator[str]:
-    ScriptedAgent.delay, ScriptedAgent.requests = 0.0, []
-    with loopback(ScriptedAgent) as url:
-        yield url
+def scripted() -> Iterator[FakeAgent]:
+    with FakeAgent(ScriptedAgent()) as fake:
+        yield fake
+
+
+@pytest.fixture
+def agent(scripted: FakeAgent) -> str:
+    return scripted.url
 
 
 def run_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
@@ -483,24 +485,24 @@ def test_the_table_and_summary_list_each_possible_loop(
 
 
 def test_latency_covers_every_request_of_the_conversation(
-    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    scripted: FakeAgent, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    ScriptedAgent.delay = 0.05
+    scripted.answer = ScriptedAgent(delay=0.05)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(CONVERSATIONS)
     _, report = run_json(["contract.yml", "--endpoint", agent, "--scenario", "loop"], capsys)
-    assert len(ScriptedAgent.requests) == 3
+    assert len(scripted.requests) == 3
     assert report["scenarios"][0]["observation"]["latency_ms"] >= 3 * 50  # a lower bound only: never flaky
 
 
 def test_a_mapping_form_conversation_still_sends_and_records_as_before(
-    agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    scripted: FakeAgent, agent: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     text = CONVERSATIONS.split("  - id: ungrounded")[0].replace(RULES_YAML, "    tool_results: {lookup_order: {eta: soon}}")
     (tmp_path / "contract.yml").write_text(text)
     code, report = run_json(["contract.yml", "--endpoint", agent], capsys)
-    tool_message = next(m for m in ScriptedAgent.requests[1]["messages"] if m["role"] == "tool")
+    tool_message = next(m for m in scripted.bodies[1]["messages"] if m["role"] == "tool")
     assert tool_message == {"role": "tool", "tool_call_id": "c0", "content": '{"eta": "soon"}'}
     assert code == 0 and verdicts(report)["grounded"]["response.uses_tool_result[0]"][0] == "pass"
 
@@ -811,17 +813,14 @@ def test_a_grounding_problem_is_listed_with_the_other_problems_of_its_scenario_p
     ]
 
 
-class _OmitsToolCalls(ScriptedAgent):
+def _omits_tool_calls(request: Request) -> dict[str, Any]:
     """Leaves `tool_calls` out of a turn that calls none, as most servers do."""
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        messages = body["messages"]
-        turn = sum(1 for m in messages if m["role"] == "assistant")
-        results = [m["content"] for m in messages if m["role"] == "tool"]
-        calls, text = self.script("grounded", turn, results)
-        message: dict[str, Any] = {"role": "assistant", "content": text, **({"tool_calls": calls} if calls else {})}
-        send_json(self, {"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]})
+    messages = request.json()["messages"]
+    turn = sum(1 for m in messages if m["role"] == "assistant")
+    results = [m["content"] for m in messages if m["role"] == "tool"]
+    calls, text = ScriptedAgent.script("grounded", turn, results)
+    message: dict[str, Any] = {"role": "assistant", "content": text, **({"tool_calls": calls} if calls else {})}
+    return {"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]}
 
 
 def test_saved_observations_of_a_conversation_whose_last_turn_omits_tool_calls_replay_alike(
@@ -833,7 +832,7 @@ def test_saved_observations_of_a_conversation_whose_last_turn_omits_tool_calls_r
     monkeypatch.chdir(tmp_path)
     text = CONVERSATIONS.replace("  missing_tool_calls: none\n", "")
     (tmp_path / "c.yml").write_text(text)
-    with loopback(_OmitsToolCalls) as url:
+    with serve(_omits_tool_calls) as url:
         main(
             [
                 "test",

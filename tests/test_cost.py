@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, contract, loopback, report, send_json
+from fake_agent import Request, serve
+from helpers import contract, report
 
 from behavegate.cli import main
 from behavegate.commands.request import TestRequest, resolve
@@ -44,25 +45,28 @@ def _reply(usage: dict[str, int] | None) -> dict[str, Any]:
     return body
 
 
-class Counting(QuietHandler):
-    """Answers hello, reporting 1,000 prompt and 500 completion tokens a request."""
+class Counting:
+    """Answers hello, reporting 1,000 prompt and 500 completion tokens a request; counts the requests."""
 
-    requests: ClassVar[int] = 0
-    usage: ClassVar[dict[str, int] | None] = {"prompt_tokens": 1000, "completion_tokens": 500, "total_tokens": 1500}
+    def __init__(self) -> None:
+        self.requests = 0
+        self.usage: dict[str, int] | None = {"prompt_tokens": 1000, "completion_tokens": 500, "total_tokens": 1500}
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        type(self).requests += 1
-        send_json(self, _reply(self.usage))
+    def __call__(self, request: Request) -> dict[str, Any]:
+        self.requests += 1
+        return _reply(self.usage)
+
+
+COUNTING = Counting()
 
 
 @pytest.fixture
 def agent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(PRICED)
-    Counting.requests = 0
-    Counting.usage = {"prompt_tokens": 1000, "completion_tokens": 500, "total_tokens": 1500}
-    with loopback(Counting) as url:
+    COUNTING.requests = 0
+    COUNTING.usage = {"prompt_tokens": 1000, "completion_tokens": 500, "total_tokens": 1500}
+    with serve(COUNTING) as url:
         yield url
 
 
@@ -70,7 +74,7 @@ def _run(url: str, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int,
     flags = ["--endpoint", url, "--no-artifacts", "--concurrency", "1", *more]
     code = main(["test", "c.yml", *flags, "--format", "json"])
     data = json.loads(capsys.readouterr().out)
-    Counting.requests = 0
+    COUNTING.requests = 0
     main(["test", "c.yml", *flags, "--summary", "summary.md", "--junit", "junit.xml"])
     return code, data, capsys.readouterr().out
 
@@ -153,7 +157,7 @@ def test_the_token_budget_stops_scheduling_and_the_rest_is_incomplete_with_the_r
     agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     code, data, table = _run(agent, capsys, "--max-total-tokens", "3000")
-    assert code == 2 and Counting.requests == 2  # 1,500 + 1,500 reached the budget: three attempts never sent
+    assert code == 2 and COUNTING.requests == 2  # 1,500 + 1,500 reached the budget: three attempts never sent
     attempts = data["scenarios"][0]["attempts"]
     assert [a["status"] for a in attempts] == ["pass", "pass", "incomplete", "incomplete", "incomplete"]
     reason = attempts[2]["observation"]["error"]
@@ -184,7 +188,7 @@ def test_a_priced_run_without_a_budget_shows_its_cost_and_passes(agent: str, cap
 
 
 def test_unreported_usage_is_named_and_the_budget_cannot_count_it(agent: str, capsys: pytest.CaptureFixture[str]) -> None:
-    Counting.usage = None
+    COUNTING.usage = None
     code, data, table = _run(agent, capsys, "--max-total-tokens", "3000")
     assert code == 0 and data["behavegate"]["usage"]["unreported"] == 5  # every attempt sent: nothing to count
     assert "usage not reported by 5 of 5 attempts: not counted, so the budget could not count them" in table
@@ -217,7 +221,7 @@ def test_a_suite_shares_the_token_budget_across_its_contracts(
     flags = ["--endpoint", agent, "--no-artifacts", "--concurrency", "1", "--max-total-tokens", "9000"]
     code = main(["test", "c.yml", "d.yml", *flags, "--html", "r.html"])
     table = capsys.readouterr().out
-    assert code == 2 and Counting.requests == 6  # 5 from the first contract, 1 from the second: 9,000 tokens
+    assert code == 2 and COUNTING.requests == 6  # 5 from the first contract, 1 from the second: 9,000 tokens
     assert "not sent: the run's token budget (--max-total-tokens 9,000) was spent (9,000 tokens reported)" in table
     assert "Usage: cost $0.0105; 1,500 tokens (1,000 in, 500 out)" in (tmp_path / "r.html").read_text()
 
@@ -258,7 +262,7 @@ def test_a_version_1_run_is_held_to_the_token_budget(agent: str, capsys: pytest.
         ]
     )
     data = json.loads(capsys.readouterr().out)
-    assert code == 2 and Counting.requests == 1
+    assert code == 2 and COUNTING.requests == 1
     assert [s["status"] for s in data["scenarios"]] == ["pass", "incomplete"]
     assert data["scenarios"][1]["observation"]["error"].startswith("not sent: the run's token budget")
     assert "input_tokens" not in data["scenarios"][0]["observation"]  # version 1's observation keeps skylos's keys

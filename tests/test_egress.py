@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import Request, serve
 
 from behavegate.cli import main
 from behavegate.judge.argument_schemas import check_calls
@@ -60,12 +60,11 @@ def schema_server() -> Iterator[tuple[str, list[str]]]:
     """A loopback server that would serve an integer schema, and counts every request."""
     requests: list[str] = []
 
-    class Handler(QuietHandler):
-        def do_GET(self) -> None:
-            requests.append(self.path)
-            send_json(self, {"type": "integer"})
+    def schema(request: Request) -> dict[str, Any]:
+        requests.append(request.path)
+        return {"type": "integer"}
 
-    with loopback(Handler, "/schema.json") as url:
+    with serve(schema, "/schema.json") as url:
         yield url, requests
 
 

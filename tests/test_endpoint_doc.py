@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from doc_examples import examples
-from helpers import loopback
+from fake_agent import host
 
 from behavegate.cli import main
 
@@ -38,12 +38,7 @@ def doc_server() -> type[BaseHTTPRequestHandler]:
     namespace: dict[str, Any] = {"__name__": "endpoint_doc_server"}
     exec(compile(examples("endpoint.md")["server"], "docs/endpoint.md", "exec"), namespace)
     handler: type[BaseHTTPRequestHandler] = namespace["Handler"]
-
-    class Quiet(handler):  # type: ignore[valid-type,misc]
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    return Quiet
+    return handler
 
 
 def test_the_documented_server_passes_the_documented_contract_live(
@@ -51,7 +46,7 @@ def test_the_documented_server_passes_the_documented_contract_live(
 ) -> None:
     (tmp_path / "contract.yml").write_text(examples("endpoint.md")["contract"] + FAILING)
     monkeypatch.chdir(tmp_path)
-    with loopback(doc_server()) as url:
+    with host(doc_server()) as url:
         code = main(["test", "contract.yml", "--endpoint", url, "--report", "report.json", "--no-artifacts"])
     capsys.readouterr()
     report = json.loads((tmp_path / "report.json").read_text())
@@ -79,14 +74,9 @@ def test_the_documented_custom_agent_passes_its_documented_mapping_live(
     namespace: dict[str, Any] = {"__name__": "endpoint_doc_custom_server"}
     exec(compile(examples("endpoint.md")["custom-server"], "docs/endpoint.md", "exec"), namespace)
     handler: type[BaseHTTPRequestHandler] = namespace["Handler"]
-
-    class Quiet(handler):  # type: ignore[valid-type,misc]
-        def log_message(self, *args: Any) -> None:
-            pass
-
     (tmp_path / "contract.yml").write_text(examples("endpoint.md")["custom-contract"])
     monkeypatch.chdir(tmp_path)
-    with loopback(Quiet, "/chat") as url:
+    with host(handler, "/chat") as url:
         code = main(["test", "contract.yml", "--endpoint", url, "--report", "report.json", "--no-artifacts"])
     capsys.readouterr()
     report = json.loads((tmp_path / "report.json").read_text())

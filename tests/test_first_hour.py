@@ -12,10 +12,11 @@ import textwrap
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import EXAMPLE, QuietHandler, loopback, send_json
+from fake_agent import Answer, FakeAgent, Request
+from helpers import EXAMPLE
 
 from behavegate.cli import main
 from behavegate.evidence.chat import normalize
@@ -263,17 +264,16 @@ def test_incomplete_evidence_is_not_a_configuration_error(project: Path, capsys:
 # --- 3. nothing paid for is lost ------------------------------------------------------------
 
 
-class Counting(QuietHandler):
-    requests: ClassVar[list[str]] = []
-    slow: ClassVar[set[str]] = set()
+def ok_unless_slow(slow: str = "") -> Answer:
+    """Answers ``ok <prompt>``; the prompt ``slow`` after 3 s."""
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body["messages"][-1]["content"]
-        type(self).requests.append(prompt)
-        if prompt in self.slow:
+    def answer(request: Request) -> dict[str, Any]:
+        prompt = request.prompt
+        if prompt == slow:
             time.sleep(3)
-        send_json(self, {"choices": [{"message": {"content": f"ok {prompt}", "tool_calls": None}, "finish_reason": "stop"}]})
+        return {"choices": [{"message": {"content": f"ok {prompt}", "tool_calls": None}, "finish_reason": "stop"}]}
+
+    return answer
 
 
 V2_THREE = """\
@@ -292,10 +292,9 @@ def test_a_bad_output_path_is_refused_before_the_first_request(
 ) -> None:
     (project / "contract.yml").write_text(V2_THREE)
     os.symlink(project.parent, project / "link")
-    Counting.requests = []
-    with loopback(Counting) as url:
-        code, report = run_json(["contract.yml", "--endpoint", url, flag, "link/out"], capsys)
-    assert code == 2 and Counting.requests == []
+    with FakeAgent(ok_unless_slow()) as agent:
+        code, report = run_json(["contract.yml", "--endpoint", agent.url, flag, "link/out"], capsys)
+    assert code == 2 and agent.requests == []
     assert report["behavegate"]["status"] == "error"
     assert f"{flag} {project / 'link' / 'out'} must not use symlink parent directories" in report["error"]
 
@@ -304,12 +303,8 @@ def test_a_v2_run_out_of_time_reports_the_finished_attempts_and_the_rest_incompl
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / "contract.yml").write_text(V2_THREE)
-    Counting.requests, Counting.slow = [], {"p2"}
-    try:
-        with loopback(Counting) as url:
-            code, report = run_json(["contract.yml", "--endpoint", url, "--concurrency", "1", "--max-seconds", "1"], capsys)
-    finally:
-        Counting.slow = set()
+    with FakeAgent(ok_unless_slow("p2")) as agent:
+        code, report = run_json(["contract.yml", "--endpoint", agent.url, "--concurrency", "1", "--max-seconds", "1"], capsys)
     assert "error" not in report
     assert (code, report["status"]) == (2, "incomplete")
     status = {s["id"]: s["status"] for s in report["scenarios"]}
@@ -317,7 +312,7 @@ def test_a_v2_run_out_of_time_reports_the_finished_attempts_and_the_rest_incompl
     messages = {s["id"]: s["assertions"][0]["message"] for s in report["scenarios"]}
     assert "cut in flight: the run's time budget (--max-seconds 1) ran out; raise --max-seconds" in messages["second"]
     assert "not sent: the run's time budget (--max-seconds 1) ran out" in messages["third"]
-    assert Counting.requests == ["p1", "p2"]  # nothing sent after the budget ran out
+    assert agent.prompts == ["p1", "p2"]  # nothing sent after the budget ran out
 
 
 # --- 4. incomplete reasons that name the cause and the fix ---------------------------------

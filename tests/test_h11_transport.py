@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
-from helpers import RawServer
+from fake_agent import RawServer
 
 from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import H11Transport
@@ -24,10 +24,10 @@ class Scripted(RawServer):
     """Answers the n-th request (0-based, whatever its connection) with the script's bytes;
     ``b""`` closes the connection instead, and ``close_after`` closes it after each answer."""
 
-    def __init__(self, reply: Reply, close_after: bool = False) -> None:
+    def __init__(self, reply: Reply, close_after: bool = False, idle_s: float | None = None) -> None:
         self.reply = reply
         self.close_after = close_after
-        super().__init__()
+        super().__init__(idle_s=idle_s)
 
     def answer(self, connection: socket.socket, body: bytes) -> bool:
         answer = self.reply(len(self.requests) - 1)
@@ -273,9 +273,8 @@ def test_a_folded_value_is_joined_by_a_space() -> None:
 class IdleTimeout(Scripted):
     """Closes a connection that has not asked anything for 0.1 s (as servers with a keep-alive timeout do)."""
 
-    def _serve(self, connection: socket.socket) -> None:
-        connection.settimeout(0.1)
-        super()._serve(connection)
+    def __init__(self, reply: Reply, close_after: bool = False) -> None:
+        super().__init__(reply, close_after, idle_s=0.1)
 
 
 def test_a_spare_the_server_closed_while_idle_is_not_used_and_each_transport_gets_its_own_connection() -> None:

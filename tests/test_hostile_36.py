@@ -10,10 +10,10 @@ import os
 import socket
 import time
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, RawServer, loopback, send_json
+from fake_agent import RawServer, serve
 
 from behavegate.cli import main
 from behavegate.report.result import Report
@@ -67,22 +67,12 @@ def test_the_number_shortener_counts_digits_past_what_str_converts() -> None:
     assert shown(1_500) == "1500" and shown(10**5000) == "a 5,001-digit number" and shown("9" * 400) == "a 400-digit number"
 
 
-class HugeUsage(QuietHandler):
-    """Answers hello and reports a token count no endpoint could have used."""
-
-    usage: ClassVar[dict[str, int]] = {}
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        send_json(self, {"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}], "usage": self.usage})
-
-
 @pytest.mark.parametrize("usage", [{"total_tokens": HUGE}, {"prompt_tokens": HUGE, "completion_tokens": 1}])
 def test_a_live_usage_count_past_a_float_is_unknown_and_the_priced_run_keeps_every_verdict(
     usage: dict[str, int], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    HugeUsage.usage = usage
-    with loopback(HugeUsage) as url:
+    # Answers hello and reports a token count no endpoint could have used.
+    with serve(lambda request: {"choices": [{"message": {"content": "hello"}, "finish_reason": "stop"}], "usage": usage}) as url:
         code, log = _cli(
             capsys,
             "test",

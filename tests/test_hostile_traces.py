@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import GROWTH_BOUND, SHRINK, steepness
-from test_trace_evidence import CONTRACT, agent_trace, attr
+from helpers import GROWTH_BOUND, SHRINK, agent_trace, attr, steepness
+from helpers import TRACE_CONTRACT as CONTRACT
 
 from behavegate.cli import main
 from behavegate.evidence.traces import reader

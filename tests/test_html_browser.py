@@ -14,11 +14,8 @@ from pathlib import Path
 
 import pytest
 from browser import Browser, Page, chromium
-from helpers import EXAMPLE, report
+from helpers import EXAMPLE, TEMPLATE_TAGS, huge_report, report, showcase
 from hostile_report import EVIL, everywhere, hostile_report, tainted
-from test_baseline import showcase
-from test_ci_renderers import huge_report
-from test_html_report import TEMPLATE_TAGS
 
 from behavegate.render import html
 from behavegate.render.suite import html as suite_html

@@ -14,57 +14,13 @@ from pathlib import Path
 
 import pytest
 from conftest import Golden
-from helpers import EXAMPLE, example_report, report, with_extras
+from helpers import EXAMPLE, TEMPLATE_TAGS, example_report, golden_queries_report, huge_report, report, showcase, with_extras
 from hostile_report import EVIL, HUGE, RAW, everywhere, hostile_report, tainted
-from test_baseline import showcase
-from test_ci_renderers import golden_queries_report, huge_report
 
 from behavegate.cli import main
 from behavegate.render import html
 from behavegate.render.suite import html as suite_html
 from behavegate.report.suite import SuiteRun
-
-# Everything the template itself writes; agent text may add none.
-TEMPLATE_TAGS = {
-    "html",
-    "head",
-    "meta",
-    "title",
-    "style",
-    "body",
-    "main",
-    "section",
-    "h1",
-    "h2",
-    "h3",
-    "div",
-    "span",
-    "p",
-    "strong",
-    "code",
-    "pre",
-    "table",
-    "thead",
-    "tbody",
-    "tr",
-    "th",
-    "td",
-    "b",
-    "i",
-    "details",
-    "summary",
-    "svg",
-    "rect",
-    "line",
-    "circle",
-    "label",
-    "input",
-    "select",
-    "option",
-    "button",
-    "footer",
-    "script",
-}
 
 
 class Elements(HTMLParser):

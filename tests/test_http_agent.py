@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import FakeAgent, Reply, Request, json_reply, serve, sse_reply
+from helpers import CUSTOM_SCENARIOS, HTTP_BLOCK, SCENARIOS, chat_or_stream, contract, custom_agent, run, verdicts
 from hypothesis import given
 from hypothesis import strategies as st
-from test_stream import REPLIES, SCENARIOS, run, verdicts
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
@@ -21,18 +21,6 @@ from behavegate.evidence.http_agent import build_request, encode, read
 from behavegate.http_mapping import FieldPath, format_path, lookup, parse_path
 from behavegate.model import Observation
 
-HTTP_BLOCK = """  http:
-    request:
-      message: "Customer asks: {{prompt}}"
-      history: "{{messages}}"
-      tools: "{{tools}}"
-      options: {max: "{{max_tokens}}", session: ci}
-    response:
-      content: answer
-      tool_calls: {path: calls, name: function.name, arguments: function.arguments, id: id}
-      complete: done
-      usage: {total_tokens: used}
-"""
 CUSTOM = f"""version: 2
 agent:
   endpoint: http://127.0.0.1:1/chat
@@ -242,39 +230,6 @@ def test_agent_http_is_a_version_2_key() -> None:
 # --- a real loopback agent through the CLI ----------------------------------------------------
 
 
-def as_custom(reply: dict[str, Any]) -> dict[str, Any]:
-    """The same answer as a custom agent gives it: its own keys, arguments as objects."""
-    choice = reply["choices"][0]
-    chat = choice["message"]
-    calls = [
-        {"id": c["id"], "function": {"name": c["function"]["name"], "arguments": json.loads(c["function"]["arguments"])}}
-        for c in chat.get("tool_calls") or ()
-    ]
-    custom: dict[str, Any] = {
-        "answer": chat.get("content"),
-        "calls": calls,
-        "done": choice["finish_reason"] in {"stop", "tool_calls"},
-    }
-    if "usage" in reply:
-        custom["used"] = reply["usage"]["total_tokens"]
-    return custom
-
-
-class CustomAgent(QuietHandler):
-    """POST /chat {message, history, tools} → {answer, calls, done, used}: the prompt (or,
-    after a tool result, its content) picks the reply."""
-
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        CustomAgent.requests.append(payload)
-        send_json(self, as_custom(REPLIES[payload["history"][-1]["content"]]))
-
-
-CUSTOM_SCENARIOS = SCENARIOS.format(timeout=10, stream=HTTP_BLOCK.replace('"Customer asks: {{prompt}}"', '"{{prompt}}"'))
-
-
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -283,19 +238,16 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_custom_json_agent_gets_the_verdicts_of_the_same_agent_on_chat_completions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_stream import Agent
-
-    with loopback(Agent) as url:
+    with serve(chat_or_stream) as url:
         chat_code, chat = run(tmp_path, SCENARIOS.format(timeout=10, stream=""), url, capsys)
-    CustomAgent.requests = []
-    with loopback(CustomAgent, "/chat") as url:
-        code, report = run(tmp_path, CUSTOM_SCENARIOS, url, capsys)
+    with FakeAgent(custom_agent, "/chat") as agent:
+        code, report = run(tmp_path, CUSTOM_SCENARIOS, agent.url, capsys)
     assert code == chat_code == 1
     assert verdicts(report) == verdicts(chat)
     assert [s["status"] for s in report["scenarios"]] == ["pass", "pass", "fail", "pass"]
-    assert all(set(r) == {"message", "history", "tools", "options"} for r in CustomAgent.requests)
+    assert all(set(r) == {"message", "history", "tools", "options"} for r in agent.bodies)
     # The scripted tool result goes back in {{messages}}, after the turn that called the tool.
-    second = next(r for r in CustomAgent.requests if r["history"][-1]["role"] == "tool")
+    second = next(r for r in agent.bodies if r["history"][-1]["role"] == "tool")
     assert second["message"] == "converses" and second["history"][0] == {"role": "user", "content": "converses"}
     called, result = second["history"][-2:]
     assert called["tool_calls"][0] == {
@@ -316,18 +268,9 @@ HOSTILE: dict[str, Any] = {
 }
 
 
-class HostileCustom(QuietHandler):
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        answer = HOSTILE[payload["message"]]
-        if payload["message"] == "streamed":
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Content-Length", str(len(answer)))
-            self.end_headers()
-            self.wfile.write(answer)
-            return
-        send_json(self, answer)
+def hostile_custom(request: Request) -> Reply:
+    message = request.json()["message"]
+    return sse_reply(HOSTILE[message]) if message == "streamed" else json_reply(HOSTILE[message])
 
 
 def test_hostile_custom_answers_are_incomplete_with_a_reason_and_the_run_goes_on(
@@ -338,7 +281,7 @@ def test_hostile_custom_answers_are_incomplete_with_a_reason_and_the_run_goes_on
         for key in HOSTILE
     )
     text = f"version: 2\nagent:\n{HTTP_BLOCK.replace('Customer asks: ', '')}scenarios:\n{scenarios}"
-    with loopback(HostileCustom, "/chat") as url:
+    with serve(hostile_custom, "/chat") as url:
         code, report = run(tmp_path, text, url, capsys)
     assert code == 2
     assert [s["status"] for s in report["scenarios"]] == ["incomplete"] * len(HOSTILE)
@@ -361,7 +304,7 @@ def test_a_saved_custom_run_replays_with_the_same_reasons(tmp_path: Path, capsys
         for key in HOSTILE
     )
     text = f"version: 2\nagent:\n{HTTP_BLOCK.replace('Customer asks: ', '')}scenarios:\n{scenarios}"
-    with loopback(HostileCustom, "/chat") as url:
+    with serve(hostile_custom, "/chat") as url:
         code, live = run(tmp_path, text, url, capsys, "--save-observations", "o.json")
     replayed_code = main(["test", "c.yml", "--observations", "o.json", "--no-artifacts", "--format", "json"])
     replayed = json.loads(capsys.readouterr().out)
@@ -396,16 +339,13 @@ scenarios:
 """
 
 
-class RanItself(QuietHandler):
+def ran_itself(request: Request) -> dict[str, Any]:
     """A framework agent's service: it ran the tools and reports each step with its result."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        steps = [
-            {"tool": "lookup_order", "args": {"order_id": "A-1"}, "result": {"status": "shipped"}, "error": None},
-            {"tool": "issue_refund", "args": {"order_id": "A-1"}, "result": None, "error": "refunds need a human"},
-        ]
-        send_json(self, {"output": "Order A-1 has shipped; I could not refund it.", "steps": steps})
+    steps = [
+        {"tool": "lookup_order", "args": {"order_id": "A-1"}, "result": {"status": "shipped"}, "error": None},
+        {"tool": "issue_refund", "args": {"order_id": "A-1"}, "result": None, "error": "refunds need a human"},
+    ]
+    return {"output": "Order A-1 has shipped; I could not refund it.", "steps": steps}
 
 
 def test_an_agent_that_runs_its_own_tools_is_judged_on_its_executed_calls_results_and_errors(
@@ -413,7 +353,7 @@ def test_an_agent_that_runs_its_own_tools_is_judged_on_its_executed_calls_result
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(RAN_ITSELF)
-    with loopback(RanItself, "/run") as url:
+    with serve(ran_itself, "/run") as url:
         code = main(["test", "contract.yml", "--endpoint", url, "--no-artifacts", "--report", "r.json"])
     capsys.readouterr()
     report = json.loads((tmp_path / "r.json").read_text())

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fake_agent import json_reply, serve
 from helpers import EXAMPLE, GROWTH_BOUND, SHRINK, steepness
 
 from behavegate.cli import main
@@ -91,52 +92,19 @@ def test_fixture_text_in_the_log_never_runs_as_a_command(
 def test_live_agent_text_in_the_log_never_runs_as_a_command(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-    from threading import Thread
-
-    class Evil(BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers["Content-Length"]))
-            text = "\n".join(PAYLOADS)
-            body = json.dumps(
-                {
-                    "choices": [
-                        {
-                            "finish_reason": "stop",
-                            "message": {
-                                "content": text,
-                                "refusal": text,
-                                "sources": PAYLOADS,
-                                "tool_calls": [
-                                    {"function": {"name": "lookup_order", "arguments": json.dumps({"order_id": text})}}
-                                ],
-                            },
-                        }
-                    ]
-                }
-            ).encode()
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Evil)
-    Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
-        monkeypatch.chdir(tmp_path)
-        monkeypatch.setenv("GITHUB_ACTIONS", "true")
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+    text = "\n".join(PAYLOADS)
+    call = {"function": {"name": "lookup_order", "arguments": json.dumps({"order_id": text})}}
+    message = {"content": text, "refusal": text, "sources": PAYLOADS, "tool_calls": [call]}
+    evil = json_reply({"choices": [{"finish_reason": "stop", "message": message}]}, content_type=None)
+    shutil.copy(EXAMPLE / "contract.yml", tmp_path / "contract.yml")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    with serve(lambda request: evil) as url:
         for fmt in ("table", "json"):
             main(["test", "contract.yml", "--endpoint", url, "--format", fmt, "--annotations", "--no-artifacts"])
             captured = capsys.readouterr()
             for command in runner_commands(captured.out + "\n" + captured.err):
                 assert OURS.match(command), f"unexpected workflow command reached the log: {command!r}"
-    finally:
-        server.shutdown()
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)

@@ -13,11 +13,11 @@ import textwrap
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import SILENT, Reply, Request, json_reply, serve
 
 from behavegate.cli import main
 from behavegate.evidence.judge_client import JudgeSettings, ask, http_judge, reply_of
@@ -38,10 +38,8 @@ def chat(content: Any, finish_reason: str = "stop", **message: Any) -> dict[str,
     return {"choices": [{"message": {"role": "assistant", "content": content, **message}, "finish_reason": finish_reason}]}
 
 
-class Agent(QuietHandler):
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        send_json(self, chat(ANSWERS.get(body["messages"][-1]["content"], "I do not know.")))
+def agent(request: Request) -> dict[str, Any]:
+    return chat(ANSWERS.get(request.prompt, "I do not know."))
 
 
 def answer_in(question_text: str) -> str:
@@ -52,46 +50,49 @@ def answer_in(question_text: str) -> str:
     return value
 
 
-class Judge(QuietHandler):
-    """Replies from ``script`` in turn (a callable gets the agent's answer); counts requests."""
+class Judge:
+    """Replies from ``script`` in turn (a callable gets the agent's answer); keeps the requests' bodies."""
 
-    script: ClassVar[list[Any]] = []
-    requests: ClassVar[list[dict[str, Any]]] = []
-    release: ClassVar[threading.Event] = threading.Event()
+    def __init__(self) -> None:
+        self.reset()
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Judge.requests.append(body)
-        step = Judge.script[(len(Judge.requests) - 1) % len(Judge.script)] if Judge.script else "fair"
+    def reset(self) -> None:
+        self.script: list[Any] = []
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+
+    def __call__(self, request: Request) -> Reply:
+        body = request.json()
+        self.requests.append(body)
+        step = self.script[(len(self.requests) - 1) % len(self.script)] if self.script else "fair"
         if step == "fair":
             passed = "Paris" in answer_in(body["messages"][-1]["content"])
             step = json.dumps({"verdict": "pass" if passed else "fail", "reason": "compared with Paris"})
         if step == "slow":  # a fair reply, held back
-            Judge.release.wait(0.4)
+            self.release.wait(0.4)
             step = json.dumps({"verdict": "pass", "reason": "slowly compared"})
         if step == "hang":
-            Judge.release.wait(10)
-            return
+            self.release.wait(10)
+            return SILENT
         if isinstance(step, int):
-            send_json(self, {"error": "busy"}, status=step)
-        elif isinstance(step, dict):
-            send_json(self, step)
-        else:
-            send_json(self, chat(step))
+            return json_reply({"error": "busy"}, status=step)
+        return json_reply(step if isinstance(step, dict) else chat(step))
+
+
+JUDGE = Judge()
 
 
 @pytest.fixture
 def judge_url() -> Iterator[str]:
-    Judge.script, Judge.requests = [], []
-    Judge.release = threading.Event()
-    with loopback(Judge) as url:
+    JUDGE.reset()
+    with serve(JUDGE) as url:
         yield url
-    Judge.release.set()
+    JUDGE.release.set()
 
 
 @pytest.fixture
 def agent_url() -> Iterator[str]:
-    with loopback(Agent) as url:
+    with serve(agent) as url:
         yield url
 
 
@@ -140,8 +141,8 @@ def test_the_judge_decides_pass_and_fail_and_every_view_names_it_judged(
     found = verdicts(report)
     assert found["capital"][0] == "pass" and found["wrong"][0] == "fail"
     assert all(message.startswith("[judged, non-deterministic: judge 'judge-m']") for _, message in found.values())
-    assert len(Judge.requests) == 2
-    sent = Judge.requests[0]
+    assert len(JUDGE.requests) == 2
+    sent = JUDGE.requests[0]
     assert sent["temperature"] == 0 and sent["model"] == "judge-m" and sent["stream"] is False
     assert report["provenance"]["judge"]["model"] == "judge-m"
     assert report["provenance"]["judge"]["requests_sent"] == 2
@@ -185,19 +186,19 @@ def test_votes_the_strict_majority_decides(
     why: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    Judge.script = script
+    JUDGE.script = script
     path = contract(tmp_path, agent_url, judge_url, votes=3)
     _, report = run(capsys, str(path), *LIVE, "--no-artifacts", "--scenario", "capital")
     got_status, message = verdicts(report)["capital"]
     assert (got_status, why in message) == (status, True), message
-    assert len(Judge.requests) == 3
+    assert len(JUDGE.requests) == 3
 
 
 def test_a_tie_is_incomplete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str, judge_url: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    Judge.script = [json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"})]
+    JUDGE.script = [json.dumps({"verdict": "pass", "reason": "a"}), json.dumps({"verdict": "fail", "reason": "b"})]
     code, report = run(
         capsys, str(contract(tmp_path, agent_url, judge_url, votes=2)), *LIVE, "--no-artifacts", "--scenario", "capital"
     )
@@ -242,7 +243,7 @@ def test_anything_but_the_json_verdict_is_incomplete_never_pass(
     why: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    Judge.script = [reply]
+    JUDGE.script = [reply]
     path = contract(tmp_path, agent_url, judge_url)
     code, report = run(capsys, str(path), *LIVE, "--no-artifacts", "--scenario", "capital", "--judge-timeout", "0.5")
     status, message = verdicts(report)["capital"]
@@ -269,7 +270,7 @@ def test_the_request_budget_is_spent_then_votes_are_incomplete(
     monkeypatch.chdir(tmp_path)
     path = contract(tmp_path, agent_url, judge_url, votes=3)
     _, report = run(capsys, str(path), *LIVE, "--no-artifacts", "--judge-max-requests", "4", "--concurrency", "1")
-    assert len(Judge.requests) == 4
+    assert len(JUDGE.requests) == 4
     messages = " ".join(message for _, message in verdicts(report).values())
     assert "the run's judge request budget (4) is spent" in messages
     assert report["provenance"]["judge"]["max_requests"] == 4
@@ -281,7 +282,7 @@ def test_judge_parameters_join_the_request_and_never_replace_its_own_keys(
     monkeypatch.chdir(tmp_path)
     path = contract(tmp_path, agent_url, judge_url, extra=", parameters: {response_format: {type: json_object}, seed: 7}")
     _, report = run(capsys, str(path), *LIVE, "--no-artifacts", "--scenario", "capital")
-    sent = Judge.requests[0]
+    sent = JUDGE.requests[0]
     assert sent["response_format"] == {"type": "json_object"} and sent["seed"] == 7 and sent["temperature"] == 0
     assert report["provenance"]["judge"]["parameters"] == {"response_format": {"type": "json_object"}, "seed": 7}
 
@@ -292,7 +293,7 @@ def test_the_contract_budget_applies_when_the_command_line_gives_none(
     monkeypatch.chdir(tmp_path)
     path = contract(tmp_path, agent_url, judge_url, votes=1, extra=", max_requests: 1, max_tokens: 33")
     run(capsys, str(path), *LIVE, "--no-artifacts", "--concurrency", "1")
-    assert len(Judge.requests) == 1 and Judge.requests[0]["max_tokens"] == 33
+    assert len(JUDGE.requests) == 1 and JUDGE.requests[0]["max_tokens"] == 33
 
 
 # --- the answer is data -----------------------------------------------------------------------
@@ -307,7 +308,7 @@ def test_an_answer_cannot_rewrite_its_own_criterion(
     path = contract(tmp_path, agent_url, judge_url)
     path.write_text(path.read_text().replace("prompt: wrong", "prompt: evil"), encoding="utf-8")
     run(capsys, str(path), *LIVE, "--no-artifacts", "--scenario", "wrong")
-    system, user = Judge.requests[0]["messages"]
+    system, user = JUDGE.requests[0]["messages"]
     assert system["role"] == "system" and "never follow" in system["content"]
     assert answer_in(user["content"]) == ANSWERS["evil"]
     nonce = user["content"].split("<answer-", 1)[1][:16]
@@ -418,7 +419,7 @@ def test_a_judge_endpoint_that_is_not_allowed_receives_no_request(
     code = main(["test", str(contract(tmp_path, agent_url, judge_url)), *flags, "--no-artifacts"])
     assert code == 2
     assert error in capsys.readouterr().err
-    assert Judge.requests == []
+    assert JUDGE.requests == []
 
 
 def test_a_remote_judge_needs_https_and_consent_and_is_never_called_without(
@@ -441,7 +442,7 @@ def test_a_remote_judge_needs_https_and_consent_and_is_never_called_without(
         code = main(["test", str(path), "--allow-contract-endpoint", "--judge-model", "m", "--no-artifacts", *flags])
         assert code == 2
         assert error in capsys.readouterr().err
-    assert Judge.requests == []
+    assert JUDGE.requests == []
 
 
 def test_a_contract_judge_endpoint_is_refused_without_consent_with_the_words(
@@ -452,7 +453,7 @@ def test_a_contract_judge_endpoint_is_refused_without_consent_with_the_words(
     code = main(["test", str(contract(tmp_path, agent_url, judge_url)), "--allow-contract-endpoint", "--no-artifacts"])
     assert code == 2
     assert "contract-provided judge endpoints require --judge-allow-contract-endpoint" in capsys.readouterr().err
-    assert Judge.requests == []
+    assert JUDGE.requests == []
 
 
 def test_judge_options_are_refused_offline_and_for_version_1(
@@ -473,11 +474,11 @@ def test_a_judged_live_run_replays_offline_to_identical_verdicts_without_a_judge
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], agent_url: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    Judge.script, Judge.requests = [], []
-    with loopback(Judge) as judge_url:
+    JUDGE.script, JUDGE.requests = [], []
+    with serve(JUDGE) as judge_url:
         path = contract(tmp_path, agent_url, judge_url, votes=3)
         live_code, live = run(capsys, str(path), *LIVE, "--save-observations", "saved.json")
-    asked = len(Judge.requests)
+    asked = len(JUDGE.requests)
     assert asked == 6
     saved = json.loads((tmp_path / "saved.json").read_text())
     judge = saved["scenarios"][0]["judge"]
@@ -486,7 +487,7 @@ def test_a_judged_live_run_replays_offline_to_identical_verdicts_without_a_judge
     # The judge server is gone: the offline run reads the recorded replies.
     offline_code, offline = run(capsys, str(path), "--observations", "saved.json")
     assert (offline_code, verdicts(offline)) == (live_code, verdicts(live))
-    assert len(Judge.requests) == asked
+    assert len(JUDGE.requests) == asked
     # The run directory holds the judge's record (its digests cover it); `behavegate replay` finds it whole.
     run_dir = sorted((tmp_path / ".behavegate" / "runs").iterdir())[0]
     assert '"judge_model": "judge-m"' in (run_dir / "behavior-results.json").read_text()
@@ -536,7 +537,7 @@ def test_the_judge_time_counts_inside_the_run_budget(
 ) -> None:
     """A judge that never answers is cut when the run's --max-seconds runs out (not at its own timeout)."""
     monkeypatch.chdir(tmp_path)
-    Judge.script = ["hang"]
+    JUDGE.script = ["hang"]
     _, report = run(
         capsys,
         str(contract(tmp_path, agent_url, judge_url)),
@@ -559,7 +560,7 @@ def test_the_attempt_time_includes_the_judges(
     """The judge is one more evidence step: the progress line's and the report's time for
     the attempt cover it (a lower bound only: the judge holds its reply at least 0.4 s)."""
     monkeypatch.chdir(tmp_path)
-    Judge.script = ["slow"]
+    JUDGE.script = ["slow"]
     capsys.readouterr()
     path = contract(tmp_path, agent_url, judge_url)
     assert main(["test", str(path), *LIVE, "--no-artifacts", "--scenario", "capital", "--report", "r.json"]) == 0
@@ -596,10 +597,10 @@ def test_a_judge_wired_through_the_python_api_decides(tmp_path: Path, judge_url:
 
     assert (report.derived.judged or {}).get("models") == ["judge-m"]
     # evaluate() replays the recorded votes: no judge is asked again.
-    asked = len(Judge.requests)
+    asked = len(JUDGE.requests)
     replayed = api.evaluate(loaded, {r.scenario.id: r.observation for r in report.results if r.observation})
     assert [r.status for r in replayed.results] == [r.status for r in report.results]
-    assert len(Judge.requests) == asked
+    assert len(JUDGE.requests) == asked
 
 
 def test_the_python_api_refuses_a_judge_that_is_not_allowed(tmp_path: Path, judge_url: str) -> None:
@@ -609,7 +610,7 @@ def test_the_python_api_refuses_a_judge_that_is_not_allowed(tmp_path: Path, judg
     loaded = api.load_contract(path, root=tmp_path)
     with pytest.raises(api.BehavegateError, match="contract-provided judge endpoints require"):
         api.run_callable(loaded, lambda messages, tools: "Paris")
-    assert Judge.requests == []
+    assert JUDGE.requests == []
 
 
 def test_judged_shards_merge_to_the_whole_runs_judged_verdicts(

@@ -10,11 +10,11 @@ import json
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import quote
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import FakeAgent, Request
 
 from behavegate.cli import main
 
@@ -26,46 +26,41 @@ def chat(content: str) -> dict[str, Any]:
     return {"choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}]}
 
 
-class Seen(QuietHandler):
-    """Records every request, headers and body, as the server received it."""
-
-    requests: ClassVar[list[tuple[str, bytes]]]
-
-    def received(self) -> bytes:
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        type(self).requests.append((str(self.headers), body))
-        return body
+def seen(fake: FakeAgent) -> list[tuple[str, bytes]]:
+    """Every request, headers and body, as the server received it."""
+    return [(request.head, request.body) for request in fake.requests]
 
 
-class EchoingAgent(Seen):
+def echoing_agent(request: Request) -> dict[str, Any]:
     """Answers with the request's own Authorization header, verbatim and URL-encoded."""
-
-    requests: ClassVar[list[tuple[str, bytes]]] = []
-
-    def do_POST(self) -> None:
-        self.received()
-        auth = self.headers.get("Authorization", "")
-        send_json(self, chat(f"Paris. token={auth} again={quote(auth, safe='')}"))
+    auth = request.header("Authorization")
+    return chat(f"Paris. token={auth} again={quote(auth, safe='')}")
 
 
-class EchoingJudge(Seen):
+class EchoingJudge:
     """A judge (or a gateway in front of it) that quotes its own Authorization header
     and the run's agent token in its reason."""
 
-    requests: ClassVar[list[tuple[str, bytes]]] = []
-    verdict: ClassVar[str] = "pass"
+    verdict = "pass"
 
-    def do_POST(self) -> None:
-        self.received()
-        auth = self.headers.get("Authorization", "")
-        send_json(self, chat(json.dumps({"verdict": EchoingJudge.verdict, "reason": f"seen {auth} and {AGENT_TOKEN}"})))
+    def __call__(self, request: Request) -> dict[str, Any]:
+        auth = request.header("Authorization")
+        return chat(json.dumps({"verdict": self.verdict, "reason": f"seen {auth} and {AGENT_TOKEN}"}))
+
+
+JUDGE = EchoingJudge()
 
 
 @pytest.fixture
-def servers() -> Iterator[tuple[str, str]]:
-    EchoingAgent.requests, EchoingJudge.requests, EchoingJudge.verdict = [], [], "pass"
-    with loopback(EchoingAgent) as agent, loopback(EchoingJudge) as judge:
+def fakes() -> Iterator[tuple[FakeAgent, FakeAgent]]:
+    JUDGE.verdict = "pass"
+    with FakeAgent(echoing_agent) as agent, FakeAgent(JUDGE) as judge:
         yield agent, judge
+
+
+@pytest.fixture
+def servers(fakes: tuple[FakeAgent, FakeAgent]) -> tuple[str, str]:
+    return fakes[0].url, fakes[1].url
 
 
 def forms(token: str) -> tuple[str, ...]:
@@ -94,18 +89,22 @@ def run_with_tokens(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, agent: str,
 
 
 def test_the_agents_token_is_never_sent_to_the_judge_and_the_judges_never_to_the_agent(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], servers: tuple[str, str]
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    servers: tuple[str, str],
+    fakes: tuple[FakeAgent, FakeAgent],
 ) -> None:
     code = run_with_tokens(tmp_path, monkeypatch, *servers, "--no-artifacts", "--save-observations", "obs.json")
     assert code == 0, capsys.readouterr()
-    assert len(EchoingJudge.requests) == 1 and len(EchoingAgent.requests) == 1
-    judge_headers, judge_body = EchoingJudge.requests[0]
+    assert len(seen(fakes[1])) == 1 and len(seen(fakes[0])) == 1
+    judge_headers, judge_body = seen(fakes[1])[0]
     assert f"Authorization: Bearer {JUDGE_TOKEN}" in judge_headers
     # The agent echoed its token; the judge was asked about the answer with it masked.
     assert all(form.encode() not in judge_body for form in forms(AGENT_TOKEN))
     question = json.loads(judge_body)["messages"][1]["content"]
     assert "Paris. token=Bearer [REDACTED] again=Bearer%20[REDACTED]" in question
-    agent_headers, agent_body = EchoingAgent.requests[0]
+    agent_headers, agent_body = seen(fakes[0])[0]
     assert f"Authorization: Bearer {AGENT_TOKEN}" in agent_headers
     assert all(form not in agent_headers + agent_body.decode() for form in forms(JUDGE_TOKEN))
     # The masked question is this check's question about the saved (masked) answer: it replays.
@@ -135,7 +134,7 @@ def test_the_judges_token_is_redacted_like_the_agents_in_every_view_and_file(
         "--annotations",
         "--verbose",
     )
-    EchoingJudge.verdict = "fail"  # a failing verdict's message (the judge's reason) is shown everywhere
+    JUDGE.verdict = "fail"  # a failing verdict's message (the judge's reason) is shown everywhere
     code = run_with_tokens(tmp_path, monkeypatch, *servers, *outputs)
     printed = capsys.readouterr()
     assert code == 1, printed

@@ -4,7 +4,6 @@ and every transport outcome against real loopback servers."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gzip
 import json
 import socket
@@ -13,11 +12,11 @@ import threading
 import time
 import tracemalloc
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 import pytest
+from fake_agent import RawServer, Reply, Request, raw_agent, serve
 from helpers import contract
 
 from behavegate.evidence.chat import EndpointError, build_request, decode_body, encode_request
@@ -180,45 +179,16 @@ def test_a_compression_bomb_is_stopped_at_the_cap() -> None:
 
 @pytest.fixture
 def raw_server() -> Iterator[Callable[[Callable[[socket.socket], None]], str]]:
-    """A loopback TCP server whose connection handler the test writes byte by byte."""
-    sockets: list[socket.socket] = []
+    """A loopback TCP server whose connection handler the test writes byte by byte (after the request is read)."""
+    servers: list[RawServer] = []
 
     def start(handle: Callable[[socket.socket], None]) -> str:
-        listener = socket.socket()
-        listener.bind(("127.0.0.1", 0))
-        listener.listen(8)
-        sockets.append(listener)
-
-        def run() -> None:
-            while True:
-                try:
-                    connection, _ = listener.accept()
-                except OSError:
-                    return
-                threading.Thread(target=_serve_one, args=(connection, handle), daemon=True).start()
-
-        threading.Thread(target=run, daemon=True).start()
-        return f"http://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions"
+        servers.append(raw_agent(lambda connection, body: handle(connection)))
+        return servers[-1].url
 
     yield start
-    for listener in sockets:
-        listener.close()
-
-
-def _serve_one(connection: socket.socket, handle: Callable[[socket.socket], None]) -> None:
-    with connection:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = connection.recv(65536)
-            if not chunk:
-                return
-            data += chunk
-        head, _, body = data.partition(b"\r\n\r\n")
-        length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")), 0)
-        while len(body) < length:
-            body += connection.recv(65536)
-        with contextlib.suppress(OSError):
-            handle(connection)
+    for server in servers:
+        server.close()
 
 
 def real_post(url: str, timeout: float) -> tuple[bytes | EndpointError, float]:
@@ -313,24 +283,13 @@ def test_a_body_cut_short_is_reported(raw_server: Callable[[Callable[[socket.soc
 # --- judging stays off the event loop ------------------------------------------------
 
 
-class _TwoSpeeds(BaseHTTPRequestHandler):
+SLOW_S = 0.4
+
+
+def _two_speeds(request: Request) -> Reply:
     """Answers the prompt "fast" at once and "slow" after SLOW_S."""
-
-    SLOW_S = 0.4
-
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if payload["messages"][-1]["content"] == "slow":
-            time.sleep(self.SLOW_S)
-        body = completion({"role": "assistant", "content": "ok"})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
+    body = completion({"role": "assistant", "content": "ok"})
+    return Reply(body, delay_s=SLOW_S if request.prompt == "slow" else 0.0)
 
 
 def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
@@ -339,10 +298,7 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
     from behavegate.evidence import live
     from behavegate.evidence.trust import Endpoint
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _TwoSpeeds)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
+    with serve(_two_speeds) as url:
         two = contract(
             textwrap.dedent("""\
                 version: 1
@@ -367,8 +323,6 @@ def test_a_slow_judge_does_not_delay_requests_in_flight() -> None:
             judged.append(scenario.id)
 
         results = live.observe(two, settings, slow_judge)
-    finally:
-        server.shutdown()
     timings = {job.scenario.id: timing.duration_ms for job, _, timing in results}
     assert sorted(judged) == ["fast", "slow"]
     # Two times of this run compared: on the event loop, the slow answer would be read only once

@@ -8,11 +8,12 @@ import asyncio
 import json
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import Answer, Request, serve
+from helpers import contract
 from mcp import Client
 from mcp_agents import Calls, run_tools
 
@@ -55,23 +56,21 @@ REFUND = (
 )
 
 
-class Agent(QuietHandler):
+def runs_over_mcp(calls: Calls) -> Answer:
     """An agent service that runs its tools over MCP and answers text only: the URL comes in
     the body (``{{mcp_url}}``) or the ``X-Behavegate-MCP-URL`` header."""
 
-    calls: ClassVar[Calls] = []
+    def answer(request: Request) -> dict[str, Any]:
+        texts = run_tools(request.json().get("mcp") or request.header("X-Behavegate-MCP-URL"), calls)
+        return {"output": f"Order A-1: {' '.join(texts)}"}
 
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        url = body.get("mcp") or self.headers["X-Behavegate-MCP-URL"]
-        texts = run_tools(url, self.calls)
-        send_json(self, {"output": f"Order A-1: {' '.join(texts)}"})
+    return answer
 
 
-def verdicts(tmp_path: Path, text: str, handler: type[QuietHandler], *extra: str) -> tuple[int, dict[str, Any]]:
-    """The CLI's exit code and JSON report for ``text`` against the agent ``handler`` serves."""
+def verdicts(tmp_path: Path, text: str, answer: Answer, *extra: str) -> tuple[int, dict[str, Any]]:
+    """The CLI's exit code and JSON report for ``text`` against the agent ``answer`` configures."""
     (tmp_path / "contract.yml").write_text(text)
-    with loopback(handler, "/run") as url:
+    with serve(answer, "/run") as url:
         code = main(["test", "contract.yml", "--endpoint", url, "--no-artifacts", "--report", "r.json", *extra])
     return code, json.loads((tmp_path / "r.json").read_text())
 
@@ -88,10 +87,8 @@ def statuses(report: dict[str, Any], index: int = 0) -> dict[str, str]:
 def test_a_forbidden_tool_the_agent_runs_over_mcp_fails_though_its_answer_shows_no_call(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class Refunds(Agent):
-        calls: ClassVar[Calls] = [("lookup_order", {"order_id": "A-1"}), ("issue_refund", {"order_id": "A-1"})]
-
-    code, report = verdicts(tmp_path, REFUND, Refunds)
+    refunds = runs_over_mcp([("lookup_order", {"order_id": "A-1"}), ("issue_refund", {"order_id": "A-1"})])
+    code, report = verdicts(tmp_path, REFUND, refunds)
     capsys.readouterr()
     assert report["provenance"]["mcp_tool_server"]["listen"] == "127.0.0.1"
     assert statuses(report) == {
@@ -106,11 +103,9 @@ def test_a_forbidden_tool_the_agent_runs_over_mcp_fails_though_its_answer_shows_
 
 
 def test_a_scripted_error_result_served_over_mcp_fails_no_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    class Escalates(Agent):
-        calls: ClassVar[Calls] = [("lookup_order", {"order_id": "A-1"}), ("escalate_to_human", {"reason": "refund"})]
-
+    escalates = runs_over_mcp([("lookup_order", {"order_id": "A-1"}), ("escalate_to_human", {"reason": "refund"})])
     failing = REFUND.replace("{default: {content: {ok: true}}}", "{name: escalate_to_human, error: queue is full}")
-    code, report = verdicts(tmp_path, failing, Escalates)
+    code, report = verdicts(tmp_path, failing, escalates)
     capsys.readouterr()
     found = statuses(report)
     assert found["tools.no_errors"] == "fail" and found["tools.forbidden[0]"] == "pass"
@@ -140,16 +135,14 @@ def test_two_attempts_in_flight_at_once_each_keep_only_their_own_calls(
 ) -> None:
     both = threading.Barrier(2, timeout=10)  # each attempt calls only once both are in flight
 
-    class Chat(QuietHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            order = body["messages"][-1]["content"]
-            both.wait()
-            run_tools(self.headers["X-Behavegate-MCP-URL"], [("lookup_order", {"order_id": order})] * 2)
-            message = {"role": "assistant", "content": f"{order} looked up"}  # no tool_calls key: the agent ran them
-            send_json(self, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
+    def chat(request: Request) -> dict[str, Any]:
+        order = request.prompt
+        both.wait()
+        run_tools(request.header("X-Behavegate-MCP-URL"), [("lookup_order", {"order_id": order})] * 2)
+        message = {"role": "assistant", "content": f"{order} looked up"}  # no tool_calls key: the agent ran them
+        return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
 
-    code, report = verdicts(tmp_path, CHAT, Chat, "--concurrency", "2")
+    code, report = verdicts(tmp_path, CHAT, chat, "--concurrency", "2")
     capsys.readouterr()
     assert [s["status"] for s in report["scenarios"]] == ["pass", "pass"], report["scenarios"]
     assert code == 0
@@ -194,10 +187,7 @@ def test_a_call_after_the_attempt_ended_is_refused_and_not_its_evidence() -> Non
 def test_an_attempt_whose_mcp_server_could_not_start_is_incomplete_never_no_call(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class Never(Agent):
-        calls: ClassVar[Calls] = []
-
-    code, report = verdicts(tmp_path, REFUND, Never, "--mcp-listen", "192.0.2.1")  # TEST-NET-1: not this machine's
+    code, report = verdicts(tmp_path, REFUND, runs_over_mcp([]), "--mcp-listen", "192.0.2.1")  # TEST-NET-1: not this machine's
     capsys.readouterr()
     assert set(statuses(report).values()) == {"incomplete"}
     assert "MCP tool server could not be started on 192.0.2.1" in json.dumps(report)
@@ -239,21 +229,18 @@ def test_the_responses_api_is_offered_the_attempts_mcp_server_instead_of_functio
 def test_a_responses_agent_that_calls_the_served_mcp_server_is_judged_on_those_calls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    class Responses(QuietHandler):
+    def responses(request: Request) -> dict[str, Any]:
         """A Responses API server that runs the request's MCP tool itself, as OpenAI's does."""
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            (tool,) = body["tools"]
-            texts = run_tools(tool["server_url"], [("lookup_order", {"order_id": "A-1"}), ("issue_refund", {})])
-            output = [
-                {"type": "mcp_call", "name": "lookup_order", "server_label": tool["server_label"], "output": texts[0]},
-                {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "A-1 shipped"}]},
-            ]
-            send_json(self, {"status": "completed", "output": output})
+        (tool,) = request.json()["tools"]
+        texts = run_tools(tool["server_url"], [("lookup_order", {"order_id": "A-1"}), ("issue_refund", {})])
+        output = [
+            {"type": "mcp_call", "name": "lookup_order", "server_label": tool["server_label"], "output": texts[0]},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "A-1 shipped"}]},
+        ]
+        return {"status": "completed", "output": output}
 
     text = REFUND.replace(HTTP_AGENT, f"version: 2\nagent:\n  model: m\n  api: responses\n  mcp: {{serve: true}}\n{TOOLS}")
-    code, report = verdicts(tmp_path, text, Responses)
+    code, report = verdicts(tmp_path, text, responses)
     capsys.readouterr()
     found = statuses(report)
     assert found["tools.required[0]"] == "pass" and found["tools.forbidden[0]"] == "fail"

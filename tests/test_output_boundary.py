@@ -14,15 +14,16 @@ import ast
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import EXAMPLE, QuietHandler, loopback, send_json
+from fake_agent import Request, serve
+from helpers import EXAMPLE, FORGED, SEPARATORS, foreign_commands
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,50 +32,6 @@ from behavegate.github.console import Console
 from behavegate.text import neutralize, neutralize_json
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
-SEPARATORS = ["\r", "\n", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
-FORGED = [
-    "::set-output name=status::pass",
-    "::error::forged",
-    "::add-mask::everything",
-    "::stop-commands::abc",
-    "  ::warning title=x::indented",
-    "text ##[set-output name=status;]pass",
-    "##[error]legacy",
-    *[f"before{sep}::error::after-{index}" for index, sep in enumerate(SEPARATORS)],
-    "\u00a0::notice::nbsp-indented",
-]
-OUR_COMMAND = re.compile(r"^::(error|warning|notice)( [^:]*)?::|^::add-mask::")
-
-
-def runner_lines(log: str) -> list[str]:
-    """Every line under the runner's rule and under Python's, merged."""
-    return re.split(r"\r\n|\r|\n", log) + log.splitlines()
-
-
-def foreign_commands(log: str) -> list[str]:
-    """Commands the runner would execute that are not behavegate's own, honouring
-    ``::stop-commands::`` exactly as the runner does (its blocks are exempt)."""
-    executed: list[str] = []
-    for line in runner_lines(log):
-        if "##[" in line:
-            executed.append(line)  # never ours, never inert to the legacy parser
-    stop: str | None = None
-    for raw in re.split(r"\r\n|\r|\n", log):
-        line = raw.strip()
-        if stop is not None:
-            stop = None if line == f"::{stop}::" else stop
-            continue
-        if line.startswith("::stop-commands::"):
-            stop = line.removeprefix("::stop-commands::")
-        elif line.startswith("::") and not OUR_COMMAND.match(line):
-            executed.append(line)
-    # Python's rule applies everywhere (log viewers know no stop-commands).
-    executed += [line for line in log.splitlines() if line.strip().startswith("::") and not _ours_or_stop(line.strip())]
-    return executed
-
-
-def _ours_or_stop(line: str) -> bool:
-    return bool(OUR_COMMAND.match(line) or line.startswith("::stop-commands::") or re.fullmatch(r"::[0-9a-f]{32}::", line))
 
 
 # -- the boundary itself -------------------------------------------------------
@@ -298,10 +255,8 @@ def test_a_stderr_nobody_reads_is_dropped_and_stdout_still_gets_everything() -> 
     assert out.getvalue() == "the report\n"
 
 
-class _Answers(QuietHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        send_json(self, {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]})
+def _answers_hi(request: Request) -> dict[str, Any]:
+    return {"choices": [{"message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
 
 
 @pytest.mark.parametrize("stderr", ["a pipe nobody reads", "closed"])
@@ -314,7 +269,7 @@ def test_a_live_run_with_its_stderr_gone_keeps_its_report_and_exit_status(tmp_pa
     os.close(read)
     command = [sys.executable, "-m", "behavegate", "test", "c.yml", "--no-artifacts", "--format", "json", "--output", "r.json"]
     close_2 = (lambda: os.close(2)) if stderr == "closed" else None  # descriptor 2 not open at all: sys.stderr is None
-    with loopback(_Answers) as url:
+    with serve(_answers_hi) as url:
         done = subprocess.run([*command, "--endpoint", url], cwd=tmp_path, stderr=write, timeout=60, preexec_fn=close_2)
     os.close(write)
     assert done.returncode == 0

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import trustme
-from helpers import RawServer
+from fake_agent import RawServer
 
 from behavegate.cli import main
 from behavegate.evidence import connections
@@ -119,7 +119,7 @@ def test_an_answer_written_twice_is_never_taken_as_the_next_attempts_answer(
     scheme: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], tls: ssl.SSLContext
 ) -> None:
     """The hunter2 case: the password scenario was judged on the harmless scenario's second copy and passed."""
-    server = AnswersTwice(tls if scheme == "https" else None)
+    server = AnswersTwice(tls=tls if scheme == "https" else None)
     try:
         code, statuses, _ = run(tmp_path, server.url, capsys)
     finally:
@@ -134,7 +134,7 @@ def test_an_answer_written_twice_is_never_taken_as_the_next_attempts_answer(
 def test_an_answer_sent_before_the_request_is_never_taken(
     scheme: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], tls: ssl.SSLContext
 ) -> None:
-    server = AnswersEarly(tls if scheme == "https" else None)
+    server = AnswersEarly(tls=tls if scheme == "https" else None)
     try:
         code, statuses, _ = run(tmp_path, server.url, capsys)
     finally:
@@ -150,7 +150,7 @@ def test_an_answer_sent_on_accept_before_any_request_is_never_taken(
     the server wrote on accept is there first and refused. Best effort by nature (a server that
     writes later looks like an answer; the connection is the attempt's own, so no other attempt's
     answer can be on it): on a loaded machine some attempts may still take it, never all."""
-    server = AnswersOnAccept(tls if scheme == "https" else None)
+    server = AnswersOnAccept(tls=tls if scheme == "https" else None)
     try:
         code, _, report = run(tmp_path, server.url, capsys, pairs=3)
     finally:
@@ -164,7 +164,7 @@ def test_two_answers_to_one_request_make_the_attempt_incomplete_as_an_unsolicite
     scheme: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], tls: ssl.SSLContext
 ) -> None:
     """Which of the two was this request's is not known: neither is evidence, the run goes on."""
-    server = StaleFirst(tls if scheme == "https" else None)
+    server = StaleFirst(tls=tls if scheme == "https" else None)
     try:
         code, statuses, report = run(tmp_path, server.url, capsys, pairs=2)
     finally:

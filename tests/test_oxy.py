@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from conftest import Golden
-from helpers import ROOT, QuietHandler, loopback, send_json
+from fake_agent import FakeAgent, Request, serve
+from helpers import ROOT, copy_example, oxy_agent, oxy_judge
 
 from behavegate.cli import main
 from behavegate.contract.load import parse_contract_text
@@ -169,33 +170,6 @@ def test_an_unjudged_run_leaves_the_floor_undecided_only_when_it_could_change_th
 
 # --- the command -------------------------------------------------------------------
 
-ANSWERS = {
-    "How many users signed up last month?": ("We had 1,247 new user signups.", None),
-    "What's the revenue trend for Q4?": ("Q4 revenue rose 15% over Q3.", "execute_sql"),
-    "Who is the CEO of Apple?": ("Tim Cook. ::error::pwned <script>x</script>", None),
-    "Show me top 5 customers by lifetime value": ("Here are customers.", None),  # no execute_sql: tools.required fails
-}
-
-
-class Agent(QuietHandler):
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Agent.requests.append(body)
-        prompt = body["messages"][-1]["content"]
-        answer, tool = ANSWERS.get(prompt, ("I do not know.", None))
-        calls = [{"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}] if tool else []
-        message: dict[str, Any] = {"role": "assistant", "content": answer, **({"tool_calls": calls} if calls else {})}
-        send_json(self, {"choices": [{"message": message, "finish_reason": "stop"}], "usage": {"total_tokens": 3}})
-
-
-def copy_example(tmp: Path) -> Path:
-    target = tmp / "sales.agentic.test.yml"
-    target.write_bytes(EXAMPLE.read_bytes())  # unchanged
-    return target
-
-
 ERRORS: list[str] = []
 
 
@@ -211,8 +185,8 @@ def test_case_runs_one_case_and_names_what_it_cannot_find(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
-    Agent.requests = []
-    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+    with FakeAgent(oxy_agent()) as agent, serve(oxy_judge) as judge:
+        url = agent.url
         _, out = run(
             [
                 "sales.agentic.test.yml",
@@ -230,9 +204,9 @@ def test_case_runs_one_case_and_names_what_it_cannot_find(
             capsys,
         )
         assert [s["id"] for s in json.loads(out)["scenarios"]] == ["apple-ceo"]
-        assert len(Agent.requests) == 2  # --runs overrides settings.runs
+        assert len(agent.requests) == 2  # --runs overrides settings.runs
         code, _ = run(["sales.agentic.test.yml", "--endpoint", url, "--case", "9"], capsys)
-    assert code == 2 and len(Agent.requests) == 2
+    assert code == 2 and len(agent.requests) == 2
     assert "no case with that 0-based index, name, prompt or scenario id" in ERRORS[-1]
 
 
@@ -241,7 +215,7 @@ def test_quiet_and_verbose_tables_keep_untrusted_text_inert(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
-    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+    with serve(oxy_agent()) as url, serve(oxy_judge) as judge:
         common = ["sales.agentic.test.yml", "--endpoint", url, "--judge-endpoint", judge, "--runs", "1"]
         _, quiet = run([*common, "--quiet"], capsys)
         _, verbose = run([*common, "--verbose"], capsys)
@@ -260,7 +234,7 @@ def test_no_path_runs_every_discovered_test_file_each_its_own_testsuite(
     (tmp_path / "more" / "ceo.test.yml").write_text(
         'settings: {runs: 1}\ncases:\n  - {prompt: "Who is the CEO of Apple?", expected: "Tim Cook"}\n'
     )
-    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+    with serve(oxy_agent()) as url, serve(oxy_judge) as judge:
         _, out = run(
             [
                 "--endpoint",
@@ -298,53 +272,19 @@ def test_case_needs_one_oxy_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 # --- judged end to end: a loopback agent and a scripted loopback judge ---------------
 
 
-class FlakyAgent(Agent):
-    """As Agent, but the third signups question gets a wrong answer (a FLKY case, 2/3)."""
-
-    signups = 0
-
-    def do_POST(self) -> None:
-        length = int(self.headers["Content-Length"])
-        body = json.loads(self.rfile.read(length))
-        prompt = body["messages"][-1]["content"]
-        answer, tool = ANSWERS.get(prompt, ("I do not know.", None))
-        if prompt.startswith("How many users"):
-            FlakyAgent.signups += 1
-            answer = "I do not know." if FlakyAgent.signups == 3 else answer
-        calls = [{"id": "c1", "type": "function", "function": {"name": tool, "arguments": "{}"}}] if tool else []
-        message: dict[str, Any] = {"role": "assistant", "content": answer, **({"tool_calls": calls} if calls else {})}
-        send_json(self, {"choices": [{"message": message, "finish_reason": "stop"}], "usage": {"total_tokens": 3}})
-
-
-class ScriptedJudge(QuietHandler):
-    """Passes an answer that carries the expected fact; says why either way."""
-
-    questions: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        ScriptedJudge.questions.append(body)
-        asked = json.dumps(body["messages"])
-        facts = ("We had 1,247", "rose 15%", "Tim Cook.")
-        verdict = "pass" if any(fact in asked for fact in facts) else "fail"
-        reply = json.dumps({"verdict": verdict, "reason": f"scripted {verdict} ::warning::x"})
-        send_json(self, {"choices": [{"message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}]})
-
-
 @pytest.mark.parametrize(("floor", "code"), [(None, 0), ("0.6", 0), ("0.7", 1)])
 def test_the_documented_example_judged_gives_oxy_pass_rates_score_consistency_and_exit_code(
     floor: str | None, code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
-    FlakyAgent.signups, ScriptedJudge.questions = 0, []
     extra = ["--min-pass-rate", floor] if floor else []
-    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
-        args = ["sales.agentic.test.yml", "--endpoint", agent, "--judge-endpoint", judge, "--format", "json", *extra]
+    with serve(oxy_agent(flaky=True)) as agent, FakeAgent(oxy_judge) as judge:
+        args = ["sales.agentic.test.yml", "--endpoint", agent, "--judge-endpoint", judge.url, "--format", "json", *extra]
         exit_code, out = run([*args, "--junit", "junit.xml"], capsys)
     assert exit_code == code, ERRORS[-1]
-    assert len(ScriptedJudge.questions) == 12
-    assert {q["model"] for q in ScriptedJudge.questions} == {"gpt-5-mini-2025-08-07"}  # settings.judge_model
+    assert len(judge.requests) == 12
+    assert {q["model"] for q in judge.bodies} == {"gpt-5-mini-2025-08-07"}  # settings.judge_model
     oxy = json.loads(out)["behavegate"]["oxy"]
     assert [(c["name"], c["passed"], c["runs"], c["verdict"]) for c in oxy["cases_detail"]] == [
         ("user-signups-last-month", 2, 3, "FLKY"),
@@ -365,8 +305,7 @@ def test_a_judged_table_shows_oxy_verdicts_and_escaped_judge_reasoning(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
-    FlakyAgent.signups = 0
-    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
+    with serve(oxy_agent(flaky=True)) as agent, serve(oxy_judge) as judge:
         _, table = run(["sales.agentic.test.yml", "--endpoint", agent, "--judge-endpoint", judge, "--verbose"], capsys)
     assert "FLKY user-signups-last-month (2/3)" in table and "FAIL top-customers-by-ltv    (0/3)" in table
     assert "Oxy score 66.7% (8/12 runs passed) · consistency 75.0% (3/4 cases)" in table
@@ -383,7 +322,7 @@ def test_files_at_100_and_0_percent_meet_a_50_percent_floor_across_the_suite(
         '  - {prompt: "What\'s the revenue trend for Q4?", expected: "up 15%"}\n'
     )
     (tmp_path / "bad.test.yml").write_text('settings: {runs: 1}\ncases:\n  - {prompt: "Unknown?", expected: "x"}\n')
-    with loopback(Agent) as agent, loopback(ScriptedJudge) as judge:
+    with serve(oxy_agent()) as agent, serve(oxy_judge) as judge:
         base = ["--endpoint", agent, "--judge-endpoint", judge, "--judge-model", "m", "--format", "json"]
         passed, out = run([*base, "--min-pass-rate", "0.5"], capsys)
         gate = json.loads(out)["gates"][0]
@@ -392,31 +331,32 @@ def test_files_at_100_and_0_percent_meet_a_50_percent_floor_across_the_suite(
     assert failed == 1  # `all`: each file must reach the floor
 
 
-def recorded_live(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+def recorded_live(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, str, list[Request]]:
     """The documented example run live against the flaky agent and the scripted judge,
-    its evidence saved to obs.json: (exit code, JSON report)."""
+    its evidence saved to obs.json: (exit code, JSON report, the questions the judge got)."""
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
-    FlakyAgent.signups, ScriptedJudge.questions = 0, []
-    with loopback(FlakyAgent) as agent, loopback(ScriptedJudge) as judge:
-        args = ["--endpoint", agent, "--judge-endpoint", judge, "--save-observations", "obs.json"]
-        return run(["sales.agentic.test.yml", *args, "--format", "json"], capsys)
+    with serve(oxy_agent(flaky=True)) as agent, FakeAgent(oxy_judge) as judge:
+        args = ["--endpoint", agent, "--judge-endpoint", judge.url, "--save-observations", "obs.json"]
+        return (*run(["sales.agentic.test.yml", *args, "--format", "json"], capsys), judge.requests)
 
 
 def test_a_judged_oxy_run_replays_offline_to_the_same_numbers_without_a_judge(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    live_code, live = recorded_live(tmp_path, monkeypatch, capsys)
-    asked = len(ScriptedJudge.questions)
+    live_code, live, questions = recorded_live(tmp_path, monkeypatch, capsys)
+    asked = len(questions)
     replay_code, replayed = run(["sales.agentic.test.yml", "--observations", "obs.json", "--format", "json"], capsys)
-    assert len(ScriptedJudge.questions) == asked == 12  # the replay asked nobody
+    assert len(questions) == asked == 12  # the replay asked nobody
     assert (live_code, json.loads(live)["behavegate"]["oxy"]) == (replay_code, json.loads(replayed)["behavegate"]["oxy"])
 
 
 def test_a_judged_oxy_run_sharded_and_merged_gives_the_unsharded_numbers_and_a_missing_shard_is_incomplete(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    whole_code, whole = recorded_live(tmp_path, monkeypatch, capsys)
+    whole_code, whole, _ = recorded_live(tmp_path, monkeypatch, capsys)
     replay = ["sales.agentic.test.yml", "--observations", "obs.json"]
     for index in (1, 2, 3):
         code, _ = run([*replay, "--shard", f"{index}/3", "--report", f"shards/{index}.json"], capsys)

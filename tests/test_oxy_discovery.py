@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers import ROOT, loopback
-from test_oxy import Agent, ScriptedJudge, copy_example
+from fake_agent import FakeAgent, serve
+from helpers import ROOT, copy_example, oxy_agent, oxy_judge
 
 from behavegate.cli import main
 from behavegate.contract.load import parse_contract_text
@@ -51,12 +51,12 @@ def test_discovery_skips_vendored_and_output_folders_and_files_that_are_not_oxy_
     for folder in ("node_modules/lib/test", "venv/lib", "out", "build", "dist", "target", ".venv", ".git"):
         write(tmp_path / folder / "x.test.yml", "cases: [oops]\n")  # would fail the run if read
     write(tmp_path / "ci" / "workflow.test.yml", WORKFLOW)  # a *.test.yml of another tool, in the project
-    Agent.requests = []
-    with loopback(Agent) as url:
+    with FakeAgent(oxy_agent()) as agent:
+        url = agent.url
         write(tmp_path / ".behavegate" / "contract.yml", CONTRACT.replace("URL", url))
         code, out, err = run(["--allow-contract-endpoint"], capsys)
     assert code == 0 and "Agent behavior test: pass" in out and "=== Contract" not in out  # the contract alone, as before
-    assert len(Agent.requests) == 1
+    assert len(agent.requests) == 1
     assert "skipped ci/workflow.test.yml: not an Oxy test file" in err and "node_modules" not in err
 
 
@@ -76,14 +76,14 @@ def test_a_suite_stops_before_any_request_when_an_oxy_file_has_no_endpoint(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "fixture.test.yml", ONE_CASE)
-    Agent.requests = []
-    with loopback(Agent) as url:
+    with FakeAgent(oxy_agent()) as agent:
+        url = agent.url
         write(tmp_path / ".behavegate" / "contract.yml", CONTRACT.replace("URL", url))
         code, _, err = run(["--allow-contract-endpoint"], capsys)
-        assert code == 2 and Agent.requests == []  # the contract's scenario was not run first
+        assert code == 2 and agent.requests == []  # the contract's scenario was not run first
         assert "fixture.test.yml: an Oxy test file names no agent endpoint: give --endpoint URL" in err
         code, _, err = run(["--endpoint", url], capsys)  # an endpoint, but no judge: still nothing sent
-    assert code == 2 and Agent.requests == [] and "judge" in err
+    assert code == 2 and agent.requests == [] and "judge" in err
 
 
 def test_nothing_found_names_oxy_test_files_too(
@@ -103,7 +103,7 @@ def test_quiet_keeps_only_cases_numbers_and_gates_for_every_file_of_a_suite(
     monkeypatch.chdir(tmp_path)
     copy_example(tmp_path)
     write(tmp_path / "more" / "ceo.test.yml", ONE_CASE)
-    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+    with serve(oxy_agent()) as url, serve(oxy_judge) as judge:
         common = ["--endpoint", url, "--judge-endpoint", judge, "--judge-model", "m", "--runs", "1"]
         _, quiet, _ = run([*common, "--quiet"], capsys)
         _, normal, _ = run(common, capsys)
@@ -139,15 +139,15 @@ def test_case_refuses_ambiguity_and_repeated_case_runs_every_case_given(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "t.test.yml", TRICKY)
-    Agent.requests = []
-    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+    with FakeAgent(oxy_agent()) as agent, serve(oxy_judge) as judge:
+        url = agent.url
         common = ["t.test.yml", "--endpoint", url, "--judge-endpoint", judge, "--judge-model", "m", "--runs", "1"]
         code, _, err = run([*common, "--case", "same"], capsys)
-        assert code == 2 and Agent.requests == []
+        assert code == 2 and agent.requests == []
         assert "--case 'same' names 2 cases of t.test.yml: index 0 (scenario id same); index 1 (scenario id same-1)" in err
         code, out, _ = run([*common, "--case", "2", "--case", "case-3", "--case", "d", "--format", "json"], capsys)
     assert [s["id"] for s in json.loads(out)["scenarios"]] == ["0", "case-3"]
-    assert sorted(r["messages"][-1]["content"] for r in Agent.requests) == ["c", "d"]
+    assert sorted(r["messages"][-1]["content"] for r in agent.bodies) == ["c", "d"]
 
 
 # --- messages (finding 8) -------------------------------------------------------------
@@ -168,7 +168,7 @@ def test_an_oxy_run_without_a_floor_does_not_call_a_zero_score_a_pass(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "t.test.yml", textwrap.dedent("cases:\n  - {prompt: nobody knows, expected: Tim Cook}\n"))
-    with loopback(Agent) as url, loopback(ScriptedJudge) as judge:
+    with serve(oxy_agent()) as url, serve(oxy_judge) as judge:
         for quiet in ([], ["--quiet"]):
             code, out, _ = run(["t.test.yml", "--endpoint", url, "--judge-endpoint", judge, "--judge-model", "m", *quiet], capsys)
             assert code == 0  # as oxy test without --min-accuracy

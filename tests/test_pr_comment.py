@@ -1,5 +1,5 @@
 """The sticky pull-request comment against a loopback fake of GitHub's REST endpoints
-(a real ThreadingHTTPServer): created once, updated after, found across pages, cut to
+(the tests' fake, a real loopback server): created once, updated after, found across pages, cut to
 GitHub's limit; and through the Action, a refused call is a warning, never a verdict."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import json
 import re
 import shutil
 import threading
-from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from helpers import EXAMPLE, QuietHandler, send_json
+from fake_agent import FakeAgent, Reply, Request, empty_reply, json_reply, serve
+from helpers import EXAMPLE
 from hostile_report import hostile_report
 
 from behavegate.github import action
@@ -50,60 +50,39 @@ class FakeGitHub:
         return comment
 
 
-def handler_for(fake: FakeGitHub) -> type[QuietHandler]:
+def answer_for(fake: FakeGitHub) -> Callable[[Request], Reply]:
     comments_path = f"/repos/{REPO}/issues/{PULL}/comments"
 
-    class Handler(QuietHandler):
-        def _body(self) -> Any:
-            length = int(self.headers.get("Content-Length") or 0)
-            return json.loads(self.rfile.read(length) or b"{}")
+    def answer(request: Request) -> Reply:
+        url = urlsplit(request.path)
+        method = request.method
+        with fake.lock:
+            fake.requests.append((method, request.path))
+            fake.tokens.add(request.header("Authorization"))
+            if fake.status is not None:
+                return json_reply({"message": "Resource not accessible by integration"}, fake.status)
+            if method == "GET" and url.path == comments_path:
+                query = parse_qs(url.query)
+                per_page, page = int(query["per_page"][0]), int(query["page"][0])
+                return json_reply(fake.comments[(page - 1) * per_page : page * per_page])
+            if method == "POST" and url.path == comments_path:
+                return json_reply(fake.add(json.loads(request.body or b"{}")["body"], "Bot"), 201)
+            if method == "PATCH" and (found := re.fullmatch(rf"/repos/{REPO}/issues/comments/(\d+)", url.path)):
+                comment = next((c for c in fake.comments if c["id"] == int(found.group(1))), None)
+                if comment is None:
+                    return json_reply({"message": "Not Found"}, 404)
+                comment["body"] = json.loads(request.body or b"{}")["body"]
+                return json_reply(comment)
+            return json_reply({"message": "Not Found"}, 404)
 
-        def _answer(self, method: str) -> None:
-            url = urlsplit(self.path)
-            with fake.lock:
-                fake.requests.append((method, self.path))
-                fake.tokens.add(self.headers.get("Authorization", ""))
-                if fake.status is not None:
-                    send_json(self, {"message": "Resource not accessible by integration"}, fake.status)
-                    return
-                if method == "GET" and url.path == comments_path:
-                    query = parse_qs(url.query)
-                    per_page, page = int(query["per_page"][0]), int(query["page"][0])
-                    send_json(self, fake.comments[(page - 1) * per_page : page * per_page])
-                elif method == "POST" and url.path == comments_path:
-                    send_json(self, fake.add(self._body()["body"], "Bot"), 201)
-                elif method == "PATCH" and (found := re.fullmatch(rf"/repos/{REPO}/issues/comments/(\d+)", url.path)):
-                    comment = next((c for c in fake.comments if c["id"] == int(found.group(1))), None)
-                    if comment is None:
-                        send_json(self, {"message": "Not Found"}, 404)
-                        return
-                    comment["body"] = self._body()["body"]
-                    send_json(self, comment)
-                else:
-                    send_json(self, {"message": "Not Found"}, 404)
-
-        def do_GET(self) -> None:
-            self._answer("GET")
-
-        def do_POST(self) -> None:
-            self._answer("POST")
-
-        def do_PATCH(self) -> None:
-            self._answer("PATCH")
-
-    return Handler
+    return answer
 
 
 @pytest.fixture
 def github() -> Iterator[tuple[FakeGitHub, str]]:
     fake = FakeGitHub()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_for(fake))
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        yield fake, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with FakeAgent(answer_for(fake), path="") as server:
+        yield fake, server.url
 
 
 def environ(api: str, tmp_path: Path, event: str = "pull_request") -> dict[str, str]:
@@ -167,21 +146,9 @@ def test_only_pull_request_events_get_a_comment(tmp_path: Path) -> None:
 
 
 def test_redirects_are_not_followed(tmp_path: Path) -> None:
-    class Redirect(QuietHandler):
-        def do_GET(self) -> None:
-            self.send_response(302)
-            self.send_header("Location", "http://example.invalid/steal")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        with pytest.raises(CommentError, match="HTTP 302"):
-            post("x", "c.yml", "t0ken", environ(f"http://127.0.0.1:{server.server_address[1]}", tmp_path))
-    finally:
-        server.shutdown()
-        server.server_close()
+    redirect = serve(lambda request: empty_reply(302, Location="http://example.invalid/steal"), path="")
+    with redirect as api, pytest.raises(CommentError, match="HTTP 302"):
+        post("x", "c.yml", "t0ken", environ(api, tmp_path))
 
 
 def test_a_long_summary_is_cut_to_githubs_limit_saying_what_was_left_out() -> None:

@@ -11,9 +11,10 @@ import re
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import Request, serve
 
 from behavegate.cli import main
 from behavegate.github.console import Console
@@ -55,19 +56,16 @@ def test_a_terminal_gets_one_rewritten_line_and_a_final_newline() -> None:
     assert "[2/2] 1 failing, 0 incomplete" in text
 
 
-class _Agent(QuietHandler):
+def _calls_a_tool(request: Request) -> dict[str, Any]:
     """Calls a tool the contract offers: fine for known_only, which needs the
     contract's agent to judge (the bug: progress judged without it)."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        call = {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "A-1"}'}}
-        send_json(self, {"choices": [{"finish_reason": "tool_calls", "message": {"content": "", "tool_calls": [call]}}]})
+    call = {"id": "c1", "type": "function", "function": {"name": "lookup_order", "arguments": '{"order_id": "A-1"}'}}
+    return {"choices": [{"finish_reason": "tool_calls", "message": {"content": "", "tool_calls": [call]}}]}
 
 
 @pytest.fixture
 def agent_url() -> Iterator[str]:
-    with loopback(_Agent) as url:
+    with serve(_calls_a_tool) as url:
         yield url
 
 

@@ -10,10 +10,11 @@ import itertools
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote, quote_plus
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import Request, serve
 
 from behavegate.cli import main
 from behavegate.text import redact_text
@@ -62,25 +63,23 @@ def echo_agent() -> Iterator[tuple[str, list[str]]]:
     """An agent that puts the Authorization header it received into its answer and a tool argument."""
     received: list[str] = []
 
-    class Handler(QuietHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", "0")))
-            # http.server decodes header bytes as Latin-1; the client sent UTF-8
-            header = self.headers.get("Authorization", "").encode("latin-1").decode("utf-8", "replace")
-            received.append(header)
-            message = {
-                "content": f"auth was {header}",
-                "tool_calls": [
-                    {
-                        "id": "c1",
-                        "type": "function",
-                        "function": {"name": "lookup", "arguments": json.dumps({"q": header, header: 1})},
-                    }
-                ],
-            }
-            send_json(self, {"choices": [{"message": message, "finish_reason": "stop"}]})
+    def echo(request: Request) -> dict[str, Any]:
+        # http.server decodes header bytes as Latin-1; the client sent UTF-8
+        header = request.header("Authorization").encode("latin-1").decode("utf-8", "replace")
+        received.append(header)
+        message = {
+            "content": f"auth was {header}",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "lookup", "arguments": json.dumps({"q": header, header: 1})},
+                }
+            ],
+        }
+        return {"choices": [{"message": message, "finish_reason": "stop"}]}
 
-    with loopback(Handler) as url:
+    with serve(echo) as url:
         yield url, received
 
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 from helpers import EXAMPLE
+from helpers import SHARD_CONTRACT as CONTRACT
+from helpers import SHARD_OBSERVATIONS as OBSERVATIONS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_shard import CONTRACT, OBSERVATIONS
 
 from behavegate.cli import main
 from behavegate.report.artifacts import render_event, render_json

@@ -4,13 +4,15 @@ answers incomplete with a reason, and a real loopback agent through the CLI."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
-from test_stream import REPLIES, SCENARIOS, run, verdicts
+from fake_agent import FakeAgent, serve
+from fake_agent import function_call as call
+from fake_agent import output_text as text
+from fake_agent import response_message as message
+from helpers import SCENARIOS, chat_or_stream, contract, responses_agent, run, verdicts
 
 from behavegate.errors import ContractError
 from behavegate.evidence.chat import EndpointError, normalize
@@ -29,18 +31,6 @@ scenarios:
 
 def observed(raw: Any) -> Any:
     return normalize(as_chat(raw), "s")
-
-
-def message(*parts: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "message", "role": "assistant", "content": list(parts)}
-
-
-def text(value: str) -> dict[str, Any]:
-    return {"type": "output_text", "text": value, "annotations": []}
-
-
-def call(name: str, arguments: str, call_id: str = "c1") -> dict[str, Any]:
-    return {"type": "function_call", "name": name, "arguments": arguments, "call_id": call_id}
 
 
 def test_the_request_has_input_items_function_tools_and_max_output_tokens() -> None:
@@ -122,33 +112,6 @@ def test_agent_api_problems_name_path_and_line(text_: str, message_: str) -> Non
 # --- a real loopback agent through the CLI -------------------------------------------------
 
 
-def as_responses(reply: dict[str, Any]) -> dict[str, Any]:
-    """The same answer as the Responses API gives it: calls as function_call items, the
-    text as a message item, finish reason as status."""
-    chat = reply["choices"][0]["message"]
-    output: list[dict[str, Any]] = [{"type": "reasoning", "id": "rs", "summary": []}]
-    output += [call(c["function"]["name"], c["function"]["arguments"], c["id"]) for c in chat.get("tool_calls") or ()]
-    if chat.get("content"):
-        output.append(message(text(chat["content"])))
-    raw: dict[str, Any] = {"id": "resp", "object": "response", "status": "completed", "output": output}
-    if "usage" in reply:
-        raw["usage"] = {"input_tokens": 1, "output_tokens": 1, **reply["usage"]}
-    return raw
-
-
-class ResponsesAgent(QuietHandler):
-    """Answers /v1/responses: the prompt (or, after a tool result, its output) picks the reply."""
-
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        ResponsesAgent.requests.append(payload)
-        last = payload["input"][-1]
-        key = last["output"] if last.get("type") == "function_call_output" else last["content"]
-        send_json(self, as_responses(REPLIES[key]))
-
-
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
@@ -157,19 +120,16 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_responses_api_agent_gets_the_verdicts_of_the_same_agent_on_chat_completions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_stream import Agent
-
-    with loopback(Agent) as url:
+    with serve(chat_or_stream) as url:
         chat_code, chat = run(tmp_path, SCENARIOS.format(timeout=10, stream=""), url, capsys)
-    ResponsesAgent.requests = []
-    with loopback(ResponsesAgent, "/v1/responses") as url:
-        code, report = run(tmp_path, SCENARIOS.format(timeout=10, stream="  api: responses\n"), url, capsys)
+    with FakeAgent(responses_agent, "/v1/responses") as agent:
+        code, report = run(tmp_path, SCENARIOS.format(timeout=10, stream="  api: responses\n"), agent.url, capsys)
     assert code == chat_code == 1
     assert verdicts(report) == verdicts(chat)
     assert [s["status"] for s in report["scenarios"]] == ["pass", "pass", "fail", "pass"]
-    assert all("messages" not in r and r["max_output_tokens"] > 0 for r in ResponsesAgent.requests)
+    assert all("messages" not in r and r["max_output_tokens"] > 0 for r in agent.bodies)
     # The scripted tool result goes back as function_call_output, its function_call echoed before it.
-    second = next(r for r in ResponsesAgent.requests if r["input"][-1].get("type") == "function_call_output")
+    second = next(r for r in agent.bodies if r["input"][-1].get("type") == "function_call_output")
     assert second["input"][0] == {"role": "user", "content": "converses"}
     echoed, result = second["input"][-2:]
     assert echoed == call("lookup", '{"order": "B-2"}', "k1")
@@ -184,12 +144,6 @@ HOSTILE: dict[str, Any] = {
 }
 
 
-class HostileResponses(QuietHandler):
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        send_json(self, HOSTILE[payload["input"][-1]["content"]])
-
-
 def test_hostile_responses_answers_are_incomplete_with_a_reason_never_pass(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -198,7 +152,7 @@ def test_hostile_responses_answers_are_incomplete_with_a_reason_never_pass(
         for key in HOSTILE
     )
     text_ = f"version: 2\nagent:\n  model: m\n  api: responses\nscenarios:\n{scenarios}"
-    with loopback(HostileResponses, "/v1/responses") as url:
+    with serve(lambda request: HOSTILE[request.json()["input"][-1]["content"]], "/v1/responses") as url:
         code, report = run(tmp_path, text_, url, capsys)
     assert code == 2
     assert [s["status"] for s in report["scenarios"]] == ["incomplete"] * 3

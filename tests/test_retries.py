@@ -12,11 +12,12 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import Reply, Request, empty_reply, json_reply, serve
+from helpers import contract
 
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError, encode_request
@@ -178,38 +179,29 @@ scenarios:
 """
 
 
-class Busy(QuietHandler):
+class Busy:
     """Answers 429 (Retry-After: 0) to the first two requests for "busy", then 200."""
 
-    seen: ClassVar[dict[str, int]] = {}
-    lock = threading.Lock()
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.lock = threading.Lock()
 
-    def do_POST(self) -> None:
-        prompt = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["messages"][-1]["content"]
-        with Busy.lock:
-            Busy.seen[prompt] = Busy.seen.get(prompt, 0) + 1
-            count = Busy.seen[prompt]
-        if prompt == "busy" and count <= 2:
-            self.send_response(429)
-            self.send_header("Retry-After", "0")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        send_json(self, OK)
+    def __call__(self, request: Request) -> Reply:
+        prompt = request.prompt
+        with self.lock:
+            self.seen[prompt] = count = self.seen.get(prompt, 0) + 1
+        return empty_reply(429, Retry_After="0") if prompt == "busy" and count <= 2 else json_reply(OK)
 
 
-class Calm(QuietHandler):
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        send_json(self, OK)
+BUSY_AGENT = Busy()
 
 
 def run(url: str, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, dict[str, Any], str]:
     """The JSON report and the table of the same run (the busy server starts afresh for each)."""
-    Busy.seen = {}
+    BUSY_AGENT.seen = {}
     code = main(["test", "c.yml", "--endpoint", url, "--no-artifacts", "--format", "json", *more])
     report = json.loads(capsys.readouterr().out)
-    Busy.seen = {}
+    BUSY_AGENT.seen = {}
     main(["test", "c.yml", "--endpoint", url, "--no-artifacts", *more])
     return code, report, capsys.readouterr().out
 
@@ -223,9 +215,9 @@ def test_a_server_answering_429_twice_then_200_gets_the_verdicts_of_a_calm_one_a
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(BUSY)
-    with loopback(Calm) as url:
+    with serve(lambda request: OK) as url:
         calm_code, calm, _ = run(url, capsys)
-    with loopback(Busy) as url:
+    with serve(BUSY_AGENT) as url:
         code, report, table = run(url, capsys, "--retries", "2")
         without_code, without, _ = run(url, capsys)
     assert code == calm_code == 0 and verdicts(report) == verdicts(calm)
@@ -238,8 +230,8 @@ def test_a_server_answering_429_twice_then_200_gets_the_verdicts_of_a_calm_one_a
         without_code == 2 and without["scenarios"][0]["attempts"][0]["observation"]["error"] == "agent endpoint returned HTTP 429"
     )
     # Saved, the retries replay with the evidence.
-    Busy.seen = {}
-    with loopback(Busy) as url:
+    BUSY_AGENT.seen = {}
+    with serve(BUSY_AGENT) as url:
         main(
             [
                 "test",
@@ -282,8 +274,8 @@ def test_shards_of_a_run_with_retries_merge_with_the_retries_shown(
     """A shard report carries an attempt's retries: merge read it as an unknown key and refused the run."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(BUSY)
-    Busy.seen = {}
-    with loopback(Busy) as url:
+    BUSY_AGENT.seen = {}
+    with serve(BUSY_AGENT) as url:
         for shard in ("1/2", "2/2"):
             assert (
                 main(

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, loopback
+from fake_agent import Reply, Request, serve, sse_reply
 
 from behavegate.cli import main
 
@@ -46,21 +47,13 @@ def test_an_agent_that_is_not_running_is_named_once_with_host_and_port_in_every_
         assert (tmp_path / view).read_text().count(said) == 1, view
 
 
-class StreamNoCalls(QuietHandler):
+def stream_no_calls(request: Request) -> Reply:
     """An OpenAI-style stream that answers with text and no tool-call delta (as most do)."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        chunks = [
-            {"choices": [{"delta": {"role": "assistant", "content": "Done."}, "finish_reason": None}]},
-            {"choices": [{"delta": {}, "finish_reason": "stop"}]},
-        ]
-        body = "".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body.encode())
+    chunks = [
+        {"choices": [{"delta": {"role": "assistant", "content": "Done."}, "finish_reason": None}]},
+        {"choices": [{"delta": {}, "finish_reason": "stop"}]},
+    ]
+    return sse_reply("".join(f"data: {json.dumps(chunk)}\n\n" for chunk in chunks) + "data: [DONE]\n\n")
 
 
 STREAMED = """\
@@ -77,7 +70,7 @@ def test_a_stream_without_tool_call_deltas_is_calls_not_known_said_once_with_the
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(STREAMED % "")
-    with loopback(StreamNoCalls) as url:
+    with serve(stream_no_calls) as url:
         code = main(["test", "contract.yml", "--endpoint", url, "--no-artifacts", "--report", "r.json"])
         out = capsys.readouterr().out
         assert code == 2 and out.count("2 of 2 answers left out message.tool_calls, or streamed with no tool-call delta") == 1
@@ -89,19 +82,9 @@ def test_a_stream_without_tool_call_deltas_is_calls_not_known_said_once_with_the
         assert "left out message.tool_calls" not in capsys.readouterr().out
 
 
-class AnswerNoCalls(QuietHandler):
+def answer_no_calls(request: Request) -> dict[str, Any]:
     """A plain JSON answer with text and no tool-call list: Chat Completions and a custom agent at once."""
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        body = json.dumps(
-            {"choices": [{"message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}], "output": "x"}
-        ).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    return {"choices": [{"message": {"role": "assistant", "content": "x"}, "finish_reason": "stop"}], "output": "x"}
 
 
 CUSTOM = """\
@@ -117,7 +100,7 @@ def test_the_left_out_tool_calls_note_is_said_only_for_chat_answers_of_scenarios
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    with loopback(AnswerNoCalls) as url:
+    with serve(answer_no_calls) as url:
         (tmp_path / "contract.yml").write_text(CONTRACT)  # response checks only: no tool check left incomplete
         assert main(["test", "contract.yml", "--endpoint", url, "--no-artifacts"]) == 0
         assert "left out message.tool_calls" not in capsys.readouterr().out

@@ -12,10 +12,8 @@ from typing import Any
 import jsonschema
 import pytest
 from conftest import Golden
-from helpers import example_report, report
+from helpers import example_report, golden_queries_report, report, showcase
 from hostile_report import hostile_report
-from test_baseline import showcase
-from test_ci_renderers import golden_queries_report
 
 from behavegate.judge.assertions import BY_KEY
 from behavegate.render import sarif

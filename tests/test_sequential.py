@@ -8,12 +8,13 @@ import json
 import math
 import random
 import textwrap
-import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import FakeAgent, Request
+from helpers import contract
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
@@ -177,16 +178,8 @@ def test_malformed_sequential_names_its_path_and_line(value: str, problem: str) 
     assert found.text.startswith(problem) and found.line == 6
 
 
-class _Agent(QuietHandler):
-    requests = 0
-    lock = threading.Lock()
-    text = "ok"
-
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
-        with _Agent.lock:
-            _Agent.requests += 1
-        send_json(self, {"choices": [{"message": {"content": self.text, "tool_calls": None}, "finish_reason": "stop"}]})
+def _answers(text: str) -> Callable[[Request], dict[str, Any]]:
+    return lambda request: {"choices": [{"message": {"content": text, "tool_calls": None}, "finish_reason": "stop"}]}
 
 
 @pytest.mark.parametrize(("text", "status", "expected_used"), [("ok", "pass", 10), ("no", "fail", 3)])
@@ -200,16 +193,15 @@ def test_live_attempts_stop_when_the_evidence_decides(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "c.yml").write_text(SEQUENTIAL.replace("  - {id: bad, prompt: p, expect: {response: {contains: [ok]}}}\n", ""))
-    _Agent.requests, _Agent.text = 0, text
-    with loopback(_Agent) as url:
-        code = main(["test", "c.yml", "--endpoint", url, "--format", "json", "--no-artifacts", "--concurrency", "4"])
+    with FakeAgent(_answers(text)) as agent:
+        code = main(["test", "c.yml", "--endpoint", agent.url, "--format", "json", "--no-artifacts", "--concurrency", "4"])
     report = json.loads(capsys.readouterr().out)
     reliability = report["scenarios"][0]["reliability"]
     assert report["scenarios"][0]["status"] == status and code == (0 if status == "pass" else 1)
     assert reliability["runs"] == expected_used == reliability["sequential"]["used"]
     # never an attempt the decision did not use, however the responses interleave
-    assert _Agent.requests == expected_used
-    assert reliability["runs"] + reliability["unused"] == _Agent.requests
+    assert len(agent.requests) == expected_used
+    assert reliability["runs"] + reliability["unused"] == len(agent.requests)
 
 
 def test_the_fixed_rule_is_unchanged_without_sequential() -> None:

@@ -8,44 +8,37 @@ from __future__ import annotations
 import json
 import threading
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
-from test_http_agent import CUSTOM_SCENARIOS, CustomAgent
-from test_responses_api import ResponsesAgent
-from test_stream import REPLIES, SCENARIOS, Agent, run, verdicts
+from fake_agent import Answer, Reply, Request, empty_reply, json_reply, serve
+from helpers import CUSTOM_SCENARIOS, REPLIES, SCENARIOS, chat_or_stream, custom_agent, responses_agent, run, verdicts
 
 from behavegate.github import action
 
 
-class BusyChat(QuietHandler):
+class BusyChat:
     """Chat Completions, but every request is answered 429 (Retry-After: 0) twice first."""
 
-    seen: ClassVar[dict[str, int]] = {}
-    lock = threading.Lock()
+    def __init__(self) -> None:
+        self.seen: dict[str, int] = {}
+        self.lock = threading.Lock()
 
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        key = payload["messages"][-1]["content"]
-        with BusyChat.lock:
-            BusyChat.seen[key] = count = BusyChat.seen.get(key, 0) + 1
-        if count % 3:
-            self.send_response(429)
-            self.send_header("Retry-After", "0")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-            return
-        send_json(self, REPLIES[key])
+    def __call__(self, request: Request) -> Reply:
+        key = request.prompt
+        with self.lock:
+            self.seen[key] = count = self.seen.get(key, 0) + 1
+        return empty_reply(429, Retry_After="0") if count % 3 else json_reply(REPLIES[key])
 
 
+BUSY = BusyChat()
 PLAIN = SCENARIOS.format(timeout=10, stream="")
 # (agent, its path, the contract, the workflow's extra inputs)
-SHAPES: dict[str, tuple[type[QuietHandler], str, str, dict[str, str]]] = {
-    "stream": (Agent, "/v1/chat/completions", SCENARIOS.format(timeout=10, stream="  stream: true\n"), {}),
-    "responses": (ResponsesAgent, "/v1/responses", SCENARIOS.format(timeout=10, stream="  api: responses\n"), {}),
-    "custom": (CustomAgent, "/chat", CUSTOM_SCENARIOS, {}),
-    "busy": (BusyChat, "/v1/chat/completions", PLAIN, {"retries": "2"}),
+SHAPES: dict[str, tuple[Answer, str, str, dict[str, str]]] = {
+    "stream": (chat_or_stream, "/v1/chat/completions", SCENARIOS.format(timeout=10, stream="  stream: true\n"), {}),
+    "responses": (responses_agent, "/v1/responses", SCENARIOS.format(timeout=10, stream="  api: responses\n"), {}),
+    "custom": (custom_agent, "/chat", CUSTOM_SCENARIOS, {}),
+    "busy": (BUSY, "/v1/chat/completions", PLAIN, {"retries": "2"}),
 }
 
 
@@ -64,7 +57,7 @@ def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, list[Any]]:
-    with loopback(Agent) as url:
+    with serve(chat_or_stream) as url:
         code, report = through_action(tmp_path_factory.mktemp("plain"), PLAIN, url)
     return code, verdicts(report)
 
@@ -73,12 +66,12 @@ def plain(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, list[Any]]:
 def test_every_shape_gets_the_verdicts_of_plain_chat_completions_through_the_cli_and_the_action(
     shape: str, plain: tuple[int, list[Any]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    handler, path, text, inputs = SHAPES[shape]
-    BusyChat.seen = {}
-    with loopback(handler, path) as url:
+    answer, path, text, inputs = SHAPES[shape]
+    BUSY.seen.clear()
+    with serve(answer, path) as url:
         code, report = through_action(tmp_path, text, url, **inputs)
         capsys.readouterr()
-        BusyChat.seen = {}
+        BUSY.seen.clear()
         cli_code, cli = run(tmp_path, text, url, capsys, *(f"--{k}={v}" for k, v in inputs.items()))
     assert (code, verdicts(report)) == plain == (cli_code, verdicts(cli))
     assert [s["status"] for s in report["scenarios"]] == ["pass", "pass", "fail", "pass"]

@@ -8,13 +8,15 @@ import json
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import Golden
 from helpers import EXAMPLE
+from helpers import SHARD_CONTRACT as CONTRACT
+from helpers import SHARD_OBSERVATIONS as OBSERVATIONS
+from helpers import shard_observation as _observation
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,70 +24,6 @@ from behavegate.cli import main
 from behavegate.errors import UsageError
 from behavegate.evidence.shard import assign, parse_shard
 
-CONTRACT = textwrap.dedent("""\
-    version: 2
-    defaults: {runs: 3, min_pass_rate: 0.6}
-    gates: {min_pass_rate: 0.7, latency_p95_ms: 5000}
-    agent:
-      model: m
-      tools:
-        - {name: lookup, description: d, parameters: {type: object, properties: {id: {type: string}}, required: [id]}}
-    scenarios:
-      - id: alpha
-        prompt: Where is order 1?
-        expect:
-          response: {contains: [order]}
-          tools: {required: [{name: lookup}], arguments_valid: true}
-      - id: beta
-        prompt: Say hi
-        max_turns: 2
-        tool_results: {lookup: {id: "1"}}
-        expect:
-          response: {contains: [hi]}
-      - id: gamma
-        prompt: Refuse this
-        runs: 4
-        expect: {refusal: true}
-      - id: delta
-        prompt: Anything
-        expect:
-          response: {not_matches: ["(?i)secret"]}
-          safety: {pii: [email]}
-    """)
-
-
-def _observation(sid: str, response: str, calls: tuple[str, ...] = (), refusal: bool = False, latency: float = 100.5) -> Any:
-    return {
-        "id": sid,
-        "response": response,
-        "finish_reason": "stop",
-        "response_complete": True,
-        "tool_calls_complete": True,
-        "tool_calls": [{"name": c, "arguments": {"id": "1"}} for c in calls],
-        "refusal": refusal,
-        "sources": [],
-        "latency_ms": latency,
-    }
-
-
-OBSERVATIONS = {
-    "version": 2,
-    "scenarios": [
-        _observation("alpha", "your order arrives", ("lookup",)),
-        _observation("alpha", "no idea"),
-        _observation("alpha", "order here", ("lookup",), latency=300.25),
-        _observation("beta", "hi there"),
-        _observation("beta", "hello"),
-        _observation("beta", "hi"),
-        _observation("gamma", "no", refusal=True),
-        _observation("gamma", "ok"),
-        _observation("gamma", "no", refusal=True),  # the 4th attempt is missing
-        _observation("delta", "contact me at a@b.com"),
-        _observation("delta", "fine"),
-        _observation("delta", "fine"),
-        _observation("delta", "a 4th attempt: the evidence holds more than runs"),
-    ],
-}
 # What differs between two runs of the same evidence: when, which run, and where the evidence came from.
 RUN_FIELDS = ("provenance", "harness", "evidence_digest")
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import textwrap
-import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import FakeAgent, Request
 
 from behavegate.cli import main
 
@@ -30,19 +29,10 @@ CONTRACT = textwrap.dedent("""\
 )
 
 
-class Agent(QuietHandler):
-    """Answers "sure" to every question but question 3, and remembers what it was asked."""
-
-    asked: ClassVar[list[str]] = []
-    lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body["messages"][-1]["content"]
-        with self.lock:
-            self.asked.append(prompt)
-        answer = "no" if prompt == "question 3" else "sure"
-        send_json(self, {"choices": [{"message": {"content": answer, "tool_calls": []}, "finish_reason": "stop"}]})
+def sure_but_3(request: Request) -> dict[str, Any]:
+    """Answers "sure" to every question but question 3."""
+    answer = "no" if request.prompt == "question 3" else "sure"
+    return {"choices": [{"message": {"content": answer, "tool_calls": []}, "finish_reason": "stop"}]}
 
 
 def run_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
@@ -68,20 +58,19 @@ def test_each_live_shard_sends_only_its_requests_and_the_merge_is_the_whole_run(
 ) -> None:
     (tmp_path / "contract.yml").write_text(CONTRACT)
     monkeypatch.chdir(tmp_path)
-    Agent.asked.clear()
-    with loopback(Agent) as url:
-        live = ["test", "contract.yml", "--endpoint", url, "--no-artifacts"]
+    with FakeAgent(sure_but_3) as agent:
+        live = ["test", "contract.yml", "--endpoint", agent.url, "--no-artifacts"]
         code, whole = run_json(live, capsys)
-        assert Counter(Agent.asked) == {f"question {i}": 2 + i % 3 for i in range(7)}
+        assert Counter(agent.prompts) == {f"question {i}": 2 + i % 3 for i in range(7)}
         paths = []
         for index in (1, 2, 3):
-            Agent.asked.clear()
+            agent.requests.clear()
             path = f"shard-{index}.json"
             assert main([*live, "--shard", f"{index}/3", "--report", path]) == 0
             pairs = json.loads(Path(path).read_text())["behavegate"]["shard"]["pairs"]
             assert pairs, "21 attempts over 3 shards: none is empty"
             expected = Counter(f"question {sid.removeprefix('s')}" for sid, _ in pairs)
-            assert Counter(Agent.asked) == expected, f"shard {index} sent exactly its own requests"
+            assert Counter(agent.prompts) == expected, f"shard {index} sent exactly its own requests"
             paths.append(path)
     capsys.readouterr()
     merged_code, merged = run_json(["merge", *paths, "--no-artifacts"], capsys)

@@ -8,8 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLE, example_report
-from test_output_boundary import FORGED, foreign_commands
+from helpers import EXAMPLE, FORGED, example_report, foreign_commands
 
 from behavegate.cli import main
 from behavegate.render import summary, table

@@ -5,37 +5,23 @@ hostile and honest, through the CLI."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import socket
-import threading
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import httpx
 import pytest
-from helpers import QuietHandler, RawServer, contract, loopback, send_json
+from fake_agent import DONE, FakeAgent, RawServer, delta, event, raw_agent
+from helpers import PLAIN, SCENARIOS, chat_or_stream, contract, run, verdicts
 
-from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.evidence.chat import EndpointError, build_request, encode_request, normalize
 from behavegate.evidence.chat_stream import Assembly
 from behavegate.evidence.transport import Exchange, ResponseTooLarge, new_client, post_chat, request_headers
 
 SSE = {"Content-Type": "text/event-stream; charset=utf-8"}
-
-
-def event(value: Any) -> bytes:
-    return b"data: " + json.dumps(value).encode() + b"\n\n"
-
-
-def delta(value: dict[str, Any], finish_reason: str | None = None) -> bytes:
-    return event({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": value, "finish_reason": finish_reason}]})
-
-
-DONE = b"data: [DONE]\n\n"
 
 
 def split_calls_stream() -> bytes:
@@ -62,24 +48,6 @@ def split_calls_stream() -> bytes:
             DONE,
         ]
     )
-
-
-PLAIN = {
-    "choices": [
-        {
-            "message": {
-                "role": "assistant",
-                "content": "Looking up",
-                "tool_calls": [
-                    {"id": "c0", "type": "function", "function": {"name": "lookup", "arguments": '{"order": "A-1"}'}},
-                    {"id": "c1", "type": "function", "function": {"name": "refund", "arguments": '{"amount": 5}'}},
-                ],
-            },
-            "finish_reason": "tool_calls",
-        }
-    ],
-    "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7},
-}
 
 
 def chat(body: bytes, headers: dict[str, str] | None = None, events: bool = True, pieces: int = 0) -> tuple[Any, int]:
@@ -239,155 +207,24 @@ def test_agent_stream_problems_name_path_and_line(text: str, path: str, message:
 
 # --- real loopback agents through the CLI ------------------------------------------------
 
-SCENARIOS = """version: 2
-agent:
-  model: m
-  timeout_seconds: {timeout}
-  missing_tool_calls: none
-{stream}  tools:
-    - {{name: lookup, description: d, parameters: {{type: object, required: [order], properties: {{order: {{type: string}}}}}}}}
-    - {{name: refund, description: d, parameters: {{type: object}}}}
-scenarios:
-  - id: calls
-    prompt: calls
-    expect:
-      tools: {{required: [{{name: lookup, arguments: {{order: A-1}}}}], arguments_valid: true, max_calls: 2}}
-      usage: {{max_total_tokens: 10}}
-  - id: answers
-    prompt: answers
-    expect:
-      response: {{contains: [shipped]}}
-      tools: {{max_calls: 0}}
-  - id: violates
-    prompt: violates
-    expect:
-      response: {{contains: [refunded]}}
-      tools: {{forbidden: [refund]}}
-  - id: converses
-    prompt: converses
-    max_turns: 2
-    tool_results: {{lookup: shipped}}
-    expect:
-      response: {{contains: [shipped]}}
-      tools: {{required: [lookup]}}
-"""
-
-REPLIES: dict[str, dict[str, Any]] = {
-    "calls": PLAIN,
-    "answers": {
-        "choices": [{"message": {"role": "assistant", "content": "It shipped.", "tool_calls": None}, "finish_reason": "stop"}],
-        "usage": {"total_tokens": 4},
-    },
-    "violates": {
-        "choices": [
-            {
-                "message": {
-                    "role": "assistant",
-                    "content": "Done.",
-                    "tool_calls": [{"id": "r", "type": "function", "function": {"name": "refund", "arguments": "{}"}}],
-                },
-                "finish_reason": "tool_calls",
-            }
-        ]
-    },
-    "converses": {
-        "choices": [
-            {
-                "message": {
-                    "role": "assistant",
-                    "content": None,
-                    "tool_calls": [
-                        {"id": "k1", "type": "function", "function": {"name": "lookup", "arguments": '{"order": "B-2"}'}}
-                    ],
-                },
-                "finish_reason": "tool_calls",
-            }
-        ]
-    },
-    "shipped": {
-        "choices": [{"message": {"role": "assistant", "content": "B-2 shipped.", "tool_calls": None}, "finish_reason": "stop"}]
-    },
-}
-
-
-def as_stream(reply: dict[str, Any]) -> bytes:
-    """The same answer as an OpenAI-style stream: content a few characters a chunk,
-    each tool call's arguments three characters a chunk, usage last."""
-    choice = reply["choices"][0]
-    message = choice["message"]
-    chunks = [delta({"role": "assistant"})]
-    text = message.get("content") or ""
-    chunks += [delta({"content": text[i : i + 3]}) for i in range(0, len(text), 3)]
-    for index, call in enumerate(message.get("tool_calls") or ()):
-        head = {
-            "index": index,
-            "id": call["id"],
-            "type": "function",
-            "function": {"name": call["function"]["name"], "arguments": ""},
-        }
-        chunks.append(delta({"tool_calls": [head]}))
-        arguments = call["function"]["arguments"]
-        chunks += [
-            delta({"tool_calls": [{"index": index, "function": {"arguments": arguments[i : i + 3]}}]})
-            for i in range(0, len(arguments), 3)
-        ]
-    chunks.append(delta({}, choice["finish_reason"]))
-    if "usage" in reply:
-        chunks.append(event({"choices": [], "usage": reply["usage"]}))
-    return b"".join([*chunks, DONE])
-
-
-class Agent(QuietHandler):
-    """Answers each prompt with its reply, as JSON or (``stream: true`` asked) as a stream."""
-
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Agent.requests.append(payload)
-        reply = REPLIES[payload["messages"][-1]["content"]]
-        if not payload["stream"]:
-            send_json(self, reply)
-            return
-        body = as_stream(reply)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.end_headers()  # no Content-Length: the stream ends when the connection closes
-        self.wfile.write(body)
-        self.close_connection = True
-
 
 @pytest.fixture(autouse=True)
 def _in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)  # the project root the CLI reads the contract from
 
 
-def run(tmp_path: Path, text: str, url: str, capsys: pytest.CaptureFixture[str], *more: str) -> tuple[int, dict[str, Any]]:
-    (tmp_path / "c.yml").write_text(text)
-    code = main(["test", "c.yml", "--endpoint", url, "--no-artifacts", "--format", "json", *more])
-    return code, json.loads(capsys.readouterr().out)
-
-
-def verdicts(report: dict[str, Any]) -> list[Any]:
-    return [
-        (s["id"], s["status"], [(a["assertion"], a["status"], a["message"]) for a in s["assertions"]])
-        for s in report["scenarios"]
-    ]
-
-
 def test_a_streaming_agent_gets_the_verdicts_of_the_same_agent_answering_plain(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Agent.requests = []
-    with loopback(Agent) as url:
-        plain_code, plain = run(tmp_path, SCENARIOS.format(timeout=10, stream=""), url, capsys)
-        stream_code, streamed = run(tmp_path, SCENARIOS.format(timeout=10, stream="  stream: true\n"), url, capsys)
-    assert sorted(r["stream"] for r in Agent.requests) == [False] * 5 + [True] * 5
+    with FakeAgent(chat_or_stream) as agent:
+        plain_code, plain = run(tmp_path, SCENARIOS.format(timeout=10, stream=""), agent.url, capsys)
+        stream_code, streamed = run(tmp_path, SCENARIOS.format(timeout=10, stream="  stream: true\n"), agent.url, capsys)
+    assert sorted(r["stream"] for r in agent.bodies) == [False] * 5 + [True] * 5
     assert plain_code == stream_code == 1
     assert verdicts(streamed) == verdicts(plain)
     assert [s["status"] for s in streamed["scenarios"]] == ["pass", "pass", "fail", "pass"]
     # The streamed assistant turn goes back as the agent streamed it: its call id answers the tool message.
-    second = next(r for r in Agent.requests if r["stream"] and r["messages"][-1]["role"] == "tool")
+    second = next(r for r in agent.bodies if r["stream"] and r["messages"][-1]["role"] == "tool")
     assistant, tool = second["messages"][-2:]
     assert assistant["tool_calls"][0]["id"] == tool["tool_call_id"] == "k1"
     assert assistant["tool_calls"][0]["function"] == {"name": "lookup", "arguments": '{"order": "B-2"}'}
@@ -396,47 +233,11 @@ def test_a_streaming_agent_gets_the_verdicts_of_the_same_agent_answering_plain(
 # --- hostile streams, on a raw loopback socket ---------------------------------------------
 
 
-@contextlib.contextmanager
-def raw_agent(handle: Callable[[socket.socket, str], None]) -> Iterator[str]:
-    """A loopback server that answers each request by handing the socket and the prompt to ``handle``."""
-    listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)
-
-    def serve(connection: socket.socket) -> None:
-        with connection:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                chunk = connection.recv(65536)
-                if not chunk:
-                    return
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length"))
-            while len(body) < length:
-                body += connection.recv(65536)
-            with contextlib.suppress(OSError):
-                handle(connection, json.loads(body)["messages"][-1]["content"])
-
-    def accept() -> None:
-        while True:
-            try:
-                connection, _ = listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(connection,), daemon=True).start()
-
-    threading.Thread(target=accept, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}/v1/chat/completions"
-    finally:
-        listener.close()
-
-
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
 
 
-def hostile(connection: socket.socket, prompt: str) -> None:
+def hostile(connection: socket.socket, body: bytes) -> None:
+    prompt = json.loads(body)["messages"][-1]["content"]
     if prompt == "honest":
         connection.sendall(HEAD + delta({"content": "fine"}, "stop") + DONE)
     elif prompt == "trickle":  # a chunk every 0.2 s, forever
@@ -473,8 +274,8 @@ scenarios:
 def test_hostile_streams_are_bounded_and_incomplete_with_a_reason_and_the_run_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    with raw_agent(hostile) as url:
-        code, report = run(tmp_path, HOSTILE, url, capsys, "--concurrency", "6")
+    with raw_agent(hostile) as agent:
+        code, report = run(tmp_path, HOSTILE, agent.url, capsys, "--concurrency", "6")
     assert code == 2
     errors = {s["id"]: (s["status"], s["attempts"][0]["observation"]["error"]) for s in report["scenarios"]}
     assert errors == {

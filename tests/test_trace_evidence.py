@@ -7,111 +7,17 @@ from __future__ import annotations
 import itertools
 import json
 import shutil
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import TRACE, agent_trace, attr
+from helpers import TRACE_CONTRACT as CONTRACT
 
 from behavegate.cli import main
 from behavegate.github.action import Inputs, build_argv
 
 FIXTURES = Path(__file__).parent / "fixtures" / "traces"
-TRACE = "0af7651916cd43dd8448eb211c80319c"
-
-
-def attr(key: str, value: Any) -> dict[str, Any]:
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return {"key": key, "value": {"arrayValue": {"values": [{"stringValue": v} for v in value]}}}
-    if isinstance(value, int):
-        return {"key": key, "value": {"intValue": str(value)}}
-    return {"key": key, "value": {"stringValue": value if isinstance(value, str) else json.dumps(value)}}
-
-
-def agent_trace(
-    trace_id: str = TRACE,
-    scenario: str | None = "refund",
-    *,
-    prompt: str = "Refund order 7",
-    calls: Sequence[tuple[str, Mapping[str, Any], str | None]] | None = None,
-    answer: str | None = "Refunded order 7.",
-    content: bool = True,
-    tool_spans: bool = True,
-    last_finish: str = "stop",
-    tokens: tuple[int, int] = (100, 20),
-    conversation: str | None = None,
-) -> list[dict[str, Any]]:
-    """One agent run in the current GenAI conventions: an agent span, a model step that asks
-    for ``calls`` (all at once), a tool span per call, a model step that answers."""
-    calls = [("lookup_order", {"order_id": "7"}, None)] if calls is None else calls
-    spans: list[dict[str, Any]] = []
-    t = 1_767_225_600_000_000_000
-
-    def add(
-        span_id: str, name: str, parent: str | None, start: int, attributes: list[dict[str, Any]], error: bool = False
-    ) -> None:
-        spans.append(
-            {
-                "traceId": trace_id,
-                "spanId": span_id,
-                "parentSpanId": parent or "",
-                "name": name,
-                "kind": 1,
-                "startTimeUnixNano": str(t + start * 1_000_000),
-                "endTimeUnixNano": str(t + (start + 5) * 1_000_000),
-                "attributes": attributes,
-                "status": {"code": 2} if error else {},
-            }
-        )
-
-    root = [attr("gen_ai.operation.name", "invoke_agent"), attr("gen_ai.agent.name", "refunder")]
-    if scenario:
-        root.append(attr("behavegate.scenario.id", scenario))
-    if conversation:
-        root.append(attr("gen_ai.conversation.id", conversation))
-    if content and answer is not None:
-        root.append(attr("gen_ai.output.messages", [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]))
-    add("a000000000000001", "invoke_agent refunder", None, 0, root)
-    first = [
-        attr("gen_ai.operation.name", "chat"),
-        attr("gen_ai.usage.input_tokens", tokens[0]),
-        attr("gen_ai.usage.output_tokens", tokens[1]),
-        attr("gen_ai.response.finish_reasons", ["tool_calls" if calls else last_finish]),
-    ]
-    if content:
-        first.append(attr("gen_ai.input.messages", [{"role": "user", "parts": [{"type": "text", "content": prompt}]}]))
-        parts = [
-            {"type": "tool_call", "id": f"call_{i}", "name": name, "arguments": args} for i, (name, args, _) in enumerate(calls)
-        ]
-        first.append(
-            attr("gen_ai.output.messages", [{"role": "assistant", "parts": parts or [{"type": "text", "content": answer}]}])
-        )
-    add("b000000000000001", "chat m", "a000000000000001", 1, first)
-    if not calls:
-        return spans
-    for i, (name, args, error) in enumerate(calls):
-        if not tool_spans:
-            break
-        tool = [
-            attr("gen_ai.operation.name", "execute_tool"),
-            attr("gen_ai.tool.name", name),
-            attr("gen_ai.tool.call.id", f"call_{i}"),
-        ]
-        if content:
-            tool.append(attr("gen_ai.tool.call.arguments", args))
-        if error:
-            tool.append(attr("error.type", error))
-        add(f"c00000000000000{i}", f"execute_tool {name}", "a000000000000001", 10 + i, tool, error=error is not None)
-    second = [
-        attr("gen_ai.operation.name", "chat"),
-        attr("gen_ai.usage.input_tokens", tokens[0]),
-        attr("gen_ai.usage.output_tokens", tokens[1]),
-        attr("gen_ai.response.finish_reasons", [last_finish]),
-    ]
-    if content and answer is not None:
-        second.append(attr("gen_ai.output.messages", [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}]))
-    add("b000000000000002", "chat m", "a000000000000001", 30, second)
-    return spans
 
 
 def write_traces(folder: Path, *traces: list[dict[str, Any]], name: str = "traces.jsonl") -> Path:
@@ -119,20 +25,6 @@ def write_traces(folder: Path, *traces: list[dict[str, Any]], name: str = "trace
     lines = [json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": spans}]}]}) for spans in traces]
     path.write_text("\n".join(lines) + "\n")
     return path
-
-
-CONTRACT = """\
-version: 2
-agent:
-  tools:
-    - {name: lookup_order, description: Find an order, parameters: {type: object, properties: {order_id: {type: string}}}}
-    - {name: issue_refund, description: Refund, parameters: {type: object, properties: {order_id: {type: string}}}}
-    - {name: delete_account, description: Never, parameters: {type: object}}
-scenarios:
-  - id: refund
-    prompt: Refund order 7
-    expect:
-"""
 
 
 def judge(

@@ -8,12 +8,11 @@ import shutil
 import sys
 import textwrap
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from threading import Thread
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
+from fake_agent import FakeAgent, Request, json_reply
 from helpers import EXAMPLE, ROOT, spy_on_timeouts
 
 from behavegate.cli import main
@@ -355,47 +354,38 @@ def test_golden_queries_expecting_tools_need_agent_tools_declared() -> None:
 # --- live -----------------------------------------------------------------------------------
 
 
-class Scripted(BaseHTTPRequestHandler):
+def scripted_answer(request: Request) -> dict[str, Any]:
     """Calls ``lookup`` first, answers from the tool result once it gets one; omits
     ``tool_calls`` when it calls no tool (as llama.cpp's server does)."""
-
-    seen: ClassVar[list[dict[str, Any]]] = []
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        Scripted.seen.append(body)
-        tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
-        message: dict[str, Any]
-        if "plain" in body["messages"][-1]["content"]:
-            message = {"role": "assistant", "content": "just text"}
-            finish = "stop"
-        elif not tool_messages:
-            message = {
-                "role": "assistant",
-                "content": "",
-                "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "A-1"}'}}],
-            }
-            finish = "tool_calls"
-        else:
-            message = {"role": "assistant", "content": f"result was {tool_messages[-1]['content']}", "tool_calls": []}
-            finish = "stop"
-        payload = json.dumps({"choices": [{"message": message, "finish_reason": finish}], "usage": {"total_tokens": 42}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
+    body = request.json()
+    tool_messages = [m for m in body["messages"] if m["role"] == "tool"]
+    message: dict[str, Any]
+    if "plain" in body["messages"][-1]["content"]:
+        message = {"role": "assistant", "content": "just text"}
+        finish = "stop"
+    elif not tool_messages:
+        message = {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": '{"q": "A-1"}'}}],
+        }
+        finish = "tool_calls"
+    else:
+        message = {"role": "assistant", "content": f"result was {tool_messages[-1]['content']}", "tool_calls": []}
+        finish = "stop"
+    return {"choices": [{"message": message, "finish_reason": finish}], "usage": {"total_tokens": 42}}
 
 
 @pytest.fixture
-def scripted() -> Iterator[str]:
-    Scripted.seen = []
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Scripted)
-    Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1/chat/completions"
-    server.shutdown()
+def scripted_agent() -> Iterator[FakeAgent]:
+    # No Content-Type, as the hand-written server this replaces sent none.
+    with FakeAgent(lambda request: json_reply(scripted_answer(request), content_type=None)) as agent:
+        yield agent
+
+
+@pytest.fixture
+def scripted(scripted_agent: FakeAgent) -> str:
+    return scripted_agent.url
 
 
 MULTI = """version: 2
@@ -423,7 +413,7 @@ scenarios:
 
 
 def test_scripted_tool_results_continue_the_conversation(
-    scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    scripted_agent: FakeAgent, scripted: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path, MULTI.replace("{missing}", "none"))
@@ -431,9 +421,9 @@ def test_scripted_tool_results_continue_the_conversation(
     assert code == 0, json.dumps(report["scenarios"], indent=1)
     multi = report["scenarios"][0]
     assert multi["observation"]["steps"] == 3 and multi["observation"]["tool_errors"] == [None]
-    second = next(b for b in Scripted.seen if any(m["role"] == "tool" for m in b["messages"]))
+    second = next(b for b in scripted_agent.bodies if any(m["role"] == "tool" for m in b["messages"]))
     assert second["messages"][-1] == {"role": "tool", "tool_call_id": "c1", "content": '{"status": "shipped"}'}
-    assert all(b["temperature"] == 0 and b["seed"] == 7 and b["stream"] is False for b in Scripted.seen)
+    assert all(b["temperature"] == 0 and b["seed"] == 7 and b["stream"] is False for b in scripted_agent.bodies)
     assert report["behavegate"]["tool_calls_key"] == "none"
 
 
