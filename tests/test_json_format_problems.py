@@ -14,10 +14,11 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 import pytest
+from helpers import SHARD_CONTRACT as CONTRACT
+from helpers import SHARD_OBSERVATIONS as OBSERVATIONS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from msgspec import Meta
-from test_shard import CONTRACT, OBSERVATIONS
 
 from behavegate import json_formats
 from behavegate.cli import main

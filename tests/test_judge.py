@@ -10,14 +10,13 @@ import asyncio
 import json
 import re
 import textwrap
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from fake_agent import SILENT, Reply, Request, json_reply, serve
+from fake_agent import JUDGE, Request, answer_in, chat, serve
 
 from behavegate.cli import main
 from behavegate.evidence.judge_client import JudgeSettings, ask, http_judge, reply_of
@@ -34,52 +33,8 @@ ANSWERS = {
 }
 
 
-def chat(content: Any, finish_reason: str = "stop", **message: Any) -> dict[str, Any]:
-    return {"choices": [{"message": {"role": "assistant", "content": content, **message}, "finish_reason": finish_reason}]}
-
-
 def agent(request: Request) -> dict[str, Any]:
     return chat(ANSWERS.get(request.prompt, "I do not know."))
-
-
-def answer_in(question_text: str) -> str:
-    """The agent's answer as the judge receives it: the JSON string between the markers."""
-    inner = question_text.split(">\n", 1)[1].rsplit("\n</answer-", 1)[0]
-    value = json.loads(inner)
-    assert isinstance(value, str)
-    return value
-
-
-class Judge:
-    """Replies from ``script`` in turn (a callable gets the agent's answer); keeps the requests' bodies."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self.script: list[Any] = []
-        self.requests: list[dict[str, Any]] = []
-        self.release = threading.Event()
-
-    def __call__(self, request: Request) -> Reply:
-        body = request.json()
-        self.requests.append(body)
-        step = self.script[(len(self.requests) - 1) % len(self.script)] if self.script else "fair"
-        if step == "fair":
-            passed = "Paris" in answer_in(body["messages"][-1]["content"])
-            step = json.dumps({"verdict": "pass" if passed else "fail", "reason": "compared with Paris"})
-        if step == "slow":  # a fair reply, held back
-            self.release.wait(0.4)
-            step = json.dumps({"verdict": "pass", "reason": "slowly compared"})
-        if step == "hang":
-            self.release.wait(10)
-            return SILENT
-        if isinstance(step, int):
-            return json_reply({"error": "busy"}, status=step)
-        return json_reply(step if isinstance(step, dict) else chat(step))
-
-
-JUDGE = Judge()
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import Answer, Request, serve
 from mcp_agents import run_tools
 
 from behavegate.cli import main
@@ -42,7 +42,7 @@ SCENARIO = """  - id: order-{k}
 CONTRACT = HEAD + "".join(SCENARIO.format(k=k) for k in range(N))
 
 
-def agent(rotate: int) -> type[QuietHandler]:
+def agent(rotate: int) -> Answer:
     """Waits until all N attempts are in flight, then looks its order up on the MCP URL of the
     attempt ``rotate`` places on (0: its own), answering with what the tool returned."""
     arrived: list[str] = []
@@ -50,19 +50,18 @@ def agent(rotate: int) -> type[QuietHandler]:
     everyone = threading.Barrier(N, timeout=20)  # all in flight before any call
     called = threading.Barrier(N, timeout=20)  # all calls made before any answer (which closes its path)
 
-    class Agent(QuietHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            with lock:
-                arrived.append(body["mcp"])
-                mine = len(arrived) - 1
-            everyone.wait()
-            url = arrived[(mine + rotate) % N]
-            (text,) = run_tools(url, [("lookup_order", {"order_id": body["input"]})])
-            called.wait()
-            send_json(self, {"output": f"{body['input']}: {text}"})
+    def answer(request: Request) -> dict[str, str]:
+        body = request.json()
+        with lock:
+            arrived.append(body["mcp"])
+            mine = len(arrived) - 1
+        everyone.wait()
+        url = arrived[(mine + rotate) % N]
+        (text,) = run_tools(url, [("lookup_order", {"order_id": body["input"]})])
+        called.wait()
+        return {"output": f"{body['input']}: {text}"}
 
-    return Agent
+    return answer
 
 
 @pytest.mark.parametrize(("rotate", "status", "code"), [(0, "pass", 0), (1, "fail", 1)])
@@ -71,7 +70,7 @@ def test_eight_concurrent_attempts_each_keep_only_their_own_calls_and_a_mix_woul
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(CONTRACT)
-    with loopback(agent(rotate), "/run") as url:
+    with serve(agent(rotate), "/run") as url:
         args = ["test", "contract.yml", "--endpoint", url, "--concurrency", str(N), "--no-artifacts", "--report", "r.json"]
         exit_code = main(args)
     capsys.readouterr()

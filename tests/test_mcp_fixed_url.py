@@ -8,11 +8,11 @@ import json
 import socket
 import threading
 from pathlib import Path
-from typing import ClassVar
 
 import httpx
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import Request, serve
+from helpers import contract
 from mcp_agents import run_tools
 
 from behavegate.cli import main
@@ -60,23 +60,20 @@ def test_an_agent_with_one_fixed_mcp_url_has_its_attempts_run_one_at_a_time_and_
     lock = threading.Lock()
     seen = {"now": 0, "most": 0}
 
-    class Configured(QuietHandler):
+    configured_url = f"http://127.0.0.1:{port}/mcp"
+
+    def configured(request: Request) -> dict[str, str]:
         """Configured once with the URL: it never reads the header behavegate sends."""
-
-        url: ClassVar[str] = f"http://127.0.0.1:{port}/mcp"
-
-        def do_POST(self) -> None:
-            with lock:
-                seen["now"] += 1
-                seen["most"] = max(seen["most"], seen["now"])
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            texts = run_tools(self.url, [("lookup_order", {"order_id": body["input"]})])
-            with lock:
-                seen["now"] -= 1
-            send_json(self, {"output": " ".join(texts)})
+        with lock:
+            seen["now"] += 1
+            seen["most"] = max(seen["most"], seen["now"])
+        texts = run_tools(configured_url, [("lookup_order", {"order_id": request.json()["input"]})])
+        with lock:
+            seen["now"] -= 1
+        return {"output": " ".join(texts)}
 
     (tmp_path / "contract.yml").write_text(FIXED)
-    with loopback(Configured, "/run") as url:
+    with serve(configured, "/run") as url:
         args = ["test", "contract.yml", "--endpoint", url, "--mcp-port", str(port), "--concurrency", "6"]
         code = main([*args, "--no-artifacts", "--report", "r.json"])
     capsys.readouterr()

@@ -9,12 +9,13 @@ import asyncio
 import json
 import socket
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import Answer, Request, serve
+from helpers import contract
 from mcp_agents import Calls, run_tools
 
 from behavegate.cli import main
@@ -63,28 +64,27 @@ def attack(url: str, held: list[socket.socket]) -> list[int]:
     return codes
 
 
-def agent(hostile: bool, held: list[socket.socket], seen: list[int]) -> type[QuietHandler]:
-    class Agent(QuietHandler):
-        calls: ClassVar[dict[str, Calls]] = {
-            "Refund A-1.": [("lookup_order", {}), ("issue_refund", {})],
-            "Where is A-1?": [("lookup_order", {})],
-        }
-
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            url = self.headers["X-Behavegate-MCP-URL"]
-            if hostile:
-                seen.extend(attack(url, held))
-            texts = run_tools(url, self.calls[body["messages"][-1]["content"]])
-            message = {"role": "assistant", "content": " ".join(texts)}
-            send_json(self, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
-
-    return Agent
+AGENT_CALLS: dict[str, Calls] = {
+    "Refund A-1.": [("lookup_order", {}), ("issue_refund", {})],
+    "Where is A-1?": [("lookup_order", {})],
+}
 
 
-def verdicts(tmp_path: Path, handler: type[QuietHandler]) -> tuple[int, dict[str, Any]]:
+def agent(hostile: bool, held: list[socket.socket], seen: list[int]) -> Answer:
+    def answer(request: Request) -> dict[str, Any]:
+        url = request.header("X-Behavegate-MCP-URL")
+        if hostile:
+            seen.extend(attack(url, held))
+        texts = run_tools(url, AGENT_CALLS[request.prompt])
+        message = {"role": "assistant", "content": " ".join(texts)}
+        return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+
+    return answer
+
+
+def verdicts(tmp_path: Path, answer: Answer) -> tuple[int, dict[str, Any]]:
     (tmp_path / "contract.yml").write_text(CONTRACT)
-    with loopback(handler) as url:
+    with serve(answer) as url:
         code = main(["test", "contract.yml", "--endpoint", url, "--concurrency", "1", "--no-artifacts", "--report", "r.json"])
     report = json.loads((tmp_path / "r.json").read_text())
     return code, {s["id"]: {a["assertion"]: a["status"] for a in s["assertions"]} for s in report["scenarios"]}

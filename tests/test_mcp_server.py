@@ -15,56 +15,13 @@ import pytest
 from fake_agent import Answer, Request, serve
 from helpers import contract
 from mcp import Client
-from mcp_agents import Calls, run_tools
+from mcp_agents import HTTP_AGENT, REFUND, TOOLS, run_tools, runs_over_mcp
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.evidence import responses
 from behavegate.evidence.mcp_server import ToolServer, tool_side
 from behavegate.model import Observation
-
-TOOLS = """  tools:
-    - name: lookup_order
-      description: Look an order up.
-      parameters: {type: object, properties: {order_id: {type: string}}, required: [order_id]}
-    - {name: issue_refund, description: Refund an order., parameters: {type: object}}
-    - {name: escalate_to_human, description: Hand over to a person., parameters: {type: object}}
-"""
-HTTP_AGENT = f"""version: 2
-agent:
-  mcp: {{serve: true}}
-  http:
-    request: {{input: "{{{{prompt}}}}", mcp: "{{{{mcp_url}}}}"}}
-    response: {{content: output, complete: true}}
-{TOOLS}"""
-REFUND = (
-    HTTP_AGENT
-    + """scenarios:
-  - id: refund
-    prompt: Refund order A-1.
-    tool_results:
-      - {name: lookup_order, arguments: {order_id: A-1}, content: {status: shipped}}
-      - {default: {content: {ok: true}}}
-    expect:
-      response: {contains: [shipped], uses_tool_result: [{tool: lookup_order, field: status}]}
-      tools:
-        required: [{name: lookup_order, arguments: {order_id: A-1}}]
-        forbidden: [issue_refund]
-        arguments_valid: true
-        no_errors: true
-"""
-)
-
-
-def runs_over_mcp(calls: Calls) -> Answer:
-    """An agent service that runs its tools over MCP and answers text only: the URL comes in
-    the body (``{{mcp_url}}``) or the ``X-Behavegate-MCP-URL`` header."""
-
-    def answer(request: Request) -> dict[str, Any]:
-        texts = run_tools(request.json().get("mcp") or request.header("X-Behavegate-MCP-URL"), calls)
-        return {"output": f"Order A-1: {' '.join(texts)}"}
-
-    return answer
 
 
 def verdicts(tmp_path: Path, text: str, answer: Answer, *extra: str) -> tuple[int, dict[str, Any]]:

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import ClassVar
 
 import pytest
-from helpers import loopback
-from mcp_agents import Calls
-from test_mcp_server import REFUND, Agent
+from fake_agent import serve
+from mcp_agents import REFUND, runs_over_mcp
 
 from behavegate.cli import main
 from behavegate.model import TOOL_SIDE
@@ -20,8 +18,7 @@ MARK = f"called ({TOOL_SIDE}): lookup_order, issue_refund"
 VIEWS = ("--report", "r.json", "--junit", "r.xml", "--summary", "r.md", "--html", "r.html", "--save-observations", "obs.json")
 
 
-class Refunds(Agent):
-    calls: ClassVar[Calls] = [("lookup_order", {"order_id": "A-1"}), ("issue_refund", {"order_id": "A-1"})]
+REFUNDS = runs_over_mcp([("lookup_order", {"order_id": "A-1"}), ("issue_refund", {"order_id": "A-1"})])
 
 
 def statuses(report: dict[str, object]) -> dict[str, dict[str, str]]:
@@ -35,7 +32,7 @@ def test_every_view_marks_tool_side_evidence_and_the_run_replays_to_the_same_ver
 ) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(REFUND)
-    with loopback(Refunds, "/run") as url:
+    with serve(REFUNDS, "/run") as url:
         code = main(["test", "contract.yml", "--endpoint", url, *VIEWS])
     terminal = capsys.readouterr().out
     assert code == 1

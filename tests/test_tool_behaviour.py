@@ -9,11 +9,12 @@ import json
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import pytest
 from doc_examples import examples
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import FakeAgent, Request
+from helpers import contract
 
 from behavegate.cli import main
 from behavegate.contract.tool_templates import render
@@ -206,37 +207,29 @@ def test_version_1_knows_no_state() -> None:
 # --- against a real loopback agent ------------------------------------------------------------
 
 
-class OrderAgent(QuietHandler):
+def answer_orders(request: Request) -> dict[str, Any]:
     """Looks an order up, cancels it, looks it up again, then says what the last lookup said;
     ``poll`` asks ``track`` until it answers delivered (at most 5 times)."""
-
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        OrderAgent.requests.append(body)
-        messages = body["messages"]
-        results = [m["content"] for m in messages if m["role"] == "tool"]
-        prompt = next(m["content"] for m in messages if m["role"] == "user")
-        plan = [
-            ("lookup_order", {"order_id": "A-1"}),
-            ("cancel_order", {"order_id": "A-1"}),
-            ("lookup_order", {"order_id": "A-1"}),
-        ]
-        if prompt == "poll":
-            done = any("delivered" in r for r in results) or len(results) >= 5
-            plan = [] if done else [("track", {"order_id": "A-1"})]
-        elif len(results) < len(plan):
-            plan = [plan[len(results)]]
-        else:
-            plan = []
-        calls = [
-            {"id": f"c{len(results)}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}} for n, a in plan
-        ]
-        text = None if calls else f"Last I saw: {results[-1]}"
-        message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": calls}
-        reason = "tool_calls" if calls else "stop"
-        send_json(self, {"choices": [{"message": message, "finish_reason": reason}], "usage": {"total_tokens": 10}})
+    messages = request.json()["messages"]
+    results = [m["content"] for m in messages if m["role"] == "tool"]
+    prompt = next(m["content"] for m in messages if m["role"] == "user")
+    plan = [
+        ("lookup_order", {"order_id": "A-1"}),
+        ("cancel_order", {"order_id": "A-1"}),
+        ("lookup_order", {"order_id": "A-1"}),
+    ]
+    if prompt == "poll":
+        done = any("delivered" in r for r in results) or len(results) >= 5
+        plan = [] if done else [("track", {"order_id": "A-1"})]
+    elif len(results) < len(plan):
+        plan = [plan[len(results)]]
+    else:
+        plan = []
+    calls = [{"id": f"c{len(results)}", "type": "function", "function": {"name": n, "arguments": json.dumps(a)}} for n, a in plan]
+    text = None if calls else f"Last I saw: {results[-1]}"
+    message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": calls}
+    reason = "tool_calls" if calls else "stop"
+    return {"choices": [{"message": message, "finish_reason": reason}], "usage": {"total_tokens": 10}}
 
 
 LIVE = """\
@@ -272,9 +265,8 @@ scenarios:
 
 @pytest.fixture
 def order_agent() -> Iterator[str]:
-    OrderAgent.requests = []
-    with loopback(OrderAgent) as url:
-        yield url
+    with FakeAgent(answer_orders) as agent:
+        yield agent.url
 
 
 def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:

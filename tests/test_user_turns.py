@@ -12,9 +12,8 @@ from typing import Any, ClassVar
 
 import pytest
 from doc_examples import examples
-from helpers import QuietHandler, contract, loopback, send_json
-from test_responses_api import as_responses
-from test_stream import as_stream
+from fake_agent import JUDGE, Request, as_responses, as_stream, serve, sse_reply
+from helpers import contract
 
 from behavegate.cli import main
 from behavegate.errors import ContractError
@@ -58,22 +57,21 @@ def _from_responses(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return messages
 
 
-class RefundAgent(QuietHandler):
+class RefundAgent:
     """Speaks Chat Completions (plain or streamed), the Responses API and a custom JSON API."""
 
     requests: ClassVar[list[dict[str, Any]]] = []
     leak: ClassVar[str] = ""  # appended to the answer that offers the refund
 
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+    @staticmethod
+    def answer(request: Request) -> Any:
+        payload = request.json()
         RefundAgent.requests.append(payload)
-        if self.path == "/v1/responses":
+        if request.path == "/v1/responses":
             calls, text = decide(_from_responses(payload["input"]), payload["model"])
-        elif self.path == "/agent":
+        elif request.path == "/agent":
             calls, text = decide(payload["history"], payload["model"])
-            answer = {"answer": text, "calls": calls, "done": True, "said_to": payload["message"]}
-            send_json(self, answer)
-            return
+            return {"answer": text, "calls": calls, "done": True, "said_to": payload["message"]}
         else:
             calls, text = decide(payload["messages"], payload["model"])
         if text is not None and text.endswith("Shall I go ahead with the refund?"):
@@ -81,16 +79,11 @@ class RefundAgent(QuietHandler):
         message: dict[str, Any] = {"role": "assistant", "content": text, "tool_calls": calls or None}
         reply: dict[str, Any] = {"choices": [{"message": message, "finish_reason": "tool_calls" if calls else "stop"}]}
         reply["usage"] = {"total_tokens": 10}
-        if self.path == "/v1/responses":
-            send_json(self, as_responses(reply))
-        elif payload.get("stream"):
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            self.wfile.write(as_stream(reply))
-            self.close_connection = True
-        else:
-            send_json(self, reply)
+        if request.path == "/v1/responses":
+            return as_responses(reply)
+        if payload.get("stream"):
+            return sse_reply(as_stream(reply), length=False)
+        return reply
 
 
 WIRES = {
@@ -147,7 +140,7 @@ def refund_contract(model: str, wire: str) -> str:
 @pytest.fixture
 def agent_url() -> Iterator[str]:
     RefundAgent.requests = []
-    with loopback(RefundAgent, "") as url:
+    with serve(RefundAgent.answer, "") as url:
         yield url
 
 
@@ -234,16 +227,17 @@ def test_verdicts_point_at_the_turns_lines(tmp_path: Path) -> None:
 # --- budgets that stop --------------------------------------------------------------------------
 
 
-class LoopingAgent(QuietHandler):
+class LoopingAgent:
     """Calls lookup_order again and again, whatever it is told."""
 
     requests: ClassVar[int] = 0
 
-    def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
+    @staticmethod
+    def answer(request: Request) -> dict[str, Any]:
         LoopingAgent.requests += 1
-        message = {"role": "assistant", "content": None, "tool_calls": [_call(f"c{self.requests}", "lookup_order", {"id": 1})]}
-        send_json(self, {"choices": [{"message": message, "finish_reason": "tool_calls"}], "usage": {"total_tokens": 5}})
+        call = _call(f"c{LoopingAgent.requests}", "lookup_order", {"id": 1})
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+        return {"choices": [{"message": message, "finish_reason": "tool_calls"}], "usage": {"total_tokens": 5}}
 
 
 LOOPING = """\
@@ -268,7 +262,7 @@ def test_a_looping_agent_is_stopped_at_its_call_budget_and_fails_on_that_evidenc
     monkeypatch.chdir(tmp_path)
     (tmp_path / "contract.yml").write_text(LOOPING)
     LoopingAgent.requests = 0
-    with loopback(LoopingAgent) as url:
+    with serve(LoopingAgent.answer) as url:
         code, report = _run(["contract.yml", "--endpoint", url, "--save-observations", "recorded.json"], capsys)
     assert LoopingAgent.requests == 4  # three calls answered; the fourth exceeded the budget: nothing more was sent
     scenario = report["scenarios"][0]
@@ -467,24 +461,23 @@ scenarios:
 def test_a_simulated_user_is_recorded_labelled_and_replayed_with_no_call_to_the_simulator(
     agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_judge import Judge
-
     monkeypatch.chdir(tmp_path)
-    Judge.script, Judge.requests = [CHANGE, "DONE"], []
-    with loopback(Judge) as judge_url:
+    JUDGE.reset()
+    JUDGE.script = [CHANGE, "DONE"]
+    with serve(JUDGE) as judge_url:
         (tmp_path / "contract.yml").write_text(SIMULATED.format(judge=judge_url, ask=ASK))
         args = ["contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--judge-allow-contract-endpoint"]
         code, report = _run([*args, "--save-observations", "recorded.json"], capsys)
-        asked = len(Judge.requests)
+        asked = len(JUDGE.requests)
         offline_code, offline = _run(["contract.yml", "--observations", "recorded.json"], capsys)
-        assert len(Judge.requests) == asked == 2  # its message, then DONE; the replay asked nothing
+        assert len(JUDGE.requests) == asked == 2  # its message, then DONE; the replay asked nothing
         assert main(["test", "contract.yml", "--observations", "recorded.json", "--no-artifacts"]) == 0
     assert (code, offline_code) == (0, 0) and _verdicts(offline) == _verdicts(report)
     went = report["scenarios"][0]["observation"]["conversation"]
     assert [(t.get("simulated", False), t["user"]) for t in went["user_turns"]] == [(False, ASK), (True, CHANGE)]
     assert went["simulator"] == {"model": "user-sim", "replies": [CHANGE, "DONE"], "ended": "done"}
     # The simulator saw its persona and goal, its own message as assistant, the agent's answers as user.
-    last = Judge.requests[-1]["messages"]
+    last = JUDGE.requests[-1]["messages"]
     assert [m["role"] for m in last] == ["system", "assistant", "user", "assistant", "user"]
     assert "Get order A-1 cancelled instead of refunded" in last[0]["content"]
     assert last[-1]["content"] == "Done: order A-1 is cancelled."
@@ -495,11 +488,10 @@ def test_a_simulated_user_is_recorded_labelled_and_replayed_with_no_call_to_the_
 def test_a_simulated_user_that_cannot_be_asked_leaves_the_conversation_incomplete(
     agent_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_judge import Judge
-
     monkeypatch.chdir(tmp_path)
-    Judge.script, Judge.requests = [503], []
-    with loopback(Judge) as judge_url:
+    JUDGE.reset()
+    JUDGE.script = [503]
+    with serve(JUDGE) as judge_url:
         (tmp_path / "contract.yml").write_text(SIMULATED.format(judge=judge_url, ask=ASK))
         args = ["contract.yml", "--endpoint", agent_url + ENDPOINTS["chat"], "--judge-allow-contract-endpoint"]
         code, report = _run(args, capsys)
