@@ -25,7 +25,6 @@ from behavegate.frozen import frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, ToolCall
 
-
 Mark = Callable[[int | None], None]  # the user turn now in flight, None between two (agent.mcp: evidence/mcp_server.py)
 
 
