@@ -67,6 +67,7 @@ class McpRefundAgent(QuietHandler):
         url = self.headers["X-Behavegate-MCP-URL"]
         if said == ASK:
             calls: list[tuple[str, dict[str, Any]]] = [("lookup_order", {"order_id": "A-1"})]
+            calls *= 2 if payload["model"] == "looping" else 1
             text = OFFER
         elif payload["model"] == "good":
             calls, text = [("cancel_order", {"order_id": "A-1"})], "Done: order A-1 is cancelled."
@@ -133,6 +134,28 @@ def test_the_turn_where_the_agent_refunds_over_mcp_fails_the_first_passes_and_th
     assert (offline_code, replayed) == (code, verdicts)
 
 
+def test_a_user_turns_call_budget_refuses_the_call_over_it_on_the_mcp_server_and_no_later_turn_is_sent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    budgeted = CONTRACT.replace(
+        "forbidden: [issue_refund, cancel_order]}", "forbidden: [issue_refund, cancel_order], max_calls: 1}"
+    )
+    (tmp_path / "contract.yml").write_text(budgeted.replace("model: good", "model: looping"))
+    with loopback(McpRefundAgent) as url:
+        code, report = _run(["contract.yml", "--endpoint", url, "--save-observations", "looping.json"], capsys)
+    assert McpRefundAgent.called == [(ASK, ["lookup_order", "lookup_order"])]  # turn 1 was never sent
+    found = {a["assertion"]: (a["status"], a["message"]) for a in report["scenarios"][0]["assertions"]}
+    assert found["turns[0].tools.max_calls"][0] == "fail"
+    assert found["turns[1].tools.required[0]"][0] == "incomplete"
+    assert "turns[1]) was never sent: conversation stopped" in found["turns[1].tools.required[0]"][1]
+    assert found["tools.forbidden[0]"][0] == "incomplete"  # never a pass on a conversation that stopped
+    stop = report["scenarios"][0]["observation"]["conversation"]["tool_budget_exceeded"]
+    assert stop == {"key": "turns[0].tools.max_calls", "limit": 1, "observed": 2, "turn": 1}
+    assert code == 1
+    offline_code, offline = _run(["contract.yml", "--observations", "looping.json"], capsys)
+    assert (offline_code, _statuses(offline)) == (code, _statuses(report))
+
+
 async def _between() -> tuple[Observation, str]:
     """One attempt on a real MCP server: a lookup in turn 0, a refund while no turn is in flight
     (after turn 0's answer, before turn 1 was sent), a cancel in turn 1."""
@@ -182,3 +205,25 @@ def test_a_call_between_user_turns_is_no_turns_evidence_and_leaves_the_tool_chec
 
 def test_turns_with_agent_mcp_are_no_longer_a_contract_error() -> None:
     assert [t.user for t in contract(CONTRACT).scenarios[0].turns] == [ASK, CHANGE]
+
+
+def test_the_stored_run_replays_and_show_gives_each_turn_its_mcp_calls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "contract.yml").write_text(CONTRACT.replace("model: good", "model: bad"))
+    with loopback(McpRefundAgent) as url:
+        assert main(["test", "contract.yml", "--endpoint", url]) == 1
+    capsys.readouterr()
+    (run_dir,) = (tmp_path / ".behavegate" / "runs").iterdir()
+    assert main(["replay", str(run_dir)]) == 0  # the stored evidence, turns and MCP calls included, is whole and untouched
+    assert capsys.readouterr().out.endswith(": valid\n")
+    assert main(["show", str(run_dir)]) == 0
+    shown = capsys.readouterr().out
+    assert "tool calls: 2 (seen by behavegate's MCP server)" in shown
+    turn_1 = shown[shown.index("    turn 1 (1 model request):") : shown.index("  FAIL tools.forbidden[0]")]
+    assert turn_1.splitlines()[1:4] == [
+        "      user:",
+        f"        | {CHANGE}",
+        '      call 2. issue_refund {"order_id": "A-1"}',
+    ]
+    assert "FAIL turns[1].tools.forbidden[0] [line 23]" in shown

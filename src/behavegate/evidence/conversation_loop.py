@@ -8,7 +8,7 @@ and errors, usage summed, steps, each user turn's answer and calls)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from typing import Protocol
 
 from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, Simulator, UserTurn, final_answer
 from behavegate.cost import attempt_tokens
@@ -25,7 +25,16 @@ from behavegate.frozen import frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, ToolCall
 
-Mark = Callable[[int | None], None]  # the user turn now in flight, None between two (agent.mcp: evidence/mcp_server.py)
+
+class TurnMarks(Protocol):
+    """Where tool calls land apart from the answers (agent.mcp: evidence/mcp_server.py's AttemptTools)."""
+
+    def mark(self, user_turn: int | None) -> None:
+        """The user turn now in flight (before its requests are sent); None once its answer is in."""
+
+    def halted(self) -> bool:
+        """A call budget was exceeded there: no further user turn is sent."""
+        ...
 
 
 async def conversation(
@@ -35,10 +44,10 @@ async def conversation(
     settings: LiveSettings,
     retried: list[Retry],
     mcp_url: str | None = None,
-    mark: Mark | None = None,
+    marks: TurnMarks | None = None,
 ) -> Observation:
     """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``;
-    ``mcp_url``: the attempt's own MCP URL (agent.mcp), placed in the request; ``mark`` is told
+    ``mcp_url``: the attempt's own MCP URL (agent.mcp), placed in the request; ``marks`` is told
     which scripted user turn is in flight (before its requests are sent) and when its answer is in."""
     agent = contract.agent
     payload, conversation = wire.first_request(agent, scenario, settings.max_tokens, mcp_url)
@@ -73,8 +82,8 @@ async def conversation(
         sent += size
         room = budget.response_bytes - received
         deadline = turn_deadline(agent.timeout_seconds, settings)
-        if mark is not None and scenario.turns:
-            mark(user)
+        if marks is not None and scenario.turns:
+            marks.mark(user)
         try:
             ask = retrying(send, settings.retry, turns, retried)
             turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent, turns)
@@ -118,11 +127,11 @@ async def conversation(
         if not scenario.turns:
             break
         # The user turn ended: recorded; the next user message follows a final answer, while requests remain.
-        if mark is not None:  # until the next user message is sent, a tool call belongs to no turn
-            mark(None)
+        if marks is not None:  # until the next user message is sent, a tool call belongs to no turn
+            marks.mark(None)
         went.append(_user_turn(said, observation, user_start, len(earlier), turns))
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
-        if not final or turns >= scenario.max_turns:
+        if not final or turns >= scenario.max_turns or (marks is not None and marks.halted()):
             break
         if user + 1 < len(scenario.turns):
             said = (scenario.turns[user + 1].user, False)

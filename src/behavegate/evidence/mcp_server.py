@@ -87,6 +87,7 @@ class AttemptTools:
         self.unmatched: str | None = None  # a call no tool_results rule answers
         self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
         self.stopped: int | None = None  # calls made when tools.max_calls was exceeded: later calls are refused
+        self.budget: tuple[str, int] | None = None  # the budget exceeded (its key and limit), once stopped
         # The user turn in flight (marked by the conversation loop); None: none yet, or between two turns.
         self.user_turn: int | None = None if scenario.turns else 0
         self.ended: int | None = None  # the user turn whose answer came last (while none is in flight)
@@ -128,11 +129,11 @@ class AttemptTools:
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
-        limit = self.scenario.expect.max_calls
-        if limit is not None and (self.stopped is not None or index >= limit):
+        if self.budget is None:
+            self.budget, self.stopped = self._over_budget(index)
+        if self.budget is not None:
             # The call budget stops the conversation where behavegate can: no call past it is answered.
-            self.stopped = self.stopped or index + 1
-            refused = f"tool budget exceeded (at most {limit} calls): this call was not run"
+            refused = f"tool budget exceeded (at most {self.budget[1]} calls, {self.budget[0]}): this call was not run"
             self.calls.append(ServedCall(call, ScriptedResult(index, name, error=refused), self.user_turn))
             return _refused(refused)
         scripted = answer(self.scenario, call, index, self.state)
@@ -150,6 +151,23 @@ class AttemptTools:
         return types.CallToolResult(
             content=[types.TextContent(text=scripted.content)], is_error=scripted.record.error is not None
         )
+
+    def _over_budget(self, index: int) -> tuple[tuple[str, int] | None, int | None]:
+        """The budget call ``index`` would exceed (the scenario's ``tools.max_calls``, else the user
+        turn in flight's own), with the calls counted against it; (None, None) within them."""
+        limit = self.scenario.expect.max_calls
+        if limit is not None and index >= limit:
+            return ("tools.max_calls", limit), index + 1
+        turn = self.user_turn
+        own = self.scenario.turns[turn].expect if turn is not None and turn < len(self.scenario.turns) else None
+        in_turn = sum(1 for served in self.calls if served.turn == turn)
+        if own is not None and own.max_calls is not None and in_turn >= own.max_calls:
+            return (f"turns[{turn}].tools.max_calls", own.max_calls), in_turn + 1
+        return None, None
+
+    def halted(self) -> bool:
+        """Whether a call budget was exceeded: the conversation sends no further user turn."""
+        return self.budget is not None
 
 
 def _object_schema(parameters: Any) -> dict[str, Any]:
@@ -175,8 +193,8 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     results = tuple(served.result for served in tools.calls)
     went = observation.conversation
     turns, most = (went.turns, went.max_turns) if went else (1, 1)
-    limit = tools.scenario.expect.max_calls
-    stop = None if tools.stopped is None or limit is None else BudgetStop("tools.max_calls", limit, tools.stopped, turns)
+    over, count = tools.budget, tools.stopped
+    stop = None if over is None or count is None else BudgetStop(over[0], over[1], count, turns)
     conversation = Conversation(turns, most, results, tool_budget_exceeded=stop) if results else None
     if went is not None and went.user_turns:  # the loop's record of the user turns, with the calls each one got
         conversation = replace(
