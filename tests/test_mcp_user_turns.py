@@ -60,11 +60,12 @@ class McpRefundAgent(QuietHandler):
     changes their mind, the good agent cancels the order, the regressed one refunds it anyway."""
 
     called: ClassVar[list[tuple[str, list[str]]]] = []  # (user message, tools called) per request
+    url: ClassVar[str] = ""  # the MCP URL of the last request
 
     def do_POST(self) -> None:
         payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         said = [m["content"] for m in payload["messages"] if m["role"] == "user"][-1]
-        url = self.headers["X-Behavegate-MCP-URL"]
+        url = McpRefundAgent.url = self.headers["X-Behavegate-MCP-URL"]
         if said == ASK:
             calls: list[tuple[str, dict[str, Any]]] = [("lookup_order", {"order_id": "A-1"})]
             calls *= 2 if payload["model"] == "looping" else 1
@@ -227,3 +228,57 @@ def test_the_stored_run_replays_and_show_gives_each_turn_its_mcp_calls(
         '      call 2. issue_refund {"order_id": "A-1"}',
     ]
     assert "FAIL turns[1].tools.forbidden[0] [line 23]" in shown
+
+
+SIMULATED = f"""\
+version: 2
+agent:
+  model: good
+  mcp: {{serve: true}}
+  tools:
+    - {{name: lookup_order, description: d, parameters: {{type: object}}}}
+    - {{name: cancel_order, description: d, parameters: {{type: object}}}}
+    - {{name: issue_refund, description: d, parameters: {{type: object}}}}
+judge: {{endpoint: "{{judge}}", model: user-sim}}
+scenarios:
+  - id: simulated
+    prompt: "{ASK}"
+    max_turns: 4
+    simulated_user: {{persona: A customer who hesitates, goal: Get order A-1 cancelled, max_turns: 2}}
+    tool_results: {{lookup_order: {{status: delivered}}, cancel_order: {{cancelled: true}}, issue_refund: {{refunded: 40}}}}
+    expect:
+      tools: {{forbidden: [issue_refund], required: [cancel_order]}}
+"""
+
+
+def test_a_call_that_lands_while_the_simulated_user_is_asked_leaves_the_live_verdicts_incomplete(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_judge import Judge
+
+    class LateCall(Judge):
+        """The simulated user's endpoint; while it is first asked (after turn 0's answer, before
+        turn 1 is sent) a refund lands on the attempt's MCP URL, as a late background call would."""
+
+        def do_POST(self) -> None:
+            if not Judge.requests:
+                LateCall.refused = run_tools(McpRefundAgent.url, [("issue_refund", {"order_id": "A-1"})])
+            super().do_POST()
+
+        refused: ClassVar[list[str]] = []
+
+    Judge.script, Judge.requests = [CHANGE, "DONE"], []
+    with loopback(LateCall) as judge_url, loopback(McpRefundAgent) as url:
+        (tmp_path / "contract.yml").write_text(SIMULATED.replace("{judge}", judge_url))
+        args = ["contract.yml", "--endpoint", url, "--judge-allow-contract-endpoint", "--save-observations", "sim.json"]
+        code, report = _run(args, capsys)
+    assert "no user turn is in flight" in LateCall.refused[0]
+    assert McpRefundAgent.called == [(ASK, ["lookup_order"]), (CHANGE, ["cancel_order"])]
+    found = {a["assertion"]: (a["status"], a["message"]) for a in report["scenarios"][0]["assertions"]}
+    # The refund is no turn's evidence: "not called" is unknown, never a pass; a call seen still decides.
+    assert found["tools.forbidden[0]"][0] == "incomplete"
+    assert "tool calls were not all tied to a user turn" in found["tools.forbidden[0]"][1]
+    assert found["tools.required[0]"][0] == "pass" and "decided on the 2 tool call(s)" in found["tools.required[0]"][1]
+    assert code == 2
+    offline_code, offline = _run(["contract.yml", "--observations", "sim.json"], capsys)
+    assert (offline_code, _statuses(offline)) == (code, _statuses(report))
