@@ -364,14 +364,14 @@ class _Reader(ExpectFields):
             extras["simulated_user"] = simulated
             if not scripted_turns and scripted_turns is not None and prompt:  # the prompt is the first user turn
                 extras["turns"] = (ScriptedTurn(prompt, None, lines.of_key(raw, "prompt")),)
-                for problem, where, at in turn_problems(raw, path, lines.of_key, extras["turns"], extras, agent):
+                for problem, where, at in turn_problems(raw, path, lines.of_key, extras["turns"], extras):
                     c.add(problem, where, at)
         if scripted_turns:
             extras["turns"] = scripted_turns
             prompt = scripted_turns[0].user
             if messages:  # the history before the first scripted turn
                 messages = (*messages, {"role": "user", "content": prompt})
-            for problem, where, at in turn_problems(raw, path, lines.of_key, scripted_turns, extras, agent):
+            for problem, where, at in turn_problems(raw, path, lines.of_key, scripted_turns, extras):
                 c.add(problem, where, at)
         # Broken turns (None) are reported themselves; an empty expect may then be meant for them.
         per_turn = scripted_turns is None or any(t.expect is not None and requests_any(t.expect) for t in scripted_turns)

@@ -95,11 +95,10 @@ class TurnFields(V2Fields):
 
 
 def turn_problems(
-    raw: dict[str, Any], path: str, key_line: Any, turns: tuple[ScriptedTurn, ...], extras: dict[str, Any], agent: Any
+    raw: dict[str, Any], path: str, key_line: Any, turns: tuple[ScriptedTurn, ...], extras: dict[str, Any]
 ) -> list[tuple[str, str, int | None]]:
     """(problem, path, line) of scripted user ``turns`` that could never all be sent: fewer
-    requests (``max_turns``) than user turns, or an agent whose tool calls land on the MCP
-    server (its calls cannot be told apart by user turn)."""
+    requests (``max_turns``) than user turns."""
     problems = []
     max_turns = extras.get("max_turns", 1)
     key = "turns" if "turns" in raw else "simulated_user"
@@ -111,15 +110,6 @@ def turn_problems(
             (
                 f"{path}.{key} has {said} but max_turns is {max_turns}: every user turn needs at least one "
                 f"request (and one more for each round of tool calls); set max_turns to at least {needed}",
-                f"{path}.{key}",
-                key_line(raw, key),
-            )
-        )
-    if agent is not None and getattr(agent, "serve_mcp", False):
-        problems.append(
-            (
-                f"{path}.{key} is not supported with agent.mcp yet: the calls that land on the MCP server are not "
-                "told apart by user turn",
                 f"{path}.{key}",
                 key_line(raw, key),
             )

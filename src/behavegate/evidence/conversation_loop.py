@@ -8,6 +8,7 @@ and errors, usage summed, steps, each user turn's answer and calls)."""
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, Simulator, UserTurn, final_answer
 from behavegate.cost import attempt_tokens
@@ -25,11 +26,29 @@ from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, ToolCall
 
 
+class TurnMarks(Protocol):
+    """Where tool calls land apart from the answers (agent.mcp: evidence/mcp_server.py's AttemptTools)."""
+
+    def mark(self, user_turn: int | None) -> None:
+        """The user turn now in flight (before its requests are sent); None once its answer is in."""
+
+    def halted(self) -> bool:
+        """A call budget was exceeded there: no further user turn is sent."""
+        ...
+
+
 async def conversation(
-    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, retried: list[Retry], mcp_url: str | None = None
+    send: Send,
+    contract: Contract,
+    scenario: Scenario,
+    settings: LiveSettings,
+    retried: list[Retry],
+    mcp_url: str | None = None,
+    marks: TurnMarks | None = None,
 ) -> Observation:
     """A version-2 attempt; the requests sent again (``--retries``) are appended to ``retried``;
-    ``mcp_url``: the attempt's own MCP URL (agent.mcp), placed in the request."""
+    ``mcp_url``: the attempt's own MCP URL (agent.mcp), placed in the request; ``marks`` is told
+    which scripted user turn is in flight (before its requests are sent) and when its answer is in."""
     agent = contract.agent
     payload, conversation = wire.first_request(agent, scenario, settings.max_tokens, mcp_url)
     # The conversation is kept encoded, once: the assistant turns it re-sends are
@@ -63,6 +82,8 @@ async def conversation(
         sent += size
         room = budget.response_bytes - received
         deadline = turn_deadline(agent.timeout_seconds, settings)
+        if marks is not None and scenario.turns:
+            marks.mark(user)
         try:
             ask = retrying(send, settings.retry, turns, retried)
             turn = await _turn(ask, pieces, deadline, min(MAX_RESPONSE_BYTES, room), scenario.id, agent, turns)
@@ -106,9 +127,11 @@ async def conversation(
         if not scenario.turns:
             break
         # The user turn ended: recorded; the next user message follows a final answer, while requests remain.
+        if marks is not None:  # until the next user message is sent, a tool call belongs to no turn
+            marks.mark(None)
         went.append(_user_turn(said, observation, user_start, len(earlier), turns))
         final = final_answer(observation.finish_reason, observation.response_complete, observation.response)
-        if not final or turns >= scenario.max_turns:
+        if not final or turns >= scenario.max_turns or (marks is not None and marks.halted()):
             break
         if user + 1 < len(scenario.turns):
             said = (scenario.turns[user + 1].user, False)

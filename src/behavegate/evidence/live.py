@@ -29,7 +29,7 @@ from behavegate.evidence.chat import (
     normalize,
 )
 from behavegate.evidence.connections import Spares
-from behavegate.evidence.conversation_loop import conversation, turn_deadline
+from behavegate.evidence.conversation_loop import TurnMarks, conversation, turn_deadline
 from behavegate.evidence.judge_client import JudgeSend, JudgeSettings
 from behavegate.evidence.judging_thread import JudgingThread
 from behavegate.evidence.schedule import WAIT, Schedule, next_job
@@ -64,7 +64,7 @@ async def _observe(
     # Any version: past the spend budget nothing more is sent; attempts in flight finish (up to concurrency - 1).
     if (spent_reason := spent.exhausted()) is not None:
         return Observation(scenario_id=job.scenario.id, error=spent_reason), Timing(started_at, started_at, 0)
-    observation = await converse(send, contract, job.scenario, settings, tools.url if tools else None)
+    observation = await converse(send, contract, job.scenario, settings, tools.url if tools else None, tools)
     if tools is not None:  # the answer is in: what reaches the attempt's MCP path later is not its evidence
         from behavegate.evidence.mcp_server import tool_side
 
@@ -118,12 +118,18 @@ async def _ask(client: Client, contract: Contract, scenario: Scenario, settings:
 
 
 async def converse(
-    send: Send, contract: Contract, scenario: Scenario, settings: LiveSettings, mcp_url: str | None = None
+    send: Send,
+    contract: Contract,
+    scenario: Scenario,
+    settings: LiveSettings,
+    mcp_url: str | None = None,
+    marks: TurnMarks | None = None,
 ) -> Observation:
     """One attempt. Version 1: one request. Version 2: while the agent calls tools
     the scenario scripts results for, send them back (never executing anything),
     up to ``max_turns`` requests, within the attempt's budget; ``mcp_url``: the
-    attempt's own MCP URL (agent.mcp), placed in its requests."""
+    attempt's own MCP URL (agent.mcp), placed in its requests; ``marks``: told which
+    user turn is in flight (the MCP server ties calls to it)."""
     agent = contract.agent
     if contract.version < 2:
         payload = build_request(agent, scenario, settings.max_tokens)
@@ -133,7 +139,7 @@ async def converse(
         except EndpointError as error:
             return Observation(scenario_id=scenario.id, error=str(error))
     retried: list[Retry] = []
-    observation = await conversation(send, contract, scenario, settings, retried, mcp_url)
+    observation = await conversation(send, contract, scenario, settings, retried, mcp_url, marks)
     return replace(observation, retries=tuple(retried)) if retried else observation
 
 

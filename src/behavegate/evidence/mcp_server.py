@@ -13,6 +13,12 @@ with 404 before the MCP layer reads it, and is never anyone's evidence. With ``a
 fixed`` there is one path, ``/mcp``, for an agent configured once: it belongs to the one attempt
 in flight (the run sends them one at a time) and answers 404 between attempts.
 
+User turns (``turns``): the conversation loop marks which user turn of the attempt is in flight
+(:meth:`AttemptTools.mark`, from before its first request until its final answer is read); a call
+belongs to the turn in flight when it arrives. A call while no turn is in flight (between one
+turn's answer and the next user message) is not evidence of any turn: it is refused, unrecorded,
+and leaves the attempt's tool evidence incomplete, never "no call".
+
 Bounds: the server binds only the address it is given (loopback unless the person running it
 said otherwise, commands/live_run.py), on an ephemeral port; request bodies, open
 connections, requests per path, recorded calls per attempt and each request's time are
@@ -38,7 +44,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from behavegate.conversation import BudgetStop, Conversation, ScriptedResult
+from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, UserTurn
 from behavegate.evidence.chat import offered_tools
 from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
 from behavegate.frozen import frozen, replace
@@ -62,6 +68,7 @@ class ServedCall:
 
     call: ToolCall
     result: ScriptedResult
+    turn: int = 0  # the user turn in flight when it arrived (scripted user turns; else 0)
 
 
 class AttemptTools:
@@ -80,6 +87,17 @@ class AttemptTools:
         self.unmatched: str | None = None  # a call no tool_results rule answers
         self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
         self.stopped: int | None = None  # calls made when tools.max_calls was exceeded: later calls are refused
+        self.budget: tuple[str, int] | None = None  # the budget exceeded (its key and limit), once stopped
+        # The user turn in flight (marked by the conversation loop); None: none yet, or between two turns.
+        self.user_turn: int | None = None if scenario.turns else 0
+        self.ended: int | None = None  # the user turn whose answer came last (while none is in flight)
+        self.between: str | None = None  # a call arrived while no user turn was in flight
+
+    def mark(self, user_turn: int | None) -> None:
+        """The user turn now in flight (before its request is sent), or None once its answer is in."""
+        if user_turn is None and self.user_turn is not None:
+            self.ended = self.user_turn
+        self.user_turn = user_turn
 
     def close(self) -> None:
         """The attempt's answer has arrived: what comes later is not its evidence."""
@@ -99,17 +117,24 @@ class AttemptTools:
         """Answers one call from the scenario's rules and records it (while the attempt is open)."""
         if not self.open:
             return _refused("this attempt has ended: the call is not recorded")
+        if self.user_turn is None:  # which turn asked for it is not known: unknown, never that turn's "no call"
+            after = "before the first user turn was sent" if self.ended is None else f"after user turn {self.ended}'s answer"
+            self.between = self.between or (
+                f"a tool call ({name}) reached the attempt's MCP path {after}, while no user turn was in flight: "
+                "it is not evidence of any turn"
+            )
+            return _refused("no user turn is in flight: the call is not recorded")
         if len(self.calls) >= MCP_MAX_CALLS:
             self.overflow = True
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
-        limit = self.scenario.expect.max_calls
-        if limit is not None and (self.stopped is not None or index >= limit):
+        if self.budget is None:
+            self.budget, self.stopped = self._over_budget(index)
+        if self.budget is not None:
             # The call budget stops the conversation where behavegate can: no call past it is answered.
-            self.stopped = self.stopped or index + 1
-            refused = f"tool budget exceeded (at most {limit} calls): this call was not run"
-            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=refused)))
+            refused = f"tool budget exceeded (at most {self.budget[1]} calls, {self.budget[0]}): this call was not run"
+            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=refused), self.user_turn))
             return _refused(refused)
         scripted = answer(self.scenario, call, index, self.state)
         if scripted is None or isinstance(scripted, Unanswerable):  # as the loop: the attempt is incomplete
@@ -119,13 +144,30 @@ class AttemptTools:
                 else f"no tool_results rule matches the MCP call {shown_call(call)}: add a rule for it, or a {{default: ...}} rule"
             )
             error = "no scripted result for this call"
-            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error)))
+            self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error), self.user_turn))
             return _refused(error)
         self.state = scripted.state
-        self.calls.append(ServedCall(call, scripted.record))
+        self.calls.append(ServedCall(call, scripted.record, self.user_turn))
         return types.CallToolResult(
             content=[types.TextContent(text=scripted.content)], is_error=scripted.record.error is not None
         )
+
+    def _over_budget(self, index: int) -> tuple[tuple[str, int] | None, int | None]:
+        """The budget call ``index`` would exceed (the scenario's ``tools.max_calls``, else the user
+        turn in flight's own), with the calls counted against it; (None, None) within them."""
+        limit = self.scenario.expect.max_calls
+        if limit is not None and index >= limit:
+            return ("tools.max_calls", limit), index + 1
+        turn = self.user_turn
+        own = self.scenario.turns[turn].expect if turn is not None and turn < len(self.scenario.turns) else None
+        in_turn = sum(1 for served in self.calls if served.turn == turn)
+        if own is not None and own.max_calls is not None and in_turn >= own.max_calls:
+            return (f"turns[{turn}].tools.max_calls", own.max_calls), in_turn + 1
+        return None, None
+
+    def halted(self) -> bool:
+        """Whether a call budget was exceeded: the conversation sends no further user turn."""
+        return self.budget is not None
 
 
 def _object_schema(parameters: Any) -> dict[str, Any]:
@@ -151,14 +193,23 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     results = tuple(served.result for served in tools.calls)
     went = observation.conversation
     turns, most = (went.turns, went.max_turns) if went else (1, 1)
-    limit = tools.scenario.expect.max_calls
-    stop = None if tools.stopped is None or limit is None else BudgetStop("tools.max_calls", limit, tools.stopped, turns)
+    over, count = tools.budget, tools.stopped
+    stop = None if over is None or count is None else BudgetStop(over[0], over[1], count, turns)
     conversation = Conversation(turns, most, results, tool_budget_exceeded=stop) if results else None
+    if went is not None and went.user_turns:  # the loop's record of the user turns, with the calls each one got
+        conversation = replace(
+            went,
+            results=results,
+            tool_budget_exceeded=stop or went.tool_budget_exceeded,
+            user_turns=_split_by_turn(went.user_turns, tools.calls),
+        )
     gap = None
     if tools.overflow:
         gap = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
     elif tools.refused is not None:  # the refused request may have been a call: unknown, never "no call"
         gap = f"tool calls were not all observed: a request on the attempt's MCP path was {tools.refused}"
+    elif tools.between is not None:
+        gap = f"tool calls were not all tied to a user turn: {tools.between}"
     return replace(
         observation,
         tool_calls=calls,
@@ -170,6 +221,17 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
         steps=None,  # the agent's own model steps are not seen from the tool side
         conversation=conversation,
     )
+
+
+def _split_by_turn(went: tuple[UserTurn, ...], served: list[ServedCall]) -> tuple[UserTurn, ...]:
+    """Each user turn with the calls that arrived while it was in flight (calls arrive in turn
+    order); the last turn also holds any call marked past it, so no recorded call goes unseen."""
+    split = []
+    for index, record in enumerate(went):
+        first = sum(1 for call in served if call.turn < index)
+        end = len(served) if index == len(went) - 1 else sum(1 for call in served if call.turn <= index)
+        split.append(replace(record, first_call=first, end_call=end))
+    return tuple(split)
 
 
 class ToolServer:

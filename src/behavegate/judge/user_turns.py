@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from behavegate.conversation import Conversation
 from behavegate.frozen import replace
-from behavegate.model import Observation, Scenario
+from behavegate.model import TOOL_SOURCE_MCP, Observation, Scenario
 
 NOT_RECORDED = (
     "the conversation was not recorded turn by turn (scripted user turns are recorded by a live run "
@@ -86,18 +86,22 @@ def turn(scenario: Scenario, observation: Observation | None, index: int) -> Obs
     results = tuple(replace(r, call=r.call - first) for r in conversation.results if first <= r.call < end)
     calls = observation.tool_calls[first:end] if observation.tool_calls is not None else None
     # Earlier turns ended with a final answer (their calls were all answered); the last keeps the attempt's gaps.
+    # Calls seen on the MCP server are tied to a turn by when they arrived: a gap there (a refused request,
+    # a call between turns) may belong to any turn, so every turn keeps it.
+    gaps = last or observation.tool_source == TOOL_SOURCE_MCP
     seen = Observation(
         scenario_id=observation.scenario_id,
         response=record.response,
         response_complete=record.response_complete,
         finish_reason=record.finish_reason,
         tool_calls=calls,
-        tool_calls_complete=observation.tool_calls_complete if last else calls is not None,
+        tool_calls_complete=observation.tool_calls_complete if gaps else calls is not None,
         refusal=record.refusal,
         sources=record.sources,
         tool_errors=observation.tool_errors[first:end] if observation.tool_errors is not None else None,
         tool_calls_absent=observation.tool_calls_absent if last else False,
-        tool_gap=observation.tool_gap if last else None,
+        tool_gap=observation.tool_gap if gaps else None,
+        tool_source=observation.tool_source,
         conversation=Conversation(record.model_turns, conversation.max_turns, results, conversation.possible_loop and last),
     )
     stop = conversation.tool_budget_exceeded
