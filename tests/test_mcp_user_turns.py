@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from fake_agent import JUDGE, Reply, Request, serve
+from helpers import contract
 from mcp import Client
 from mcp_agents import run_tools
 
@@ -54,7 +55,7 @@ scenarios:
 """
 
 
-class McpRefundAgent(QuietHandler):
+class McpRefundAgent:
     """A Chat Completions agent that runs its tools over the attempt's MCP URL (the
     ``X-Behavegate-MCP-URL`` header): it looks the order up and offers a refund; when the user
     changes their mind, the good agent cancels the order, the regressed one refunds it anyway."""
@@ -62,10 +63,11 @@ class McpRefundAgent(QuietHandler):
     called: ClassVar[list[tuple[str, list[str]]]] = []  # (user message, tools called) per request
     url: ClassVar[str] = ""  # the MCP URL of the last request
 
-    def do_POST(self) -> None:
-        payload = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+    @staticmethod
+    def answer(request: Request) -> dict[str, Any]:
+        payload = request.json()
         said = [m["content"] for m in payload["messages"] if m["role"] == "user"][-1]
-        url = McpRefundAgent.url = self.headers["X-Behavegate-MCP-URL"]
+        url = McpRefundAgent.url = request.header("X-Behavegate-MCP-URL")
         if said == ASK:
             calls: list[tuple[str, dict[str, Any]]] = [("lookup_order", {"order_id": "A-1"})]
             calls *= 2 if payload["model"] == "looping" else 1
@@ -77,7 +79,7 @@ class McpRefundAgent(QuietHandler):
         run_tools(url, calls)
         McpRefundAgent.called.append((said, [name for name, _ in calls]))
         message = {"role": "assistant", "content": text}  # no tool_calls: the agent ran them itself
-        send_json(self, {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
+        return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
 
 
 @pytest.fixture(autouse=True)
@@ -97,7 +99,7 @@ def _statuses(report: dict[str, Any]) -> dict[str, str]:
 
 def _live(tmp_path: Path, model: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, dict[str, Any]]:
     (tmp_path / "contract.yml").write_text(CONTRACT.replace("model: good", f"model: {model}"))
-    with loopback(McpRefundAgent) as url:
+    with serve(McpRefundAgent.answer) as url:
         return _run(["contract.yml", "--endpoint", url, "--save-observations", f"{model}.json"], capsys)
 
 
@@ -142,7 +144,7 @@ def test_a_user_turns_call_budget_refuses_the_call_over_it_on_the_mcp_server_and
         "forbidden: [issue_refund, cancel_order]}", "forbidden: [issue_refund, cancel_order], max_calls: 1}"
     )
     (tmp_path / "contract.yml").write_text(budgeted.replace("model: good", "model: looping"))
-    with loopback(McpRefundAgent) as url:
+    with serve(McpRefundAgent.answer) as url:
         code, report = _run(["contract.yml", "--endpoint", url, "--save-observations", "looping.json"], capsys)
     assert McpRefundAgent.called == [(ASK, ["lookup_order", "lookup_order"])]  # turn 1 was never sent
     found = {a["assertion"]: (a["status"], a["message"]) for a in report["scenarios"][0]["assertions"]}
@@ -212,7 +214,7 @@ def test_the_stored_run_replays_and_show_gives_each_turn_its_mcp_calls(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / "contract.yml").write_text(CONTRACT.replace("model: good", "model: bad"))
-    with loopback(McpRefundAgent) as url:
+    with serve(McpRefundAgent.answer) as url:
         assert main(["test", "contract.yml", "--endpoint", url]) == 1
     capsys.readouterr()
     (run_dir,) = (tmp_path / ".behavegate" / "runs").iterdir()
@@ -254,25 +256,22 @@ scenarios:
 def test_a_call_that_lands_while_the_simulated_user_is_asked_leaves_the_live_verdicts_incomplete(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from test_judge import Judge
+    refused: list[str] = []
 
-    class LateCall(Judge):
+    def late_call(request: Request) -> Reply:
         """The simulated user's endpoint; while it is first asked (after turn 0's answer, before
         turn 1 is sent) a refund lands on the attempt's MCP URL, as a late background call would."""
+        if not JUDGE.requests:
+            refused.extend(run_tools(McpRefundAgent.url, [("issue_refund", {"order_id": "A-1"})]))
+        return JUDGE(request)
 
-        def do_POST(self) -> None:
-            if not Judge.requests:
-                LateCall.refused = run_tools(McpRefundAgent.url, [("issue_refund", {"order_id": "A-1"})])
-            super().do_POST()
-
-        refused: ClassVar[list[str]] = []
-
-    Judge.script, Judge.requests = [CHANGE, "DONE"], []
-    with loopback(LateCall) as judge_url, loopback(McpRefundAgent) as url:
+    JUDGE.reset()
+    JUDGE.script = [CHANGE, "DONE"]
+    with serve(late_call) as judge_url, serve(McpRefundAgent.answer) as url:
         (tmp_path / "contract.yml").write_text(SIMULATED.replace("{judge}", judge_url))
         args = ["contract.yml", "--endpoint", url, "--judge-allow-contract-endpoint", "--save-observations", "sim.json"]
         code, report = _run(args, capsys)
-    assert "no user turn is in flight" in LateCall.refused[0]
+    assert "no user turn is in flight" in refused[0]
     assert McpRefundAgent.called == [(ASK, ["lookup_order"]), (CHANGE, ["cancel_order"])]
     found = {a["assertion"]: (a["status"], a["message"]) for a in report["scenarios"][0]["assertions"]}
     # The refund is no turn's evidence: "not called" is unknown, never a pass; a call seen still decides.
