@@ -15,7 +15,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = (ROOT / "tests" / "fixtures" / "act" / "action-act.log").read_text(encoding="utf-8")
-CONTRACT = (ROOT / "examples" / "refund-agent" / "contract.yml").read_text(encoding="utf-8")
+CONTRACTS = {
+    path: (ROOT / path).read_text(encoding="utf-8")
+    for path in ("examples/refund-agent/contract.yml", "examples/mcp-framework-agent/contract.yml")
+}
 
 
 def _checker() -> ModuleType:
@@ -31,7 +34,7 @@ act_check = _checker()
 
 
 def _failures(log: str, act_exit: int = 1) -> list[str]:
-    return [what for ok, what in act_check.check(act_check.parse(log), act_exit, log, CONTRACT) if not ok]
+    return [what for ok, what in act_check.check(act_check.parse(log), act_exit, log, CONTRACTS) if not ok]
 
 
 def _replace_once(log: str, old: str, new: str) -> str:
@@ -40,7 +43,7 @@ def _replace_once(log: str, old: str, new: str) -> str:
 
 
 def test_acts_real_log_of_the_workflow_passes_every_check() -> None:
-    results = act_check.check(act_check.parse(LOG), 1, LOG, CONTRACT)
+    results = act_check.check(act_check.parse(LOG), 1, LOG, CONTRACTS)
     assert [what for ok, what in results if not ok] == []
     assert len(results) == 35
 
@@ -118,7 +121,7 @@ def test_every_job_and_step_the_checker_expects_is_in_the_workflow() -> None:
         steps = {step.get("name"): step for step in jobs[name]["steps"]}
         for step_name, step_want in want.steps.items():
             assert steps[step_name]["uses"] == "./" and steps[step_name]["id"] == step_want.step_id
-            assert steps[step_name]["with"]["contract"] == act_check.CONTRACT
+            assert steps[step_name]["with"]["contract"] == want.contract
 
 
 def test_a_cut_step_view_fails_its_check_without_stopping_the_others() -> None:
