@@ -170,13 +170,15 @@ _FAIL_SUMMARY = (
     "### What went wrong",
     "- ❌ `tools.forbidden[0]` (line 71): `forbidden tool 'issue_refund' was called`",
 )
-_MCP_PASS_SUMMARY = ("## ✅ behavegate: pass — 2 scenarios, 9 assertions", "| ✅ passed | 2 | 9 |", "mode `live`")
+_MCP_SEEN = "tool calls seen by behavegate's MCP server (tool-side evidence, agent.mcp) in 2 of 2 attempts"
+_MCP_PASS_SUMMARY = ("## ✅ behavegate: pass — 2 scenarios, 9 assertions", "| ✅ passed | 2 | 9 |", _MCP_SEEN, "mode `live`")
 _MCP_FAIL_SUMMARY = (
     "## ❌ behavegate: fail — 2 scenarios, 9 assertions",
     "| ❌ failed | 1 | 2 |",
     "- ❌ `tools.forbidden[0]` (line 58): `forbidden tool 'issue_refund' was called`",
     # the agent answers text only: the calls are the tool side's evidence
     "agent: `called (seen by behavegate's MCP server): lookup_order, issue_refund`",
+    _MCP_SEEN,
     "mode `live`",
 )
 EXPECTED: dict[str, JobExpect] = {
@@ -218,7 +220,7 @@ EXPECTED: dict[str, JobExpect] = {
                 "regressed", "failure", _outputs("fail", "1", "1", "regressed"), MCP_PLANTED_LINES, _MCP_FAIL_SUMMARY
             ),
         },
-        ("the tool server listens on ",),
+        ("the good agent answers at http://127.0.0.1:", "the regressed agent answers at http://127.0.0.1:"),
         MCP_CONTRACT,
     ),
 }
