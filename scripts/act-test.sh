@@ -5,7 +5,7 @@
 # act's log, then check with scripts/act_check.py each job's result, the Action's outputs,
 # its annotations at the contract's lines and its job summary. The podman storage, layer
 # cache and base images are shared with scripts/container-test.sh, so after it the
-# Action's image is a cached rebuild. Takes about 5 minutes on 2 busy cores.
+# Action's image is a cached rebuild. Takes about 9-10 minutes on 2 busy cores (562 s with four jobs).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUN=${ACT_RUNNER:-../shared/checks/act/run.sh}
@@ -22,9 +22,16 @@ AGENT_IMAGE=localhost/behavegate-refund-agent:act
 if ! "$BUILD" -q --build-only -t "$AGENT_IMAGE" --build-arg PYTHON_IMAGE=python:3.12-slim examples/refund-agent >"$log" 2>&1; then
   cat "$log"; echo "act-test: could not build $AGENT_IMAGE"; exit 1
 fi
-echo "act-test: running .github/workflows/action-act.yml with act (three jobs; the log follows)"
-# live-regressed needs the action's container to share the job's network (act's does; GitHub's does not).
-"$RUN" .github/workflows/action-act.yml --var ACTION_SHARES_JOB_NETWORK=true --var "REFUND_AGENT_IMAGE=$AGENT_IMAGE" >"$log" 2>&1
+# The mcp-agent job's container: the framework agent's pinned environment (pip from PyPI at build
+# time only; cached after the first build, which takes a few minutes).
+MCP_AGENT_IMAGE=localhost/behavegate-mcp-agent:act
+if ! "$BUILD" -q --build-only -t "$MCP_AGENT_IMAGE" --build-arg PYTHON_IMAGE=python:3.12-slim examples/mcp-framework-agent >"$log" 2>&1; then
+  cat "$log"; echo "act-test: could not build $MCP_AGENT_IMAGE"; exit 1
+fi
+echo "act-test: running .github/workflows/action-act.yml with act (four jobs; the log follows)"
+# live-regressed and mcp-agent need the action's container to share the job's network (act's does; GitHub's does not).
+"$RUN" .github/workflows/action-act.yml --var ACTION_SHARES_JOB_NETWORK=true --var "REFUND_AGENT_IMAGE=$AGENT_IMAGE" \
+  --var "MCP_AGENT_IMAGE=$MCP_AGENT_IMAGE" >"$log" 2>&1
 code=$?
 took=$(($(date +%s) - start))
 # Prefixed: act prints job summaries unprefixed, and no line of it may start a workflow command here.

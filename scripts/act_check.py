@@ -5,9 +5,9 @@
 Reads what act itself printed for each job: the job's result, each step's result, the
 Action's outputs (act's "::set-output::" lines), its error annotations, its job summary
 (act prints GITHUB_STEP_SUMMARY as "Summary - ..."), and the step contexts a later step
-of the job printed. Checks them against EXPECTED; every annotation must name a contract
-path relative to the repository root and a line, inside its scenario, that holds the key
-its title names. Prints one line a check and a short summary; exits 1 on any failure.
+of the job printed. Checks them against EXPECTED; every annotation must name its job's
+contract by its path from the repository root and a line, inside its scenario, that holds
+the key its title names. Prints one line a check and a short summary; exits 1 on any failure.
 Standard library only: it runs before, and without, the project's venv.
 """
 
@@ -26,6 +26,8 @@ from urllib.parse import unquote
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = "examples/refund-agent/contract.yml"
 PLANTED_LINES = (64, 70, 71, 82, 84)  # the regressed agent's five violated assertions
+MCP_CONTRACT = "examples/mcp-framework-agent/contract.yml"
+MCP_PLANTED_LINES = (57, 58)  # the regressed framework agent: escalate_to_human not called, issue_refund called
 
 # act's log: "[workflow/job   ] text"; job names are padded to one width.
 _PREFIXED = re.compile(r"^\[(?P<workflow>[^/\]]+)/(?P<job>[^\]]*?)\s*\] (?P<text>.*)$")
@@ -146,6 +148,7 @@ class JobExpect:
     result: str
     steps: Mapping[str, StepExpect]
     log_has: tuple[str, ...] = ()
+    contract: str = CONTRACT  # the path the job's annotations name
 
 
 def _outputs(status: str, passed: str, failed: str, prefix: str = "behavegate") -> dict[str, str]:
@@ -166,6 +169,17 @@ _FAIL_SUMMARY = (
     "| ❌ failed | 3 | 5 |",
     "### What went wrong",
     "- ❌ `tools.forbidden[0]` (line 71): `forbidden tool 'issue_refund' was called`",
+)
+_MCP_SEEN = "tool calls seen by behavegate's MCP server (tool-side evidence, agent.mcp) in 2 of 2 attempts"
+_MCP_PASS_SUMMARY = ("## ✅ behavegate: pass — 2 scenarios, 9 assertions", "| ✅ passed | 2 | 9 |", _MCP_SEEN, "mode `live`")
+_MCP_FAIL_SUMMARY = (
+    "## ❌ behavegate: fail — 2 scenarios, 9 assertions",
+    "| ❌ failed | 1 | 2 |",
+    "- ❌ `tools.forbidden[0]` (line 58): `forbidden tool 'issue_refund' was called`",
+    # the agent answers text only: the calls are the tool side's evidence
+    "agent: `called (seen by behavegate's MCP server): lookup_order, issue_refund`",
+    _MCP_SEEN,
+    "mode `live`",
 )
 EXPECTED: dict[str, JobExpect] = {
     "offline": JobExpect(
@@ -196,12 +210,25 @@ EXPECTED: dict[str, JobExpect] = {
             )
         },
     ),
+    "mcp-agent": JobExpect(
+        "failed",
+        {
+            "The framework agent passes from its MCP calls": StepExpect(
+                "gate", "success", _outputs("pass", "2", "0"), (), _MCP_PASS_SUMMARY
+            ),
+            "The regressed agent's forbidden refund fails (planted)": StepExpect(
+                "regressed", "failure", _outputs("fail", "1", "1", "regressed"), MCP_PLANTED_LINES, _MCP_FAIL_SUMMARY
+            ),
+        },
+        ("the good agent answers at http://127.0.0.1:", "the regressed agent answers at http://127.0.0.1:"),
+        MCP_CONTRACT,
+    ),
 }
 
 
-def _lands_on_contract(annotation: Annotation, contract_lines: list[str]) -> str:
+def _lands_on_contract(annotation: Annotation, contract: str, contract_lines: list[str]) -> str:
     """Empty when the annotation points into its scenario at a line holding its key, else why not."""
-    if annotation.file != CONTRACT or not (ROOT / annotation.file).is_file():
+    if annotation.file != contract or not (ROOT / annotation.file).is_file():
         return f"file {annotation.file!r} is not the contract's path from the repository root"
     if not 1 <= annotation.line <= len(contract_lines):
         return f"line {annotation.line} is outside the contract"
@@ -223,9 +250,8 @@ def _lands_on_contract(annotation: Annotation, contract_lines: list[str]) -> str
     return ""
 
 
-def check(jobs: Mapping[str, Job], act_exit: int, log: str, contract_text: str) -> list[tuple[bool, str]]:
-    """One (passed, what) a check."""
-    contract_lines = contract_text.splitlines()
+def check(jobs: Mapping[str, Job], act_exit: int, log: str, contracts: Mapping[str, str]) -> list[tuple[bool, str]]:
+    """One (passed, what) a check; ``contracts``: each contract's text by its path."""
     results: list[tuple[bool, str]] = []
 
     def expect(ok: bool, what: str) -> None:
@@ -239,6 +265,7 @@ def check(jobs: Mapping[str, Job], act_exit: int, log: str, contract_text: str) 
             expect(False, f"{name}: act ran the job")
             continue
         expect(job.result == want.result, f"{name}: job {job.result or 'gave no result'} (expected {want.result})")
+        contract_lines = contracts[want.contract].splitlines()
         for needle in want.log_has:
             job_lines = [m["text"] for m in map(_PREFIXED.match, log.splitlines()) if m and m["job"] == name]
             expect(any(needle in text for text in job_lines), f"{name}: log shows {needle!r}")
@@ -274,10 +301,10 @@ def check(jobs: Mapping[str, Job], act_exit: int, log: str, contract_text: str) 
             lines = tuple(sorted(a.line for a in errors))
             expect(
                 lines == step_want.annotated,
-                f"{where}: error annotations at {CONTRACT} lines {list(lines)} (expected {list(step_want.annotated)})",
+                f"{where}: error annotations at {want.contract} lines {list(lines)} (expected {list(step_want.annotated)})",
             )
             for annotation in errors:
-                why = _lands_on_contract(annotation, contract_lines)
+                why = _lands_on_contract(annotation, want.contract, contract_lines)
                 expect(
                     not why, f"{where}: {annotation.file}:{annotation.line} {annotation.title!r} " + (why or "lands on its key")
                 )
@@ -296,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("log", type=Path, help="act's log")
     args = parser.parse_args(argv)
     log = args.log.read_text(encoding="utf-8", errors="replace")
-    results = check(parse(log), args.act_exit, log, (ROOT / CONTRACT).read_text(encoding="utf-8"))
+    contracts = {want.contract: (ROOT / want.contract).read_text(encoding="utf-8") for want in EXPECTED.values()}
+    results = check(parse(log), args.act_exit, log, contracts)
     for ok, what in results:
         print(f"  {'ok' if ok else 'FAILED'}: {what}")
     failed = sum(not ok for ok, _ in results)

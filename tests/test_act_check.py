@@ -15,7 +15,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 LOG = (ROOT / "tests" / "fixtures" / "act" / "action-act.log").read_text(encoding="utf-8")
-CONTRACT = (ROOT / "examples" / "refund-agent" / "contract.yml").read_text(encoding="utf-8")
+CONTRACTS = {
+    path: (ROOT / path).read_text(encoding="utf-8")
+    for path in ("examples/refund-agent/contract.yml", "examples/mcp-framework-agent/contract.yml")
+}
 
 
 def _checker() -> ModuleType:
@@ -31,7 +34,7 @@ act_check = _checker()
 
 
 def _failures(log: str, act_exit: int = 1) -> list[str]:
-    return [what for ok, what in act_check.check(act_check.parse(log), act_exit, log, CONTRACT) if not ok]
+    return [what for ok, what in act_check.check(act_check.parse(log), act_exit, log, CONTRACTS) if not ok]
 
 
 def _replace_once(log: str, old: str, new: str) -> str:
@@ -40,9 +43,9 @@ def _replace_once(log: str, old: str, new: str) -> str:
 
 
 def test_acts_real_log_of_the_workflow_passes_every_check() -> None:
-    results = act_check.check(act_check.parse(LOG), 1, LOG, CONTRACT)
+    results = act_check.check(act_check.parse(LOG), 1, LOG, CONTRACTS)
     assert [what for ok, what in results if not ok] == []
-    assert len(results) == 35
+    assert len(results) == 50
 
 
 def test_the_log_is_read_per_job_though_parallel_jobs_interleave() -> None:
@@ -51,6 +54,7 @@ def test_the_log_is_read_per_job_though_parallel_jobs_interleave() -> None:
         "offline": "succeeded",
         "live-service": "succeeded",
         "live-regressed": "failed",
+        "mcp-agent": "failed",
     }
     regressed = jobs["offline"].steps["Regressed evidence fails (planted)"]
     assert regressed.outputs["status"] == "fail" and regressed.outputs["report"] == "regressed-report.json"
@@ -110,6 +114,32 @@ def test_a_job_summary_act_did_not_show_fails() -> None:
     assert any("job summary (0 lines) lacks" in what for what in _failures(log))
 
 
+MCP_REGRESSED = "mcp-agent / The regressed agent's forbidden refund fails (planted)"
+MCP_FORBIDDEN = "::error file=examples/mcp-framework-agent/contract.yml,line=58,"
+
+
+def test_a_forbidden_mcp_call_the_action_did_not_annotate_fails() -> None:
+    log = "\n".join(line for line in LOG.splitlines() if MCP_FORBIDDEN not in line)
+    want = f"{MCP_REGRESSED}: error annotations at examples/mcp-framework-agent/contract.yml lines [57] (expected [57, 58])"
+    assert want in _failures(log)
+
+
+def test_an_mcp_annotation_at_another_contract_fails() -> None:
+    log = _replace_once(LOG, MCP_FORBIDDEN, "::error file=examples/refund-agent/contract.yml,line=58,")
+    assert any(
+        what.startswith(MCP_REGRESSED) and "is not the contract's path from the repository root" in what
+        for what in _failures(log)
+    )
+
+
+def test_mcp_calls_the_summary_does_not_credit_to_behavegates_server_fail() -> None:
+    """The agent answers text only: a summary that lost the tool side's provenance is wrong."""
+    log = LOG.replace("seen by behavegate's MCP server", "reported by the agent")
+    failures = _failures(log)
+    assert any(what.startswith(f"{MCP_REGRESSED}: job summary") and "lacks" in what for what in failures)
+    assert any(what.startswith("mcp-agent / The framework agent passes") and "lacks" in what for what in failures)
+
+
 def test_every_job_and_step_the_checker_expects_is_in_the_workflow() -> None:
     workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "action-act.yml").read_text(encoding="utf-8"))
     jobs = workflow["jobs"]
@@ -118,7 +148,7 @@ def test_every_job_and_step_the_checker_expects_is_in_the_workflow() -> None:
         steps = {step.get("name"): step for step in jobs[name]["steps"]}
         for step_name, step_want in want.steps.items():
             assert steps[step_name]["uses"] == "./" and steps[step_name]["id"] == step_want.step_id
-            assert steps[step_name]["with"]["contract"] == act_check.CONTRACT
+            assert steps[step_name]["with"]["contract"] == want.contract
 
 
 def test_a_cut_step_view_fails_its_check_without_stopping_the_others() -> None:

@@ -102,6 +102,9 @@ SAMPLES = {
     "trace-attribute": "app.case",
     "endpoint": "http://agent:8080/v1/chat/completions",
     "allow-host": "agent\nother",
+    "mcp-listen": "10.1.2.3",
+    "mcp-port": "8931",
+    "tools-mcp": "http://127.0.0.1:8931/mcp",
     "auth-env": "TOKEN",
     "judge-endpoint": "https://judge.example/v1",
     "judge-model": "grader",
@@ -244,6 +247,20 @@ def test_version_2_inputs_reach_the_cli() -> None:
         ActionInputError, match=r"input threshold-mode: invalid choice: 'median' \(choose from 'average', 'all'\)"
     ):
         action.check_argv(build_argv(Inputs({"INPUT_THRESHOLD-MODE": "median"}), {}))
+
+
+def test_mcp_inputs_reach_the_cli_and_a_merge_job_refuses_them() -> None:
+    inputs = {"INPUT_MCP-LISTEN": "10.0.0.5", "INPUT_MCP-PORT": "8931", "INPUT_TOOLS-MCP": "http://127.0.0.1:9/mcp"}
+    pairs = list(itertools.pairwise(build_argv(Inputs(inputs), {})))
+    assert ("--mcp-listen", "10.0.0.5") in pairs and ("--mcp-port", "8931") in pairs
+    assert ("--tools-mcp", "http://127.0.0.1:9/mcp") in pairs
+    assert not {"--mcp-listen", "--mcp-port", "--tools-mcp"} & set(build_argv(Inputs({}), {}))
+    # the CLI checks the port's type, in its words, under the input's name
+    with pytest.raises(ActionInputError, match=r"input mcp-port: invalid int value: 'any'"):
+        action.check_argv(build_argv(Inputs({"INPUT_MCP-PORT": "any"}), {}))
+    # the tool server serves a live run: a merge job has none
+    with pytest.raises(ActionInputError, match="mcp-listen belong to the shard jobs"):
+        build_argv(Inputs({"INPUT_MERGE": "shards", "INPUT_MCP-LISTEN": "10.0.0.5"}), {})
 
 
 def test_the_retries_input_reaches_the_cli_and_absent_means_no_flag() -> None:

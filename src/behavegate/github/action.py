@@ -62,6 +62,9 @@ TEST_FLAGS = (
     FlagInput("allow-contract-endpoint", Kind.SWITCH),
     FlagInput("allow-remote", Kind.SWITCH),
     FlagInput("allow-host", Kind.ITEMS),
+    FlagInput("mcp-listen", Kind.VALUE),
+    FlagInput("mcp-port", Kind.VALUE),
+    FlagInput("tools-mcp", Kind.VALUE),
     FlagInput("auth-env", Kind.VALUE),
     FlagInput("judge-endpoint", Kind.VALUE),
     FlagInput("judge-model", Kind.VALUE),
@@ -90,7 +93,10 @@ TEST_FLAGS = (
 # What gates the verdict: the test job's and the merge job's.
 GATE_FLAGS = (FlagInput("baseline", Kind.VALUE), FlagInput("fail-on", Kind.VALUE))
 # Inputs of a shard job that have no place in the merge job.
-SHARD_ONLY = ("observations", "traces", "endpoint", "shard", "scenario", "case", "tag", "runs")
+SHARD_ONLY = (
+    *("observations", "traces", "endpoint", "mcp-listen", "mcp-port", "tools-mcp"),
+    *("shard", "scenario", "case", "tag", "runs"),
+)
 
 # action.yml's defaults (tests/test_action.py keeps the two equal), for runs
 # without action.yml: the prebuilt image used as ``uses: docker://...``. Only the
