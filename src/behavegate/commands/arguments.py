@@ -124,6 +124,14 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
         "each retry is recorded (default: never)",
     )
+    live.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="authoring only: replay the agent's answers from DIR, keyed by the exact request and attempt index, "
+        "and store those not there yet; refused under CI=true or GITHUB_ACTIONS=true and with --baseline, "
+        "--fail-on regression, --shard, --github-output or --annotations (every view says how many answers came from it)",
+    )
     selection = test.add_argument_group(*GROUPS["selection"])
     selection.add_argument(
         "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
@@ -528,6 +536,7 @@ def parsed(args: argparse.Namespace) -> Command:
                 mcp_listen=args.mcp_listen,
                 mcp_port=args.mcp_port,
                 tools_mcp=args.tools_mcp,
+                cache=args.cache,
             ),
             cases=tuple(args.case) if args.case is not None else None,
             shard=args.shard,

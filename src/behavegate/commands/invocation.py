@@ -32,6 +32,7 @@ class LiveAccess:
     mcp_listen: str | None = None
     mcp_port: int | None = None
     tools_mcp: str | None = None  # --tools-mcp: the trusted server agent.tools_from lists tools from
+    cache: str | None = None  # --cache DIR: answers replayed from and stored in DIR (authoring; commands/cache_policy.py)
 
     def given(self) -> bool:
         """Flags only a live run reads (--tools-mcp is read offline too)."""

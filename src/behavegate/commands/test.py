@@ -193,6 +193,9 @@ def _prepare(
             f"{display_path(contract.path, root)}: an Oxy test file names no agent endpoint: give --endpoint URL "
             "(a discovered contract's agent.endpoint is not used for it), or --observations FILE"
         )
+    from behavegate.commands.cache_policy import check_cache
+
+    check_cache(command, contract, os.environ)
     offline = observations is not None or bool(evidence.traces)
     options = resolve(request, contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
     if observations is not None and (command.live.given() or command.views.paths.save_observations):

@@ -1,0 +1,54 @@
+"""Where ``--cache DIR`` may be used: while a contract is being written, never where a CI
+verdict is made. A verdict that rests on a recorded answer says nothing about the agent as
+it is now, so a CI environment, a comparison with a baseline, a shard (merged into one
+verdict) and the outputs only CI reads refuse it, before anything is asked."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from behavegate.errors import UsageError
+from behavegate.gating import FailOn
+
+if TYPE_CHECKING:
+    from behavegate.commands.invocation import TestCommand
+    from behavegate.model import Contract
+
+CI_VARIABLES = ("GITHUB_ACTIONS", "CI")
+REFUSED = "a CI verdict never rests on a cached answer; --cache is for writing a contract on your machine"
+
+
+def check_cache(command: TestCommand, contract: Contract, environ: Mapping[str, str]) -> None:
+    """UsageError (exit 2) when ``--cache`` was given where it may not be."""
+    if command.live.cache is None:
+        return
+    if not command.live.cache.strip():
+        raise UsageError("--cache needs a folder: --cache DIR")
+    for name in CI_VARIABLES:
+        if environ.get(name, "").strip().lower() == "true":
+            raise UsageError(f"--cache is refused under {name}=true: {REFUSED}")
+    gates = (
+        ("--baseline", command.gating.baseline is not None),
+        ("--fail-on regression", command.gating.fail_on is FailOn.REGRESSION),
+        ("--shard", command.shard is not None),
+        ("--github-output", command.views.paths.github_output is not None),
+        ("--annotations", command.views.annotations),
+    )
+    for flag, given in gates:
+        if given:
+            raise UsageError(f"--cache cannot be combined with {flag}: {REFUSED}")
+    if command.evidence.observations or command.evidence.traces:
+        raise UsageError("--cache keeps a live agent's answers: --observations and --traces are already recorded evidence")
+    if contract.version >= 2 and (contract.agent.api == "mcp" or contract.agent.serve_mcp):
+        # Tool-side evidence lands on the MCP server while the agent answers: a replayed answer has none.
+        raise UsageError(
+            "--cache cannot be used with an MCP agent (agent.api: mcp) or agent.mcp: tool-side evidence is not replayed"
+        )
+
+
+def cache_folder(given: str, cwd: Path) -> Path:
+    """The folder, relative to where behavegate was started."""
+    path = Path(given).expanduser()
+    return path if path.is_absolute() else cwd / path
