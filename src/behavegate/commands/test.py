@@ -160,6 +160,9 @@ def _prepare(
     # This contract's own settings: in a suite, the others' stay theirs.
     command = _file_settings(command, contract, display_path(contract.path, root))
     evidence, request = command.evidence, command.request
+    from behavegate.commands.cache_policy import check_cache
+
+    check_cache(command, contract, os.environ)  # before any file is read or anything asked
     if contract.version >= 2 and contract.agent.tools_from_mcp is not None:  # read before anything else is asked
         from behavegate.commands.mcp_tools import with_listed_tools
 
@@ -193,9 +196,6 @@ def _prepare(
             f"{display_path(contract.path, root)}: an Oxy test file names no agent endpoint: give --endpoint URL "
             "(a discovered contract's agent.endpoint is not used for it), or --observations FILE"
         )
-    from behavegate.commands.cache_policy import check_cache
-
-    check_cache(command, contract, os.environ)
     offline = observations is not None or bool(evidence.traces)
     options = resolve(request, contract, offline=offline, suite_tags=frozenset(t for s in others or () for t in s.tags))
     if observations is not None and (command.live.given() or command.views.paths.save_observations):

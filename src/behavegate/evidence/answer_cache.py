@@ -75,8 +75,8 @@ class AnswerCache:
         if not self.hits and not self.asked:
             return None
         return (
-            f"answers from cache: {self.hits} of {self.hits + self.asked} (--cache): replayed answers recorded by an "
-            "earlier run, not asked of the agent now; an authoring aid, never a CI verdict"
+            f"answers from cache: {self.hits} of {self.hits + self.asked} (--cache; {self.stored} new stored): "
+            "replayed answers were recorded by an earlier run, not asked of the agent now; an authoring aid, never a CI verdict"
         )
 
 
