@@ -12,7 +12,7 @@ from behavegate import limits
 from behavegate.gating import FailOn
 
 if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without them
-    from behavegate.commands.invocation import Command, Gating
+    from behavegate.commands.invocation import Command, Gating, TestCommand
     from behavegate.commands.request import TestRequest
     from behavegate.github.console import ArgumentParser, Console
     from behavegate.github.views import Views
@@ -40,6 +40,160 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
         "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
     )
+    _test_options(test)
+    watch = commands.add_parser(
+        "watch",
+        console=console,
+        help="run test again whenever the contract, its includes or datasets change",
+        description="Run `behavegate test` with these options, then again whenever the contract, its included "
+        "files, its datasets or the --observations file change (their sizes and modification times, polled). "
+        "Each run prints its table. Ctrl-C stops it (exit 0). For writing a contract: pair it with --cache DIR "
+        "or --observations FILE so a re-run does not ask the agent again (docs/authoring.md).",
+    )
+    _test_options(watch)
+    watching = watch.add_argument_group("watching", "how often the files are looked at, and when to stop")
+    watching.add_argument(
+        "--interval",
+        type=float,
+        default=0.5,
+        metavar="S",
+        help="seconds between looks at the watched files, 0.05-60 (default: 0.5)",
+    )
+    watching.add_argument("--once", action="store_true", help="run once and exit with the run's status (no watching)")
+    watching.add_argument(
+        "--max-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="stop after N runs, exiting with the last run's status (default: until Ctrl-C)",
+    )
+
+    merge = commands.add_parser(
+        "merge",
+        console=console,
+        help="combine shard reports into one run's verdict",
+        description="Combine the reports of `behavegate test --shard K/N` jobs into one run: every "
+        "verdict, pass rate, interval and gate computed as if it had been one run, every view rendered. Exit 0: every "
+        "assertion passed; 1: a behavior was violated; 2: a shard or an attempt is missing or duplicated (incomplete), or "
+        "the reports are invalid or not one run's.",
+    )
+    merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports, or folders of them (their *.json files)")
+    merge.add_argument_group("the shards' run").add_argument(
+        "--contract",
+        default=None,
+        metavar="FILE",
+        help="the contract (default: the path the shard reports name, from the workspace or the project root)",
+    )
+    merged_gates = merge.add_argument_group(*GROUPS["gates"])
+    merged_outputs = merge.add_argument_group(*GROUPS["outputs"])
+    _format(merged_outputs)
+    merged_outputs.add_argument(
+        "--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project"
+    )
+    merged_outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    merged_outputs.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)",
+    )
+    _gating(merged_gates)
+    _views(merged_outputs)
+
+    replay = commands.add_parser(
+        "replay",
+        console=console,
+        help="check that a run's evidence artifacts are whole and untouched, and judge them again",
+        description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
+        "canonical and sealed, every digest and count re-derived, every attempt judged again from its evidence. "
+        "Exit 0: valid; 1: invalid; 2: unusable input.",
+    )
+    replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
+    _format(replay)
+
+    show = commands.add_parser(
+        "show",
+        console=console,
+        help="show what the agent said and called in a run, with the verdicts",
+        description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
+        "arguments, refusal, sources, errors and every verdict. The run is checked as replay checks it first. "
+        "Exit 0: shown; 2: not a valid run directory, or no such scenario.",
+    )
+    show.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (.behavegate/runs/<run-id>)")
+    show.add_argument("scenario", nargs="?", default=None, metavar="SCENARIO", help="show only this scenario id")
+    _format(show)
+    show.add_argument(
+        "--max-chars",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="table: show at most N characters of each response or text (default: 2000)",
+    )
+
+    listing = commands.add_parser(
+        "list",
+        console=console,
+        help="list the builtin scenario libraries, or one library's scenarios and tags",
+        description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
+        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).",
+    )
+    listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
+    _format(listing)
+
+    traces = commands.add_parser(
+        "traces",
+        console=console,
+        help="read OpenTelemetry trace files as behavegate understands them",
+        description="Work with OpenTelemetry trace files (OTLP JSON, OTLP JSON Lines, proto3-style JSON, "
+        "Python console-exporter output, Assay span rows).",
+    )
+    actions = traces.add_subparsers(dest="traces_command", metavar="ACTION")
+    inspect = actions.add_parser(
+        "inspect",
+        console=console,
+        help="show what behavegate reads from trace files",
+        description="Show, per trace, what behavegate understood: the tool calls in order (with call ids, "
+        "arguments and errors), the model steps, the final answer, and what binds it to a scenario, to debug instrumentation. "
+        "Exit 0: read; 2: a file could not be read.",
+    )
+    inspect.add_argument("files", nargs="+", metavar="FILE_OR_DIR", help="trace files, or folders of them")
+    _format(inspect)
+    _trace_options(inspect, binding=False)
+
+    validate = commands.add_parser(
+        "validate",
+        console=console,
+        help="check contracts, their included files and golden sets without running anything",
+        description="Check contracts as test reads them, with their included files and golden sets (CSV, "
+        "JSONL), calling and writing nothing. Every problem is listed with its file and line; an unknown "
+        "key names the closest allowed one. Exit 0: every contract is valid; 2: a problem (a configuration error).",
+    )
+    validate.add_argument(
+        "contract",
+        nargs="*",
+        default=None,
+        metavar="CONTRACT",
+        help="contract paths, or folders of them (default: what test discovers)",
+    )
+    _format(validate)
+
+    init = commands.add_parser(
+        "init", console=console, help="write a starter contract", description="Write a starter behavior contract."
+    )
+    init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
+    init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
+    init.add_argument(
+        "--version",
+        dest="contract_version",
+        type=int,
+        choices=[1, 2],
+        default=1,
+        help="contract version to start from (default: 1, the skylos-compatible format)",
+    )
+
+
+def _test_options(test: argparse.ArgumentParser) -> None:
+    """``test``'s arguments; ``watch`` takes the same."""
     test.add_argument(
         "contract",
         nargs="*",
@@ -248,129 +402,6 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
     )
 
-    merge = commands.add_parser(
-        "merge",
-        console=console,
-        help="combine shard reports into one run's verdict",
-        description="Combine the reports of `behavegate test --shard K/N` jobs into one run: every "
-        "verdict, pass rate, interval and gate computed as if it had been one run, every view rendered. Exit 0: every "
-        "assertion passed; 1: a behavior was violated; 2: a shard or an attempt is missing or duplicated (incomplete), or "
-        "the reports are invalid or not one run's.",
-    )
-    merge.add_argument("reports", nargs="+", metavar="REPORT", help="shard reports, or folders of them (their *.json files)")
-    merge.add_argument_group("the shards' run").add_argument(
-        "--contract",
-        default=None,
-        metavar="FILE",
-        help="the contract (default: the path the shard reports name, from the workspace or the project root)",
-    )
-    merged_gates = merge.add_argument_group(*GROUPS["gates"])
-    merged_outputs = merge.add_argument_group(*GROUPS["outputs"])
-    _format(merged_outputs)
-    merged_outputs.add_argument(
-        "--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project"
-    )
-    merged_outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    merged_outputs.add_argument(
-        "--verbose",
-        "-v",
-        action="store_true",
-        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed)",
-    )
-    _gating(merged_gates)
-    _views(merged_outputs)
-
-    replay = commands.add_parser(
-        "replay",
-        console=console,
-        help="check that a run's evidence artifacts are whole and untouched, and judge them again",
-        description="Check a run directory (.behavegate/runs/<run-id>) against itself: every file present, "
-        "canonical and sealed, every digest and count re-derived, every attempt judged again from its evidence. "
-        "Exit 0: valid; 1: invalid; 2: unusable input.",
-    )
-    replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
-    _format(replay)
-
-    show = commands.add_parser(
-        "show",
-        console=console,
-        help="show what the agent said and called in a run, with the verdicts",
-        description="Show a run directory's scenarios, attempt by attempt: the response, tool calls with their "
-        "arguments, refusal, sources, errors and every verdict. The run is checked as replay checks it first. "
-        "Exit 0: shown; 2: not a valid run directory, or no such scenario.",
-    )
-    show.add_argument("run_dir", metavar="RUN_DIR", help="the run directory (.behavegate/runs/<run-id>)")
-    show.add_argument("scenario", nargs="?", default=None, metavar="SCENARIO", help="show only this scenario id")
-    _format(show)
-    show.add_argument(
-        "--max-chars",
-        type=int,
-        default=2000,
-        metavar="N",
-        help="table: show at most N characters of each response or text (default: 2000)",
-    )
-
-    listing = commands.add_parser(
-        "list",
-        console=console,
-        help="list the builtin scenario libraries, or one library's scenarios and tags",
-        description="List the builtin scenario libraries (for `include: [builtin:NAME]`), or with LIBRARY "
-        "(e.g. builtin:injection) its scenario ids and tags (for --tag and --scenario).",
-    )
-    listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
-    _format(listing)
-
-    traces = commands.add_parser(
-        "traces",
-        console=console,
-        help="read OpenTelemetry trace files as behavegate understands them",
-        description="Work with OpenTelemetry trace files (OTLP JSON, OTLP JSON Lines, proto3-style JSON, "
-        "Python console-exporter output, Assay span rows).",
-    )
-    actions = traces.add_subparsers(dest="traces_command", metavar="ACTION")
-    inspect = actions.add_parser(
-        "inspect",
-        console=console,
-        help="show what behavegate reads from trace files",
-        description="Show, per trace, what behavegate understood: the tool calls in order (with call ids, "
-        "arguments and errors), the model steps, the final answer, and what binds it to a scenario, to debug instrumentation. "
-        "Exit 0: read; 2: a file could not be read.",
-    )
-    inspect.add_argument("files", nargs="+", metavar="FILE_OR_DIR", help="trace files, or folders of them")
-    _format(inspect)
-    _trace_options(inspect, binding=False)
-
-    validate = commands.add_parser(
-        "validate",
-        console=console,
-        help="check contracts, their included files and golden sets without running anything",
-        description="Check contracts as test reads them, with their included files and golden sets (CSV, "
-        "JSONL), calling and writing nothing. Every problem is listed with its file and line; an unknown "
-        "key names the closest allowed one. Exit 0: every contract is valid; 2: a problem (a configuration error).",
-    )
-    validate.add_argument(
-        "contract",
-        nargs="*",
-        default=None,
-        metavar="CONTRACT",
-        help="contract paths, or folders of them (default: what test discovers)",
-    )
-    _format(validate)
-
-    init = commands.add_parser(
-        "init", console=console, help="write a starter contract", description="Write a starter behavior contract."
-    )
-    init.add_argument("--path", default=".behavegate/contract.yml", help="where to write it (default: .behavegate/contract.yml)")
-    init.add_argument("--force", action="store_true", help="overwrite an existing contract file")
-    init.add_argument(
-        "--version",
-        dest="contract_version",
-        type=int,
-        choices=[1, 2],
-        default=1,
-        help="contract version to start from (default: 1, the skylos-compatible format)",
-    )
-
 
 def _trace_options(command: argparse._ActionsContainer, *, binding: bool = True) -> None:
     command.add_argument(
@@ -520,29 +551,10 @@ def parsed(args: argparse.Namespace) -> Command:
     Namespace is read (argparse leaves every option that was not given at its default)."""
     from behavegate.commands import invocation as given
 
+    if args.command == "watch":
+        return given.WatchCommand(test=_test_command(args), interval=args.interval, max_runs=1 if args.once else args.max_runs)
     if args.command == "test":
-        return given.TestCommand(
-            contracts=tuple(args.contract or ()),
-            request=_request(args),
-            evidence=given.Evidence(
-                observations=args.observations,
-                traces=tuple(args.traces),
-                trace_format=args.trace_format,
-                trace_bind=args.trace_bind,
-                trace_attribute=args.trace_attribute,
-            ),
-            live=given.LiveAccess(
-                allow_hosts=tuple(args.allow_host),
-                mcp_listen=args.mcp_listen,
-                mcp_port=args.mcp_port,
-                tools_mcp=args.tools_mcp,
-                cache=args.cache,
-            ),
-            cases=tuple(args.case) if args.case is not None else None,
-            shard=args.shard,
-            gating=_gating_of(args),
-            views=_views_of(args),
-        )
+        return _test_command(args)
     if args.command == "merge":
         return given.MergeCommand(
             reports=tuple(args.reports),
@@ -572,6 +584,34 @@ def parsed(args: argparse.Namespace) -> Command:
     if args.command == "validate":
         return given.ValidateCommand(contracts=tuple(args.contract or ()), format=args.format)
     raise ValueError(f"no such command: {args.command!r}")
+
+
+def _test_command(args: argparse.Namespace) -> TestCommand:
+    """``test`` (and ``watch``, which runs it) as invoked."""
+    from behavegate.commands import invocation as given
+
+    return given.TestCommand(
+        contracts=tuple(args.contract or ()),
+        request=_request(args),
+        evidence=given.Evidence(
+            observations=args.observations,
+            traces=tuple(args.traces),
+            trace_format=args.trace_format,
+            trace_bind=args.trace_bind,
+            trace_attribute=args.trace_attribute,
+        ),
+        live=given.LiveAccess(
+            allow_hosts=tuple(args.allow_host),
+            mcp_listen=args.mcp_listen,
+            mcp_port=args.mcp_port,
+            tools_mcp=args.tools_mcp,
+            cache=args.cache,
+        ),
+        cases=tuple(args.case) if args.case is not None else None,
+        shard=args.shard,
+        gating=_gating_of(args),
+        views=_views_of(args),
+    )
 
 
 def _request(args: argparse.Namespace) -> TestRequest:

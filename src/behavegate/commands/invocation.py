@@ -76,6 +76,15 @@ class TestCommand:
 
 
 @frozen
+class WatchCommand:
+    """``behavegate watch``: ``test`` run again whenever its files change."""
+
+    test: TestCommand = field(default_factory=TestCommand)
+    interval: float = 0.5  # seconds between looks at the watched files
+    max_runs: int | None = None  # stop after this many runs (--once: 1); None: until Ctrl-C
+
+
+@frozen
 class MergeCommand:
     """``behavegate merge``."""
 
@@ -140,4 +149,14 @@ class ValidateCommand:
     format: Format = "table"
 
 
-Command = ValidateCommand | TestCommand | MergeCommand | ReplayCommand | ShowCommand | ListCommand | InitCommand | TracesCommand
+Command = (
+    ValidateCommand
+    | TestCommand
+    | WatchCommand
+    | MergeCommand
+    | ReplayCommand
+    | ShowCommand
+    | ListCommand
+    | InitCommand
+    | TracesCommand
+)
