@@ -4,6 +4,7 @@ entry is a miss, never a crash."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 from pathlib import Path
@@ -14,6 +15,7 @@ from helpers import QuietHandler, loopback
 
 from behavegate.cli import main
 from behavegate.evidence.answer_cache import read_entry, request_key
+from behavegate.files import Place
 
 CONTRACT = """
 version: 2
@@ -101,7 +103,8 @@ def test_verdicts_from_the_cache_are_the_live_verdicts(agent: str, capsys: pytes
     cached_code, cached = _run(agent, capsys)
     assert (cached_code, _verdicts(cached)) == (live_code, _verdicts(live))
     # A replayed answer took no time now: the attempt is timed as its answer took when recorded.
-    recorded = [entry[3] for path in Path("answers").glob("*.answer") if (entry := read_entry(path.parent, path.stem))]
+    folder = Place(Path.cwd(), ("answers",))
+    recorded = [entry[3] for path in Path("answers").glob("*.answer") if (entry := read_entry(folder, path.stem))]
     timed = [a["observation"]["latency_ms"] for s in cached["scenarios"] for a in s["attempts"]]
     assert len(recorded) == len(timed) == 4
     assert all(any(0 <= ms - took < 5000 for took in recorded) for ms in timed)
@@ -139,17 +142,23 @@ def test_the_key_reads_the_body_as_json_and_keeps_the_attempt() -> None:
     assert key != request_key("POST", url, b'{"a": 1, "b": 3}', 0)
 
 
+def _edited(data: bytes, **changes: Any) -> bytes:
+    return json.dumps({**json.loads(data), **changes}).encode()
+
+
 @pytest.mark.parametrize(
     "damage",
     [
         lambda data: data[: len(data) // 2],  # cut short
-        lambda data: b"not json\n" + data,
-        lambda data: data.replace(b"hello", b"HELLO"),  # the body no longer matches its digest
-        lambda data: data.replace(b'"status": 200', b'"status": 500'),
+        lambda data: b"not json" + data,
+        lambda data: _edited(data, body_base64=base64.b64encode(b'{"choices": []}').decode()),  # not its digest
+        lambda data: _edited(data, body_base64="%%%"),
+        lambda data: _edited(data, key="0" * 64),  # another request's entry under this name
+        lambda data: _edited(data, status=500),
         lambda data: b"",
         lambda data: data + b"x" * (3 * 1024 * 1024),  # past the size cap
     ],
-    ids=["truncated", "garbage-header", "tampered-body", "not-2xx", "empty", "oversized"],
+    ids=["truncated", "garbage", "tampered-body", "not-base64", "other-key", "not-2xx", "empty", "oversized"],
 )
 def test_a_damaged_entry_is_a_miss_and_is_stored_again(agent: str, capsys: pytest.CaptureFixture[str], damage: Any) -> None:
     _run(agent, capsys)
@@ -220,3 +229,14 @@ def test_refused_with_recorded_evidence(agent: str, capsys: pytest.CaptureFixtur
     code = main(["test", "c.yml", "--observations", "obs.json", "--cache", "answers"])
     assert code == 2
     assert "--cache" in capsys.readouterr().err
+
+
+def test_the_folder_follows_the_output_rule(agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (tmp_path / "linked").symlink_to(outside)
+    for folder, problem in ((str(outside), "is outside the project"), ("linked/answers", "must not use symlink parent")):
+        code = main(["test", "c.yml", "--endpoint", agent, "--no-artifacts", "--cache", folder])
+        assert code == 2 and Numbered.requests == 0
+        assert problem in capsys.readouterr().err
+    assert not list(outside.iterdir())

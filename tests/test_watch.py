@@ -53,6 +53,10 @@ def _command(*argv: str) -> WatchCommand:
     return command
 
 
+def _write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
 def _editing(edits: list[Callable[[], None]], looks: list[int]) -> Callable[[float], None]:
     """A sleep that makes the next edit on every third look (the watch keeps looking until then)."""
 
@@ -68,8 +72,8 @@ def _editing(edits: list[Callable[[], None]], looks: list[int]) -> Callable[[flo
 def test_a_change_to_the_contract_or_an_included_file_runs_test_again(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     looks = [0]
     edits = [
-        lambda: (project / "library.yml").write_text(LIBRARY.replace("[hello]", "[goodbye]")),
-        lambda: (project / "c.yml").write_text(CONTRACT + "# saved again\n"),
+        lambda: _write(project / "library.yml", LIBRARY.replace("[hello]", "[goodbye]")),
+        lambda: _write(project / "c.yml", CONTRACT + "# saved again\n"),
     ]
     command = _command("c.yml", "--observations", "obs.json", "--no-artifacts", "--interval", "0.05", "--max-runs", "3")
     code = watch.run(command, Console(), sleep=_editing(edits, looks))

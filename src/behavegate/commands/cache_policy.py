@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from behavegate.errors import UsageError
+from behavegate.errors import InputError, UsageError
+from behavegate.files import Place, check_output, place_output
 from behavegate.gating import FailOn
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ CI_VARIABLES = ("GITHUB_ACTIONS", "CI")
 REFUSED = "a CI verdict never rests on a cached answer; --cache is for writing a contract on your machine"
 
 
-def check_cache(command: TestCommand, contract: Contract, environ: Mapping[str, str]) -> None:
+def check_cache(command: TestCommand, contract: Contract, environ: Mapping[str, str], root: Path) -> None:
     """UsageError (exit 2) when ``--cache`` was given where it may not be."""
     if command.live.cache is None:
         return
@@ -48,7 +49,11 @@ def check_cache(command: TestCommand, contract: Contract, environ: Mapping[str, 
         )
 
 
-def cache_folder(given: str, cwd: Path) -> Path:
-    """The folder, relative to where behavegate was started."""
-    path = Path(given).expanduser()
-    return path if path.is_absolute() else cwd / path
+def cache_folder(given: str, root: Path, environ: Mapping[str, str], cwd: Path) -> Place:
+    """The folder, placed by the rule of every file behavegate writes (files.py): inside the
+    project or under $RUNNER_TEMP, no link on the way; refused now, before anything is asked."""
+    folder = place_output(given, root, "--cache", environ, cwd)
+    if folder.append or (folder.path.exists() and not folder.path.is_dir()):
+        raise InputError(f"--cache {given} must be a folder")
+    check_output(Place(folder.base, (*folder.parts, "entry")), "--cache")  # every part of the folder's way
+    return folder

@@ -60,7 +60,8 @@ def run_live(
         from behavegate.commands.cache_policy import cache_folder
         from behavegate.evidence.answer_cache import AnswerCache
 
-        settings = records.replace(settings, cache=AnswerCache(cache_folder(live_access.cache, Path.cwd())))
+        folder = cache_folder(live_access.cache, root, os.environ, Path.cwd())
+        settings = records.replace(settings, cache=AnswerCache(folder))
     if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
         spent = command.suite
         settings = records.replace(

@@ -162,7 +162,7 @@ def _prepare(
     evidence, request = command.evidence, command.request
     from behavegate.commands.cache_policy import check_cache
 
-    check_cache(command, contract, os.environ)  # before any file is read or anything asked
+    check_cache(command, contract, os.environ, root)  # before any file is read or anything asked
     if contract.version >= 2 and contract.agent.tools_from_mcp is not None:  # read before anything else is asked
         from behavegate.commands.mcp_tools import with_listed_tools
 

@@ -10,29 +10,31 @@ answer, so a verdict from the cache is the verdict the answer got live.
 
 What is stored: a 2xx answer the reading path read without error (an error, a retryable
 status or a cut body is asked again next time). Entries are bounded (``MAX_RESPONSE_BYTES``
-of body and a small header), written to a temporary name and renamed into place, and read
-back checked (size, digest, key): anything else is a miss, never a crash. This is an
+of body, in base64, and a few small fields), written to a temporary name and renamed into place, and read
+back checked (size, digest, key): anything else is a miss, never a crash. The folder
+follows the rule of every file behavegate writes (files.py): inside the project or under
+``$RUNNER_TEMP``, never through a link. This is an
 authoring aid: commands/cache_policy.py refuses it wherever a CI verdict is made.
 """
 
 from __future__ import annotations
 
-import contextlib
+import base64
 import hashlib
 import json
-import os
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 
+from behavegate.errors import BehavegateError
+from behavegate.files import Place, read_placed, write_file
 from behavegate.limits import MAX_RESPONSE_BYTES
 
 FORMAT = "behavegate-answer-cache/1"
-HEADER_MAX_BYTES = 4096  # the entry's JSON header line: status, two headers, digests, timing
-ENTRY_MAX_BYTES = HEADER_MAX_BYTES + MAX_RESPONSE_BYTES
+HEADER_MAX_BYTES = 4096  # an entry's fields but the body: status, two headers, digests, timing
+ENTRY_MAX_BYTES = HEADER_MAX_BYTES + 4 * (MAX_RESPONSE_BYTES // 3 + 1)  # the body in base64
 KEPT_HEADERS = ("content-type", "content-encoding")  # what the reading path reads of a 2xx answer
 
 
@@ -49,8 +51,8 @@ class AnswerCache:
     """The run's cache directory and its counts (the report's provenance and note). One event
     loop uses it: counts need no lock."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, folder: Place) -> None:
+        self.folder = folder  # placed by the project's output rule (commands/cache_policy.py)
         self.hits = 0
         self.asked = 0  # answers that came from the agent (stored or not)
         self.stored = 0
@@ -102,31 +104,29 @@ def _where(url: str) -> str:
     return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
 
 
-def read_entry(directory: Path, key: str) -> tuple[int, dict[str, str], bytes, float] | None:
+def _place(folder: Place, key: str) -> Place:
+    return Place(folder.base, (*folder.parts, f"{key}.answer"), append=False)
+
+
+def read_entry(folder: Place, key: str) -> tuple[int, dict[str, str], bytes, float] | None:
     """The recorded status, headers, raw body and milliseconds; None for a miss (absent,
-    too large, unreadable, or not what its header says)."""
-    try:
-        with open(directory / f"{key}.answer", "rb") as handle:
-            data = handle.read(ENTRY_MAX_BYTES + 1)
-    except OSError:
-        return None
-    if len(data) > ENTRY_MAX_BYTES:
-        return None
-    head, newline, body = data.partition(b"\n")
-    if not newline or len(head) > HEADER_MAX_BYTES:
+    too large, a link, unreadable, or not what it says it is)."""
+    text = read_placed(_place(folder, key), ENTRY_MAX_BYTES)
+    if text is None:
         return None
     try:
-        header: Any = json.loads(head)
-        if not isinstance(header, dict) or header.get("format") != FORMAT or header.get("key") != key:
+        entry: Any = json.loads(text)
+        if not isinstance(entry, dict) or entry.get("format") != FORMAT or entry.get("key") != key:
             return None
         status, headers, size, sha, elapsed = (
-            header["status"],
-            header["headers"],
-            header["body_bytes"],
-            header["body_sha256"],
-            header["elapsed_ms"],
+            entry["status"],
+            entry["headers"],
+            entry["body_bytes"],
+            entry["body_sha256"],
+            entry["elapsed_ms"],
         )
-    except (UnicodeError, ValueError, RecursionError, KeyError):
+        body = base64.b64decode(entry["body_base64"], validate=True)
+    except (UnicodeError, ValueError, RecursionError, KeyError, TypeError):
         return None
     if not (isinstance(status, int) and 200 <= status < 300 and isinstance(headers, dict)):
         return None
@@ -137,34 +137,29 @@ def read_entry(directory: Path, key: str) -> tuple[int, dict[str, str], bytes, f
     return status, headers, body, float(elapsed)
 
 
-def write_entry(directory: Path, key: str, url: str, attempt: int, response: httpx.Response, body: bytes, ms: float) -> bool:
-    """Stored atomically (a temporary name renamed into place: a reader sees the old entry or
-    the new one); False when it could not be (the run goes on, the answer is not cached)."""
-    headers = {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers}
-    header = {
+def write_entry(folder: Place, key: str, url: str, attempt: int, response: httpx.Response, body: bytes, ms: float) -> bool:
+    """Stored by the project's one writer (files.write_file: a temporary name renamed into
+    place, no link followed); False when it could not be (the run goes on, uncached)."""
+    if len(body) > MAX_RESPONSE_BYTES:
+        return False
+    entry = {
         "format": FORMAT,
         "key": key,
         "endpoint": _where(url),
         "attempt": attempt,
         "status": response.status_code,
-        "headers": headers,
+        "headers": {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers},
         "body_bytes": len(body),
         "body_sha256": hashlib.sha256(body).hexdigest(),
         "elapsed_ms": round(ms, 3),
+        "body_base64": base64.b64encode(body).decode("ascii"),  # as it came off the wire: maybe gzip
     }
-    head = json.dumps(header, sort_keys=True, ensure_ascii=True).encode()
-    if len(head) > HEADER_MAX_BYTES or len(body) > MAX_RESPONSE_BYTES:
+    text = json.dumps(entry, sort_keys=True, ensure_ascii=True)
+    if len(text) > ENTRY_MAX_BYTES:
         return False
-    temp = directory / f".{key}.{os.urandom(8).hex()}.tmp"
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-        with os.fdopen(os.open(temp, flags, 0o600), "wb") as handle:
-            handle.write(head + b"\n" + body)
-        os.replace(temp, directory / f"{key}.answer")
-    except OSError:
-        with contextlib.suppress(OSError):
-            temp.unlink()
+        write_file(_place(folder, key), text, "--cache")
+    except (BehavegateError, OSError):
         return False
     return True
 
@@ -203,7 +198,7 @@ class CachedTransport(httpx.AsyncBaseTransport):
         url = str(request.url)
         key = request_key(request.method, url, body, self.attempt)
         self.pending = None
-        found = read_entry(self.cache.directory, key)
+        found = read_entry(self.cache.folder, key)
         if found is not None:
             status, headers, raw, elapsed = found
             self.cache.hits += 1
@@ -228,7 +223,7 @@ class CachedTransport(httpx.AsyncBaseTransport):
         if recorded.size > MAX_RESPONSE_BYTES:
             return
         ms = (time.monotonic() - started) * 1000
-        if write_entry(self.cache.directory, key, url, self.attempt, response, b"".join(recorded.chunks), ms):
+        if write_entry(self.cache.folder, key, url, self.attempt, response, b"".join(recorded.chunks), ms):
             self.cache.stored += 1
 
     async def aclose(self) -> None:
