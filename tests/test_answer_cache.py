@@ -114,9 +114,10 @@ def test_every_view_says_how_many_answers_came_from_the_cache(
     agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     _run(agent, capsys)
-    main(["test", "c.yml", "--endpoint", agent, "--no-artifacts", "--cache", "answers", "--summary", "s.md", "--junit", "j.xml"])
+    views = ["--summary", "s.md", "--junit", "j.xml", "--html", "r.html"]
+    main(["test", "c.yml", "--endpoint", agent, "--no-artifacts", "--cache", "answers", *views])
     table = capsys.readouterr().out
-    for text in (table, (tmp_path / "s.md").read_text(), (tmp_path / "j.xml").read_text()):
+    for text in (table, *((tmp_path / name).read_text() for name in ("s.md", "j.xml", "r.html"))):
         assert "answers from cache: 4 of 4" in text
 
 
@@ -240,3 +241,38 @@ def test_the_folder_follows_the_output_rule(agent: str, capsys: pytest.CaptureFi
         assert code == 2 and Numbered.requests == 0
         assert problem in capsys.readouterr().err
     assert not list(outside.iterdir())
+
+
+class Streaming(QuietHandler):
+    """Answers as an event stream, sent unasked (a version-2 contract reads it by its Content-Type)."""
+
+    requests: ClassVar[int] = 0
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).requests += 1
+        deltas = [{"content": "hel"}, {"content": f"lo {self.requests}"}]
+        events = [json.dumps({"choices": [{"delta": d, "finish_reason": None}]}) for d in deltas]
+        events.append(json.dumps({"choices": [{"delta": {}, "finish_reason": "stop"}]}))
+        body = "".join(f"data: {event}\n\n" for event in [*events, "[DONE]"]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def test_a_streamed_answer_is_replayed_through_the_stream_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("CI", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "c.yml").write_text(CONTRACT)
+    with loopback(Streaming) as url:
+        live_code, live = _run(url, capsys)
+        Streaming.requests = 0
+        cached_code, cached = _run(url, capsys)
+    assert Streaming.requests == 0 and live_code == cached_code == 1
+    assert _answers(cached) == _answers(live) and _verdicts(cached) == _verdicts(live)
+    assert sorted(a for answers in _answers(live).values() for a in answers) == [f"hello {n}" for n in range(1, 5)]
