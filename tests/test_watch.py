@@ -106,6 +106,8 @@ def test_once_runs_test_and_exits_with_its_status(project: Path, capsys: pytest.
 def test_the_watched_files_are_the_contract_its_includes_and_the_evidence(project: Path) -> None:
     command = _command("c.yml", "--observations", "obs.json")
     assert [path.name for path in watch.watched(command.test, project)] == ["c.yml", "library.yml", "obs.json"]
+    (project / "library.yml").write_text("version: 2\nscenarios: [{id: x}]\n")  # a broken include: still watched
+    assert [path.name for path in watch.watched(command.test, project)] == ["c.yml", "library.yml", "obs.json"]
     (project / "c.yml").write_text("version: [")  # a contract that does not load is still watched
     assert [path.name for path in watch.watched(command.test, project)] == ["c.yml", "obs.json"]
 

@@ -21,6 +21,7 @@ from behavegate.github.console import Console
 
 Stamp = tuple[str, int, int] | tuple[str, None, None]  # path, size, mtime_ns (None: missing)
 MIN_INTERVAL, MAX_INTERVAL = 0.05, 60.0
+MAX_WATCHED_BYTES = 16 * 1024 * 1024  # a contract read for its file names after it failed to load
 
 
 def run(command: WatchCommand, console: Console, sleep: Callable[[float], None] = time.sleep) -> int:
@@ -94,8 +95,28 @@ def _included(path: Path, cwd: Path) -> list[Path]:
     from behavegate.errors import BehavegateError
 
     try:
-        contract = load_contract(path, cwd)
+        names: Iterable[str] = load_contract(path, cwd).included
     except (BehavegateError, OSError):
-        return []
+        names = _named_files(path)  # a broken include fails the load: fixing it is the change awaited
     # Built-in libraries (builtin:NAME) ship with behavegate: they do not change under a watch.
-    return [path.parent / name for name in contract.included if not name.startswith("builtin:")]
+    return [path.parent / name for name in names if not name.startswith("builtin:")]
+
+
+def _named_files(path: Path) -> list[str]:
+    """The files a contract that does not load names (``include:``, ``queries: FILE``), read
+    as plain YAML; none when even that fails."""
+    import yaml
+
+    from behavegate.files import read_project_text
+
+    try:
+        _, text = read_project_text(path, path.parent, "Contract", MAX_WATCHED_BYTES)
+        data = yaml.safe_load(text)
+    except Exception:  # any unreadable contract: only the file itself is watched
+        return []
+    if not isinstance(data, dict):
+        return []
+    included = data.get("include")
+    names = [name for name in included if isinstance(name, str)] if isinstance(included, list) else []
+    queries = data.get("queries")
+    return [*names, queries] if isinstance(queries, str) else names
