@@ -276,3 +276,26 @@ def test_a_streamed_answer_is_replayed_through_the_stream_reader(
     assert Streaming.requests == 0 and live_code == cached_code == 1
     assert _answers(cached) == _answers(live) and _verdicts(cached) == _verdicts(live)
     assert sorted(a for answers in _answers(live).values() for a in answers) == [f"hello {n}" for n in range(1, 5)]
+
+
+SERVED_TOOLS = """version: 2
+agent:
+  model: m
+  mcp: {serve: true}
+  tools:
+    - {name: lookup_order, description: Look an order up., parameters: {type: object}}
+scenarios:
+  - id: a-1
+    prompt: A-1
+    tool_results: {lookup_order: {status: shipped}}
+    expect: {tools: {max_calls: 1}}
+"""
+
+
+def test_refused_for_an_agent_whose_tool_calls_land_on_behavegates_mcp_server(
+    agent: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "c.yml").write_text(SERVED_TOOLS)
+    code = main(["test", "c.yml", "--endpoint", agent, "--no-artifacts", "--cache", "answers"])
+    assert code == 2 and Numbered.requests == 0
+    assert "tool-side evidence is not replayed" in capsys.readouterr().err
