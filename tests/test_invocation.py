@@ -33,11 +33,15 @@ def _given(action: argparse.Action) -> list[str]:
         return [flag, next(str(c) for c in action.choices if c != action.default)]
     if action.dest == "gate_tag":
         return [flag, "a=0.5"]
+    if action.dest == "interval":  # watch's: 0.5 is its default
+        return [flag, "2"]
     numeric = action.type is float or action.dest == "min_pass_rate"
     return [flag, "3" if action.type is int else "0.5" if numeric else "x"]
 
 
-@pytest.mark.parametrize(("command", "positional"), [("test", []), ("merge", ["shard.json"])], ids=["test", "merge"])
+@pytest.mark.parametrize(
+    ("command", "positional"), [("test", []), ("watch", []), ("merge", ["shard.json"])], ids=["test", "watch", "merge"]
+)
 def test_every_option_given_reaches_the_commands_frozen_value(command: str, positional: list[str]) -> None:
     """An option the builder forgot would be parsed and then silently ignored."""
     bare = parsed(build_parser().parse_args([command, *positional]))

@@ -12,7 +12,7 @@ from behavegate import limits
 from behavegate.gating import FailOn
 
 if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without them
-    from behavegate.commands.invocation import Command, Gating
+    from behavegate.commands.invocation import Command, Gating, TestCommand
     from behavegate.commands.request import TestRequest
     from behavegate.github.console import ArgumentParser, Console
     from behavegate.github.views import Views
@@ -40,204 +40,32 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         description="Judge an agent's behavior against a contract. Exit 0: every assertion passed; "
         "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
     )
-    test.add_argument(
-        "contract",
-        nargs="*",
-        default=None,
-        metavar="CONTRACT",
-        help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
-        "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
-        ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
-        "dependency and build folders: docs/oxy.md)",
+    _test_options(test)
+    watch = commands.add_parser(
+        "watch",
+        console=console,
+        help="run test again whenever the contract, its includes or datasets change",
+        description="Run `behavegate test` with these options, then again whenever the contract, its included "
+        "files, its datasets or the --observations file change (their sizes and modification times, polled). "
+        "Each run prints its table. Ctrl-C stops it (exit 0). For writing a contract: pair it with --cache DIR "
+        "or --observations FILE so a re-run does not ask the agent again (docs/authoring.md).",
     )
-    # Grouped as people look for options: --help (and its usage line) shows them in this order.
-    evidence = test.add_argument_group(*GROUPS["evidence"])
-    evidence.add_argument(
-        "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
-    )
-    evidence.add_argument(
-        "--traces",
-        action="append",
-        default=[],
-        metavar="FILE_OR_DIR",
-        help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)",
-    )
-    _trace_options(evidence)
-    evidence.add_argument(
-        "--save-observations",
-        default=None,
-        metavar="FILE",
-        help="write what a live run observed as an observation file (token redacted) to replay offline",
-    )
-    live = test.add_argument_group(*GROUPS["live"])
-    live.add_argument(
-        "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
-    )
-    live.add_argument(
-        "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
-    )
-    live.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
-    live.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
-    live.add_argument(
-        "--allow-host",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
-        "RFC 1918 or unique local addresses (repeatable; for CI service containers)",
-    )
-    live.add_argument(
-        "--mcp-listen",
-        default=None,
-        metavar="ADDR",
-        help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
-        "the Action container's own address on the job network, for an agent in a service container",
-    )
-    live.add_argument(
-        "--tools-mcp",
-        default=None,
-        metavar="URL",
-        help="agent.tools_from: the trusted MCP server whose tools/list is the agent's tools (overrides agent.tools_from.mcp)",
-    )
-    live.add_argument(
-        "--mcp-port",
-        type=int,
-        default=None,
-        metavar="PORT",
-        help="agent.mcp: the port the scripted MCP tool server binds (default: an ephemeral one); "
-        "agent.mcp.url: fixed needs it (the agent is configured with http://ADDR:PORT/mcp)",
-    )
-    live.add_argument(
-        "--concurrency",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
-        f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})",
-    )
-    live.add_argument(
-        "--retries",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"version 2: send a request again up to N times (0-{limits.MAX_RETRIES}) on HTTP 429, 502, 503, 504 "
-        "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
-        "each retry is recorded (default: never)",
-    )
-    selection = test.add_argument_group(*GROUPS["selection"])
-    selection.add_argument(
-        "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
-    )
-    selection.add_argument(
-        "--case",
-        action="append",
-        default=None,
-        metavar="CASE",
-        help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
-        "(one file; repeat for several; a value naming two cases is refused)",
-    )
-    selection.add_argument(
-        "--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)"
-    )
-    selection.add_argument(
-        "--tag",
-        action="append",
-        dest="tags",
-        default=[],
-        metavar="TAG",
-        help="version 2: only scenarios with this tag or golden-query category (repeatable)",
-    )
-    selection.add_argument(
-        "--max-scenarios",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
-        f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})",
-    )
-    selection.add_argument(
-        "--max-assertions",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
-        f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250",
-    )
-    budgets = test.add_argument_group(*GROUPS["budgets"])
-    budgets.add_argument(
-        "--max-seconds",
+    _test_options(watch)
+    watching = watch.add_argument_group("watching", "how often the files are looked at, and when to stop")
+    watching.add_argument(
+        "--interval",
         type=float,
-        default=None,
+        default=0.5,
         metavar="S",
-        help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})",
+        help="seconds between looks at the watched files, 0.05-60 (default: 0.5)",
     )
-    budgets.add_argument(
-        "--max-tokens",
+    watching.add_argument("--once", action="store_true", help="run once and exit with the run's status (no watching)")
+    watching.add_argument(
+        "--max-runs",
         type=int,
         default=None,
         metavar="N",
-        help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})",
-    )
-    budgets.add_argument(
-        "--max-total-tokens",
-        type=int,
-        default=None,
-        metavar="N",
-        help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
-        "reported N tokens, no further attempt is sent and those left are incomplete (default: none)",
-    )
-    budgets.add_argument(
-        "--max-cost",
-        type=float,
-        default=None,
-        metavar="USD",
-        help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
-        "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)",
-    )
-    _judge_options(test.add_argument_group(*GROUPS["judging"]))
-    gates = test.add_argument_group(*GROUPS["gates"])
-    _gating(gates)
-    gates.add_argument(
-        "--min-pass-rate",
-        type=_rate,
-        default=None,
-        metavar="RATE",
-        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
-    )
-    gates.add_argument(
-        "--gate-tag",
-        action="append",
-        type=_gate_tag,
-        default=None,
-        metavar="TAG=RATE",
-        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
-    )
-    gates.add_argument(
-        "--threshold-mode",
-        choices=["average", "all"],
-        default=None,
-        help="version 2: the floor applies to the average, or to every included file",
-    )
-    outputs = test.add_argument_group(*GROUPS["outputs"])
-    outputs.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
-    outputs.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
-    outputs.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
-    outputs.add_argument(
-        "--verbose",
-        "-v",
-        action="store_true",
-        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
-        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
-    )
-    outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
-    _views(outputs)
-    sharding = test.add_argument_group(*GROUPS["sharding"])
-    sharding.add_argument(
-        "--shard",
-        default=None,
-        metavar="K/N",
-        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
-        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
+        help="stop after N runs, exiting with the last run's status (default: until Ctrl-C)",
     )
 
     merge = commands.add_parser(
@@ -361,6 +189,217 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         choices=[1, 2],
         default=1,
         help="contract version to start from (default: 1, the skylos-compatible format)",
+    )
+
+
+def _test_options(test: argparse.ArgumentParser) -> None:
+    """``test``'s arguments; ``watch`` takes the same."""
+    test.add_argument(
+        "contract",
+        nargs="*",
+        default=None,
+        metavar="CONTRACT",
+        help="contract paths, or folders of them (their *.yml and *.yaml files); several make a suite, each "
+        "contract its own testsuite in every report (default: discover .behavegate/contract.yml, then "
+        ".skylos/agent-test.yml, and every Oxy test file (*.test.yml with cases) in the project outside hidden, "
+        "dependency and build folders: docs/oxy.md)",
+    )
+    # Grouped as people look for options: --help (and its usage line) shows them in this order.
+    evidence = test.add_argument_group(*GROUPS["evidence"])
+    evidence.add_argument(
+        "--observations", default=None, metavar="FILE", help="judge a captured observation file (offline; no network)"
+    )
+    evidence.add_argument(
+        "--traces",
+        action="append",
+        default=[],
+        metavar="FILE_OR_DIR",
+        help="judge recorded OpenTelemetry traces: a file or a folder of them (repeatable; offline; no network)",
+    )
+    _trace_options(evidence)
+    evidence.add_argument(
+        "--save-observations",
+        default=None,
+        metavar="FILE",
+        help="write what a live run observed as an observation file (token redacted) to replay offline",
+    )
+    live = test.add_argument_group(*GROUPS["live"])
+    live.add_argument(
+        "--endpoint", default=None, metavar="URL", help="trusted agent endpoint for this run (overrides agent.endpoint)"
+    )
+    live.add_argument(
+        "--auth-env", default=None, metavar="VAR", help="environment variable holding a bearer token; requires --endpoint"
+    )
+    live.add_argument("--allow-remote", action="store_true", help="allow a non-loopback HTTPS --endpoint")
+    live.add_argument("--allow-contract-endpoint", action="store_true", help="allow the contract's own loopback endpoint")
+    live.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="allow plain-http endpoints on this service host name when it resolves only to loopback, "
+        "RFC 1918 or unique local addresses (repeatable; for CI service containers)",
+    )
+    live.add_argument(
+        "--mcp-listen",
+        default=None,
+        metavar="ADDR",
+        help="agent.mcp: the IP address the scripted MCP tool server binds (default 127.0.0.1); e.g. "
+        "the Action container's own address on the job network, for an agent in a service container",
+    )
+    live.add_argument(
+        "--tools-mcp",
+        default=None,
+        metavar="URL",
+        help="agent.tools_from: the trusted MCP server whose tools/list is the agent's tools (overrides agent.tools_from.mcp)",
+    )
+    live.add_argument(
+        "--mcp-port",
+        type=int,
+        default=None,
+        metavar="PORT",
+        help="agent.mcp: the port the scripted MCP tool server binds (default: an ephemeral one); "
+        "agent.mcp.url: fixed needs it (the agent is configured with http://ADDR:PORT/mcp)",
+    )
+    live.add_argument(
+        "--concurrency",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"live requests in flight at once, 1-{limits.MAX_CONCURRENCY} (default: an Oxy test file's "
+        f"settings.concurrency, else {limits.DEFAULT_CONCURRENCY})",
+    )
+    live.add_argument(
+        "--retries",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"version 2: send a request again up to N times (0-{limits.MAX_RETRIES}) on HTTP 429, 502, 503, 504 "
+        "or a connection reset, after a backoff or the server's Retry-After, within the request's deadline; "
+        "each retry is recorded (default: never)",
+    )
+    live.add_argument(
+        "--cache",
+        default=None,
+        metavar="DIR",
+        help="authoring only: replay the agent's answers from DIR, keyed by the exact request and attempt index, "
+        "and store those not there yet; refused under CI=true or GITHUB_ACTIONS=true and with --baseline, "
+        "--fail-on regression, --shard, --github-output or --annotations (every view says how many answers came from it)",
+    )
+    selection = test.add_argument_group(*GROUPS["selection"])
+    selection.add_argument(
+        "--scenario", action="append", dest="scenarios", metavar="ID", help="run only this scenario id (repeatable)"
+    )
+    selection.add_argument(
+        "--case",
+        action="append",
+        default=None,
+        metavar="CASE",
+        help="an Oxy test file: run only this case, by 0-based index, name, exact prompt or scenario id "
+        "(one file; repeat for several; a value naming two cases is refused)",
+    )
+    selection.add_argument(
+        "--runs", type=int, default=None, metavar="N", help="version 2: attempts per scenario (overrides runs)"
+    )
+    selection.add_argument(
+        "--tag",
+        action="append",
+        dest="tags",
+        default=[],
+        metavar="TAG",
+        help="version 2: only scenarios with this tag or golden-query category (repeatable)",
+    )
+    selection.add_argument(
+        "--max-scenarios",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"most scenarios a run may select (default: {limits.DEFAULT_MAX_SCENARIOS}, at most {limits.MAX_RUN_SCENARIOS}, "
+        f"for a version-1 contract; version 2: every scenario it names, at most {limits.V2_MAX_SCENARIOS:,})",
+    )
+    selection.add_argument(
+        "--max-assertions",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"version 2: most assertions a contract may hold (default: {limits.V2_MAX_ASSERTIONS:,}; "
+        f"at most {limits.MAX_ASSERTIONS_CEILING:,}); version 1 keeps skylos's 250",
+    )
+    budgets = test.add_argument_group(*GROUPS["budgets"])
+    budgets.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        metavar="S",
+        help=f"wall-time budget of the run, 0-{int(limits.MAX_RUN_SECONDS)} (default: {int(limits.DEFAULT_MAX_SECONDS)})",
+    )
+    budgets.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"response-token cap sent to the endpoint, 1-{limits.MAX_OUTPUT_TOKENS} (default: {limits.DEFAULT_MAX_TOKENS})",
+    )
+    budgets.add_argument(
+        "--max-total-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"live: the whole run's token budget, 1-{limits.MAX_RUN_TOKENS:,}: once the finished attempts "
+        "reported N tokens, no further attempt is sent and those left are incomplete (default: none)",
+    )
+    budgets.add_argument(
+        "--max-cost",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="version 2 live: the whole run's cost budget in USD, priced by agent.pricing: once the finished "
+        "attempts cost this much, no further attempt is sent and those left are incomplete (default: none)",
+    )
+    _judge_options(test.add_argument_group(*GROUPS["judging"]))
+    gates = test.add_argument_group(*GROUPS["gates"])
+    _gating(gates)
+    gates.add_argument(
+        "--min-pass-rate",
+        type=_rate,
+        default=None,
+        metavar="RATE",
+        help="version 2: suite-wide pass-rate floor, 0-1 (overrides gates.min_pass_rate)",
+    )
+    gates.add_argument(
+        "--gate-tag",
+        action="append",
+        type=_gate_tag,
+        default=None,
+        metavar="TAG=RATE",
+        help="version 2: a pass-rate gate on the scenarios tagged TAG (repeatable; over gates.by_tag)",
+    )
+    gates.add_argument(
+        "--threshold-mode",
+        choices=["average", "all"],
+        default=None,
+        help="version 2: the floor applies to the average, or to every included file",
+    )
+    outputs = test.add_argument_group(*GROUPS["outputs"])
+    outputs.add_argument("--format", choices=["table", "json"], default="table", help="output format (default: table)")
+    outputs.add_argument("--output", "-o", default=None, metavar="FILE", help="write the output to a file inside the project")
+    outputs.add_argument("--quiet", "-q", action="store_true", help="table: an Oxy test file's cases, score and consistency only")
+    outputs.add_argument(
+        "--verbose",
+        "-v",
+        action="store_true",
+        help="table: every scenario's row (past 50 scenarios only those that did not pass are listed); for each "
+        "run that did not pass, the agent's tool calls, its answer and the judge's reasoning",
+    )
+    outputs.add_argument("--no-artifacts", action="store_true", help="do not write evidence artifacts")
+    _views(outputs)
+    sharding = test.add_argument_group(*GROUPS["sharding"])
+    sharding.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N (a stable partition of the scenario attempts) and write a shard report; "
+        "exit 0 once it is written: `behavegate merge` of every shard report gives the verdict",
     )
 
 
@@ -512,28 +551,10 @@ def parsed(args: argparse.Namespace) -> Command:
     Namespace is read (argparse leaves every option that was not given at its default)."""
     from behavegate.commands import invocation as given
 
+    if args.command == "watch":
+        return given.WatchCommand(test=_test_command(args), interval=args.interval, max_runs=1 if args.once else args.max_runs)
     if args.command == "test":
-        return given.TestCommand(
-            contracts=tuple(args.contract or ()),
-            request=_request(args),
-            evidence=given.Evidence(
-                observations=args.observations,
-                traces=tuple(args.traces),
-                trace_format=args.trace_format,
-                trace_bind=args.trace_bind,
-                trace_attribute=args.trace_attribute,
-            ),
-            live=given.LiveAccess(
-                allow_hosts=tuple(args.allow_host),
-                mcp_listen=args.mcp_listen,
-                mcp_port=args.mcp_port,
-                tools_mcp=args.tools_mcp,
-            ),
-            cases=tuple(args.case) if args.case is not None else None,
-            shard=args.shard,
-            gating=_gating_of(args),
-            views=_views_of(args),
-        )
+        return _test_command(args)
     if args.command == "merge":
         return given.MergeCommand(
             reports=tuple(args.reports),
@@ -563,6 +584,34 @@ def parsed(args: argparse.Namespace) -> Command:
     if args.command == "validate":
         return given.ValidateCommand(contracts=tuple(args.contract or ()), format=args.format)
     raise ValueError(f"no such command: {args.command!r}")
+
+
+def _test_command(args: argparse.Namespace) -> TestCommand:
+    """``test`` (and ``watch``, which runs it) as invoked."""
+    from behavegate.commands import invocation as given
+
+    return given.TestCommand(
+        contracts=tuple(args.contract or ()),
+        request=_request(args),
+        evidence=given.Evidence(
+            observations=args.observations,
+            traces=tuple(args.traces),
+            trace_format=args.trace_format,
+            trace_bind=args.trace_bind,
+            trace_attribute=args.trace_attribute,
+        ),
+        live=given.LiveAccess(
+            allow_hosts=tuple(args.allow_host),
+            mcp_listen=args.mcp_listen,
+            mcp_port=args.mcp_port,
+            tools_mcp=args.tools_mcp,
+            cache=args.cache,
+        ),
+        cases=tuple(args.case) if args.case is not None else None,
+        shard=args.shard,
+        gating=_gating_of(args),
+        views=_views_of(args),
+    )
 
 
 def _request(args: argparse.Namespace) -> TestRequest:

@@ -32,6 +32,7 @@ class LiveAccess:
     mcp_listen: str | None = None
     mcp_port: int | None = None
     tools_mcp: str | None = None  # --tools-mcp: the trusted server agent.tools_from lists tools from
+    cache: str | None = None  # --cache DIR: answers replayed from and stored in DIR (authoring; commands/cache_policy.py)
 
     def given(self) -> bool:
         """Flags only a live run reads (--tools-mcp is read offline too)."""
@@ -72,6 +73,15 @@ class TestCommand:
     gating: Gating = field(default_factory=Gating)
     views: Views = field(default_factory=Views)
     suite: SuiteShare = field(default_factory=SuiteShare)
+
+
+@frozen
+class WatchCommand:
+    """``behavegate watch``: ``test`` run again whenever its files change."""
+
+    test: TestCommand = field(default_factory=TestCommand)
+    interval: float = 0.5  # seconds between looks at the watched files
+    max_runs: int | None = None  # stop after this many runs (--once: 1); None: until Ctrl-C
 
 
 @frozen
@@ -139,4 +149,14 @@ class ValidateCommand:
     format: Format = "table"
 
 
-Command = ValidateCommand | TestCommand | MergeCommand | ReplayCommand | ShowCommand | ListCommand | InitCommand | TracesCommand
+Command = (
+    ValidateCommand
+    | TestCommand
+    | WatchCommand
+    | MergeCommand
+    | ReplayCommand
+    | ShowCommand
+    | ListCommand
+    | InitCommand
+    | TracesCommand
+)

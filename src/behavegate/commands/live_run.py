@@ -56,6 +56,12 @@ def run_live(
         mcp_listen=live_access.mcp_listen,
         mcp_port=live_access.mcp_port,
     )
+    if live_access.cache is not None:  # allowed here: commands/cache_policy.py refused it everywhere else
+        from behavegate.commands.cache_policy import cache_folder
+        from behavegate.evidence.answer_cache import AnswerCache
+
+        folder = cache_folder(live_access.cache, root, os.environ, Path.cwd())
+        settings = records.replace(settings, cache=AnswerCache(folder))
     if settings.spend is not None:  # a suite's earlier contracts spent part of the budgets (commands/suite_run.py)
         spent = command.suite
         settings = records.replace(
@@ -234,9 +240,15 @@ def gather(
         contract,
         evaluation,
         mode="live",
-        provenance={**provenance, **live.judge_provenance(settings)}
-        if provenance
-        else live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds),
+        provenance={
+            **(
+                {**provenance, **live.judge_provenance(settings)}
+                if provenance
+                else live.provenance(settings, options.max_scenarios, contract.agent.timeout_seconds)
+            ),
+            # Counted now every answer is in: how many were replayed (--cache).
+            **(settings.cache.provenance() if settings.cache is not None else {}),
+        },
         facts=facts,
         contract_display_path=display,
         version=__version__,
@@ -251,6 +263,7 @@ def gather(
 def run_notes(contract: Contract, settings: live.LiveSettings, observations: list[Observation]) -> tuple[str, ...]:
     notes = (
         unreachable_note(settings, observations),
+        settings.cache.note() if settings.cache is not None else None,
         absent_calls_note(contract, observations),
         tool_side_note(observations),
         fixed_url_note(contract),

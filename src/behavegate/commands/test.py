@@ -160,6 +160,9 @@ def _prepare(
     # This contract's own settings: in a suite, the others' stay theirs.
     command = _file_settings(command, contract, display_path(contract.path, root))
     evidence, request = command.evidence, command.request
+    from behavegate.commands.cache_policy import check_cache
+
+    check_cache(command, contract, os.environ, root)  # before any file is read or anything asked
     if contract.version >= 2 and contract.agent.tools_from_mcp is not None:  # read before anything else is asked
         from behavegate.commands.mcp_tools import with_listed_tools
 

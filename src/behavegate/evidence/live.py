@@ -20,6 +20,7 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from behavegate.evidence.answer_cache import CachedTransport
 from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
 from behavegate.evidence.budgets import Spent, spend_limits
 from behavegate.evidence.chat import (
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # the MCP SDK (and its web server) is imported only by a run 
 
 MCP_URL_HEADER = "X-Behavegate-MCP-URL"  # every request of an attempt carries its MCP URL here (agent.mcp)
 OnDone = Callable[["Job", Observation, Timing], None]
-Opened = Callable[[Mapping[str, str]], AbstractAsyncContextManager[Send]]  # an attempt's connection, with its own headers
+Opened = Callable[["Job", Mapping[str, str]], AbstractAsyncContextManager[Send]]  # an attempt's connection, with its own headers
 
 
 def _stamp() -> str:
@@ -65,6 +66,8 @@ async def _observe(
     if (spent_reason := spent.exhausted()) is not None:
         return Observation(scenario_id=job.scenario.id, error=spent_reason), Timing(started_at, started_at, 0)
     observation = await converse(send, contract, job.scenario, settings, tools.url if tools else None, tools)
+    # Answers replayed from --cache took no time now: the attempt is timed as they took when recorded.
+    replayed = settings.cache.tally(job.scenario.id, job.attempt).replayed_ms if settings.cache is not None else 0.0
     if tools is not None:  # the answer is in: what reaches the attempt's MCP path later is not its evidence
         from behavegate.evidence.mcp_server import tool_side
 
@@ -73,7 +76,7 @@ async def _observe(
     spent.add(observation)
     if contract.version >= 2 and observation.error is not None and out_of_time(settings, time.monotonic()):
         observation = replace(observation, error=budget_reason(settings, observation.error))
-    duration = (time.monotonic() - started) * 1000
+    duration = (time.monotonic() - started) * 1000 + replayed
     if contract.version >= 2 and observation.error is None:
         observation = replace(observation, latency_ms=round(duration, 3))
     return observation, Timing(started_at, _stamp(), int(duration))
@@ -95,22 +98,37 @@ def http_sender(
 
     async def send(pieces: tuple[bytes, ...], deadline: float, limit: int) -> tuple[Any, int]:
         # The raw body lives only in here: what outlives the request is the parsed response.
-        return await post_chat(client, Exchange(url, pieces, headers, deadline, limit), events)
+        answer = await post_chat(client, Exchange(url, pieces, headers, deadline, limit), events)
+        if isinstance(client, CachedTransport):  # read without error: kept for the next run (--cache)
+            client.commit()
+        return answer
 
     return send
 
 
 @asynccontextmanager
 async def http_connection(
-    settings: LiveSettings, contract: Contract | None = None, spares: Spares | None = None, extra: Mapping[str, str] | None = None
+    settings: LiveSettings,
+    contract: Contract | None = None,
+    spares: Spares | None = None,
+    extra: Mapping[str, str] | None = None,
+    job: Job | None = None,
 ) -> AsyncIterator[Send]:
     """One attempt's connection to the endpoint, closed when the attempt ends: HTTP/1.1 has
     no correlation, so an answer meant for one attempt (sent twice, or late) can never be
     read by another. The attempt's turns share it while it stays clean; it may come from
-    ``spares``, opened ahead and never used (evidence/h11_transport.py)."""
+    ``spares``, opened ahead and never used (evidence/h11_transport.py). With ``--cache``
+    (``settings.cache``), ``job``'s attempt index is part of every answer's key."""
     assert settings.endpoint is not None
-    async with new_client(1, spares) as client:
-        yield http_sender(client, settings, contract, extra)
+    cache = settings.cache
+    # No connection dialled ahead with a cache: a run answered from it needs no agent running.
+    async with new_client(1, None if cache is not None else spares) as client:
+        if cache is None:
+            yield http_sender(client, settings, contract, extra)
+            return
+        attempt, scenario_id = (job.attempt, job.scenario.id) if job is not None else (0, "")
+        cached = CachedTransport(client, cache, attempt, cache.tally(scenario_id, attempt))
+        yield http_sender(cached, settings, contract, extra)
 
 
 async def _ask(client: Client, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
@@ -197,7 +215,11 @@ async def observe_all(
     if schedule is not None:  # attempt 1 of every scenario, then attempt 2, ...
         pending.sort(key=lambda index: todo[index].attempt)
     spares = Spares(settings.concurrency)  # one ready for each worker's next attempt
-    opened: Opened = (lambda extra: connect()) if connect else (lambda extra: http_connection(settings, contract, spares, extra))
+    opened: Opened = (
+        (lambda job, extra: connect())
+        if connect
+        else (lambda job, extra: http_connection(settings, contract, spares, extra, job))
+    )
     asked = any(job.scenario.expect.judge is not None or job.scenario.simulated_user is not None for job in todo)
     judge = settings.judge if asked else None
 
@@ -285,7 +307,7 @@ async def _work(
                             observation, timing = Observation(scenario_id=job.scenario.id, error=tools), Timing(stamp, stamp, 0)
                         else:
                             extra = {MCP_URL_HEADER: tools.url} if tools is not None else {}
-                            async with opened(extra) as send:  # each attempt on connections of its own
+                            async with opened(job, extra) as send:  # each attempt on connections of its own
                                 observation, timing = await _observe(send, contract, job, settings, tally, tools)
                     if judge is not None and ask_judge is not None:
                         # One more evidence step, inside the run's time budget.

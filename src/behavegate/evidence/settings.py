@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate.evidence.budgets import AttemptBudget, SpendLimit
 from behavegate.evidence.judge_client import JudgeSettings
@@ -13,6 +13,9 @@ from behavegate.evidence.retry import RetryPolicy
 from behavegate.evidence.simulated_user import AskUser
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
+
+if TYPE_CHECKING:
+    from behavegate.evidence.answer_cache import AnswerCache
 
 Send = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]
 """One request of a conversation, whatever answers it: the JSON request body (in pieces),
@@ -39,3 +42,4 @@ class LiveSettings:
     mcp_listen: str | None = None  # agent.mcp.serve: the address the tool server binds (--mcp-listen; loopback by default)
     mcp_fixed: bool = False  # agent.mcp.url: fixed (the report's provenance says so)
     mcp_port: int = 0  # the port it binds (--mcp-port; 0: an ephemeral one); agent.mcp.url: fixed needs one
+    cache: AnswerCache | None = None  # --cache DIR (authoring only): answers replayed from, and stored in, DIR
