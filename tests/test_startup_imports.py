@@ -67,7 +67,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 class _Hello(QuietHandler):
     def do_POST(self: BaseHTTPRequestHandler) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        send_json(self, {"choices": [{"message": {"role": "assistant", "content": "hello", "tool_calls": []}, "finish_reason": "stop"}]})
+        send_json(
+            self, {"choices": [{"message": {"role": "assistant", "content": "hello", "tool_calls": []}, "finish_reason": "stop"}]}
+        )
 
 
 def _live_run_modules(tmp_path: Path, *flags: str) -> tuple[int, set[str]]:
