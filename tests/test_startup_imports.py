@@ -32,6 +32,7 @@ NOT_IMPORTED = (
     "behavegate.render.sarif",
     "behavegate.render.annotations",
     "behavegate.report.baseline_file",
+    "behavegate.report.comparison",  # --baseline only
     "behavegate.evidence.observation_file",
     "behavegate.commands.offline",
     "behavegate.evidence.mcp_server",
