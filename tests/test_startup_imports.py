@@ -33,6 +33,7 @@ NOT_IMPORTED = (
     "behavegate.render.annotations",
     "behavegate.report.baseline_file",
     "behavegate.report.comparison",  # --baseline only
+    "behavegate.evidence.shard",  # --shard only
     "behavegate.evidence.observation_file",
     "behavegate.commands.offline",
     "behavegate.evidence.mcp_server",

@@ -15,7 +15,6 @@ from collections.abc import Iterator, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
 from behavegate.gating import FailOn, GateKind, fail_on_status
 from behavegate.model import (
@@ -39,7 +38,8 @@ from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 from behavegate.report.oxy import block as oxy_block
 from behavegate.text import path_text
 
-if TYPE_CHECKING:  # annotations only: a run without --baseline never builds a comparison
+if TYPE_CHECKING:  # annotations only: a run without --baseline (--shard) never builds a comparison (a shard block)
+    from behavegate.evidence.shard import ShardBlock
     from behavegate.report.comparison import Comparison, Finding
 
 
