@@ -9,14 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
 from behavegate import __version__
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
 from behavegate.evidence.budgets import SpendLimit, spend_limits
+from behavegate.evidence.lean_httpx import httpx
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.assertions import requested_assertions

@@ -147,7 +147,6 @@ def _prepare(
     from behavegate.commands.options import select
     from behavegate.commands.request import resolve
     from behavegate.contract.load import load_contract
-    from behavegate.evidence.observation_file import load_observations
     from behavegate.files import runner_dirs
 
     require_baseline(command.gating)
@@ -177,13 +176,14 @@ def _prepare(
 
         shard_run.check_flags(command)
     turns = {s.id: s.max_turns for s in contract.scenarios} if contract.version >= 2 else None  # a recording must agree
-    observations = (
-        load_observations(
+    observations = None
+    if evidence.observations:
+        # Here: a live run never reads an observation file, so it does not import the reader.
+        from behavegate.evidence.observation_file import load_observations
+
+        observations = load_observations(
             evidence.observations, root, attempts=contract.version >= 2, bases=runner_dirs(os.environ), max_turns=turns
         )
-        if evidence.observations
-        else None
-    )
     if observations is not None and observations.runs is not None and request.runs is None:
         # Recorded with --runs N: replayed as N attempts (the flag still overrides).
         request = records.replace(request, runs=observations.runs)
@@ -205,7 +205,6 @@ def _prepare(
 
 
 def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tuple[Scenario, ...]) -> Report:
-    from behavegate.commands.offline import run_offline
     from behavegate.commands.options import check_run_budget
 
     command, contract, selected, options, observations, baseline = (
@@ -237,6 +236,8 @@ def _execute(plan: _Plan, clock: Clock, root: Path, console: Console, others: tu
 
         report = run_live(command, scope, options, clock, root, console, display=shown, skipped=skipped, only=only)
     else:
+        from behavegate.commands.offline import run_offline
+
         facts = clock.facts(options.max_scenarios, options.max_seconds)
         # Offline evidence was gathered before the run: each scenario spans the run's judging.
         timings = (Timing(facts.started_at, facts.ended_at, 0),) * len(scope.scenarios)
@@ -310,10 +311,12 @@ def gated(report: Report, baseline: Baseline | None, fail_on: FailOn) -> Report:
 def load_baseline(path: str | None, root: Path) -> Baseline | None:
     """``--baseline`` (None: not given), read before any evidence is gathered: a bad
     baseline costs no live run."""
+    if not path:
+        return None  # before the imports: the reader brings jsonschema, which a run without a baseline never needs
     from behavegate.files import runner_dirs
     from behavegate.report.baseline_file import load_baseline as read_baseline
 
-    return None if not path else read_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
+    return read_baseline(path, root, shown=path, bases=runner_dirs(os.environ))
 
 
 def write_artifacts(report: Report, root: Path) -> Report:

@@ -9,10 +9,9 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from behavegate.contract import datasets, oxy
-from behavegate.contract import golden_queries as golden
+from behavegate.contract import oxy
 from behavegate.contract import rules as f
 from behavegate.contract.assertion_keys import requests_any, scenario_assertions
 from behavegate.contract.expect import ExpectFields
@@ -38,6 +37,9 @@ from behavegate.limits import (
 )
 from behavegate.magnitude import shown
 from behavegate.model import AgentTarget, Contract, Gates, NamedCall, Scenario, ScriptedTurn, ToolDefinition
+
+if TYPE_CHECKING:
+    from behavegate.contract.datasets import Origin
 
 CAPABILITIES = ("chat", "tools", "retrieval")
 
@@ -84,16 +86,21 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
         translated, meta = oxy.to_contract(raw, lines, path)
         contract = _Reader(lines, max_assertions).contract(translated, path=path, root=root, digest=digest)
         return replace(contract, oxy=meta, gates=Gates(formula="runs"))
-    origins: dict[int, datasets.Origin] = {}
+    origins: dict[int, Origin] = {}
     reader = _Reader(lines, max_assertions)
-    if golden.is_golden(raw):
-        raw, origins, reader.included = golden.to_contract(raw, lines, path, root)
+    if "queries" in raw:  # only a golden-query file can have them: its readers (CSV, JSONL) are imported for it alone
+        from behavegate.contract import golden_queries as golden
+
+        if golden.is_golden(raw):
+            raw, origins, reader.included = golden.to_contract(raw, lines, path, root)
     try:
         return reader.contract(raw, path=path, root=root, digest=digest)
     except ContractError as error:
         if not origins:
             raise
-        raise ContractError([datasets.locate(problem, origins) for problem in error.problems]) from None
+        from behavegate.contract.datasets import locate
+
+        raise ContractError([locate(problem, origins) for problem in error.problems]) from None
 
 
 class _Reader(ExpectFields):

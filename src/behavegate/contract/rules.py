@@ -8,7 +8,6 @@ the one skylos reports.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -170,6 +169,8 @@ def boolean(value: Any, path: str, line: int | None = None) -> bool:
 
 def did_you_mean(word: str, allowed: Iterable[str]) -> str:
     """ " (did you mean X?)" when one allowed key is close to ``word`` (difflib), else ""."""
+    import difflib  # here: only a contract with an unknown key needs it
+
     close = difflib.get_close_matches(word, [str(key) for key in allowed], n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
 

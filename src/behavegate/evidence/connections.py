@@ -10,7 +10,7 @@ import ssl
 import time
 from collections import deque
 
-import httpx
+from behavegate.evidence.lean_httpx import httpx
 
 _BUFFERED = 256 * 1024  # unread bytes past which the socket is paused
 

@@ -29,9 +29,9 @@ from collections.abc import AsyncIterator, Callable
 from typing import cast
 
 import h11
-import httpx
 
 from behavegate.evidence.connections import Key, Spares, Wire, connect
+from behavegate.evidence.lean_httpx import httpx
 from behavegate.limits import FIRST_REQUEST_SETTLE
 
 MAX_HEAD = 64 * 1024  # a response head (status line and headers)

@@ -24,13 +24,12 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
-import httpx
-
 from behavegate import __version__
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
 from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
+from behavegate.evidence.lean_httpx import httpx
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import frozen
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES

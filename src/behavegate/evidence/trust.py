@@ -196,7 +196,7 @@ def _same_for_httpx(url: str, who: str) -> None:
     """The client reads the URL with httpx's parser, which refuses what urlsplit lets pass
     (``http://[::1]evil.example/``: urlsplit drops the text after the bracket); refused here,
     as the run starts, not as an internal error in the middle of it."""
-    import httpx  # here: the CLI's other commands start without it
+    from behavegate.evidence.lean_httpx import httpx  # here: the CLI's other commands start without it
 
     try:
         httpx.URL(url)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from behavegate.report.comparison import Comparison
+if TYPE_CHECKING:  # annotations only: see report/result.py
+    from behavegate.report.comparison import Comparison
 
 
 def gate_block(extra: dict[str, Any], baseline: Comparison | None, fail_on: str, gate_status: str) -> None:

@@ -10,6 +10,7 @@ is produced scenario by scenario, so no view holds all of it at once.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -22,7 +23,14 @@ from behavegate.indented_json import indent
 from behavegate.limits import REPORT_MAX_NESTING
 
 SCENARIOS = "scenarios"
-_NOT_PRINTABLE_ASCII = re.compile("[\x7f-\U0010ffff]")
+
+
+@functools.cache
+def _not_printable_ascii() -> re.Pattern[str]:
+    # Compiled on first use: the range spans all of Unicode, ~10 ms of CPU that an ASCII report never needs.
+    return re.compile("[\x7f-\U0010ffff]")
+
+
 _COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 _string: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
 
@@ -75,7 +83,7 @@ def ascii_part(canonical: str | bytes) -> str:
     text = canonical.decode("utf-8") if isinstance(canonical, bytes) else canonical
     if text.isascii() and "\x7f" not in text:
         return text
-    return _NOT_PRINTABLE_ASCII.sub(_escaped, text)
+    return _not_printable_ascii().sub(_escaped, text)
 
 
 def _nested(compact: str, depth: int) -> str:

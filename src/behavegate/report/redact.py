@@ -135,10 +135,12 @@ def mask_flagged(evaluation: Evaluation) -> Evaluation:
     """Every verdict of an attempt whose ``safety.pii`` check failed, with the values it
     found masked (judge/safety_checks.flagged_values); the observations, the evidence,
     are kept as observed."""
-    from behavegate.judge.safety import mask
-    from behavegate.judge.safety_checks import flagged_values
 
     def masked(scenario: Any, observation: Observation | None, verdicts: tuple[Verdict, ...]) -> tuple[Verdict, ...]:
+        # Imported here: only an attempt with a flagged value needs the detectors' patterns.
+        from behavegate.judge.safety import mask
+        from behavegate.judge.safety_checks import flagged_values
+
         found = flagged_values(scenario, observation, verdicts)
         for value in found:
             verdicts = tuple(

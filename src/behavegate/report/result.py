@@ -13,9 +13,8 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from behavegate.evidence.shard import ShardBlock
 from behavegate.frozen import frozen, replace
 from behavegate.gating import FailOn, GateKind, fail_on_status
 from behavegate.model import (
@@ -31,7 +30,6 @@ from behavegate.model import (
     Verdict,
 )
 from behavegate.report import floor
-from behavegate.report.comparison import Comparison, Finding
 from behavegate.report.derived import Derived, provenance_note
 from behavegate.report.digests import EVIDENCE_KEYS, count_statuses, harness_block, selected_digest
 from behavegate.report.json_blocks import gate_block
@@ -39,6 +37,10 @@ from behavegate.report.json_text import EncodedReport, chunks, encode, size_with
 from behavegate.report.layout import LAYOUT, NO_ARTIFACTS, RUNS_DIR, run_paths
 from behavegate.report.oxy import block as oxy_block
 from behavegate.text import path_text
+
+if TYPE_CHECKING:  # annotations only: a run without --baseline (--shard) never builds a comparison (a shard block)
+    from behavegate.evidence.shard import ShardBlock
+    from behavegate.report.comparison import Comparison, Finding
 
 
 @frozen
