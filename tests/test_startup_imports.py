@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from typing import Any
 
-from helpers import QuietHandler, loopback, send_json
+from fake_agent import Request, serve
 
 # Each of these was imported by a plain live run before issue 41 (or is heavy and never needed by one).
 NOT_IMPORTED = (
@@ -66,17 +66,13 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 """
 
 
-class _Hello(QuietHandler):
-    def do_POST(self: BaseHTTPRequestHandler) -> None:
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        send_json(
-            self, {"choices": [{"message": {"role": "assistant", "content": "hello", "tool_calls": []}, "finish_reason": "stop"}]}
-        )
+def _hello(request: Request) -> dict[str, Any]:
+    return {"choices": [{"message": {"role": "assistant", "content": "hello", "tool_calls": []}, "finish_reason": "stop"}]}
 
 
 def _live_run_modules(tmp_path: Path, *flags: str) -> tuple[int, set[str]]:
     (tmp_path / "contract.yml").write_text(CONTRACT)
-    with loopback(_Hello) as url:
+    with serve(_hello) as url:
         argv = ["test", "contract.yml", "--endpoint", url, "--no-artifacts", *flags]
         proc = subprocess.run(
             [sys.executable, "-c", RUN, *argv], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=120

@@ -26,9 +26,8 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
 from behavegate.errors import BehavegateError
+from behavegate.evidence.lean_httpx import httpx
 from behavegate.files import Place, read_placed, write_file
 from behavegate.limits import MAX_RESPONSE_BYTES
 
