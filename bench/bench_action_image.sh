@@ -16,7 +16,7 @@ RUNNER=${CONTAINER_RUNNER:-../shared/checks/container/build-and-run.sh}
 RUNS=${1:-3}
 TAG=localhost/behavegate-action:bench
 [ -x "$RUNNER" ] || { echo "bench_action_image: $RUNNER not found"; exit 2; }
-"$RUNNER" -q --prepare . >/dev/null
+"$RUNNER" -q --build-only -t "$TAG" --build-arg PYTHON_IMAGE=python:3.12-slim . >/dev/null  # the base stand-in made once
 eval "$("$RUNNER" --print-env)"
 
 ws=$(mktemp -d)
