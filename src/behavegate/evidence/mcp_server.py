@@ -54,6 +54,7 @@ from behavegate.model import TOOL_SOURCE_MCP, AgentTarget, Observation, Scenario
 
 _PREFIX = "/mcp/"
 FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
+_ATTEMPT = "behavegate.attempt"  # the ASGI scope key holding the AttemptTools a request was admitted for
 
 
 @frozen
@@ -194,8 +195,11 @@ class ToolServer:
         return self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
 
     def _tools_of(self, ctx: ServerRequestContext[Any, Any]) -> AttemptTools | None:
-        path = getattr(getattr(ctx.request, "url", None), "path", None)
-        return self._bound(path) if isinstance(path, str) else None
+        # The attempt the request was admitted for (_app), never the path looked up again: with a
+        # fixed URL a request whose body arrives late would land on the next attempt holding /mcp.
+        scope = getattr(ctx.request, "scope", None)
+        tools = scope.get(_ATTEMPT) if isinstance(scope, dict) else None
+        return tools if isinstance(tools, AttemptTools) else None
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -218,6 +222,7 @@ class ToolServer:
         if tools is None or not tools.open:
             await _plain(send, 404, b"not found")
             return
+        scope[_ATTEMPT] = tools  # what the request's calls are bound to, however late its body comes
         posted = scope.get("method") == "POST"  # a POST may carry a call; GET and DELETE never do
         tools.requests += 1
         if tools.requests > MCP_MAX_REQUESTS:

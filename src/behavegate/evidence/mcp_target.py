@@ -104,7 +104,14 @@ async def called(contract: Contract, settings: LiveSettings, job: Job) -> Observ
     text = "\n".join(part.text for part in result.content if getattr(part, "type", None) == "text")  # type: ignore[union-attr]
     if len(text.encode("utf-8", "surrogatepass")) > MAX_RESPONSE_BYTES:
         return Observation(scenario_id=scenario.id, error=f"the result of {name} is larger than {MAX_RESPONSE_BYTES:,} bytes")
-    return _observation(scenario.id, call, text, text if result.is_error else None)
+    observation = _observation(scenario.id, call, text, text if result.is_error else None)
+    other = sorted({str(getattr(part, "type", "unknown")) for part in result.content} - {"text"})
+    if other:  # an image, a blob, an embedded resource: what it says is not read, so never "not said"
+        from behavegate.frozen import replace
+
+        gap = f"the result of {name} holds content that is not text ({', '.join(other)[:200]}): the response is not all known"
+        observation = replace(observation, response_gap=gap)
+    return observation
 
 
 def _observation(scenario_id: str, call: ToolCall, text: str | None, error: str | None) -> Observation:

@@ -1,0 +1,109 @@
+"""A hostile review of what landed on 2026-12-03 (MCP tool server and target, conversations,
+templates and state, golden sets): each test pins a finding, as an attacker or a careless user
+would meet it. Real loopback servers, no egress."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+import pytest
+from helpers import contract
+from mcp.server.mcpserver import MCPServer
+from mcp_agents import mcp_served
+from test_mcp_fixed_url import FIXED, free_port
+
+from behavegate.cli import main
+from behavegate.evidence.mcp_server import ToolServer
+
+
+@pytest.fixture(autouse=True)
+def _in_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def _statuses(report: dict[str, Any], index: int = 0) -> dict[str, str]:
+    return {a["assertion"]: a["status"] for a in report["scenarios"][index]["assertions"]}
+
+
+# --- the MCP tool server: a call admitted for one attempt is never another's ------------------
+
+
+def test_a_call_whose_headers_reached_the_fixed_url_in_one_attempt_is_never_recorded_on_the_next() -> None:
+    """Fixed URL: the request was admitted while attempt 1 held /mcp; its body (the tools/call)
+    arrives once attempt 1 has ended and attempt 2 holds the path. Before the fix the call was
+    looked up by path again when it ran, so it became attempt 2's evidence (a call attempt 2
+    never made; attempt 1 never charged with it)."""
+    parsed = contract(FIXED)
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "lookup_order", "arguments": {"order_id": "A-1"}}}
+    ).encode()
+    head = (
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "Accept: application/json, text/event-stream\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+
+    async def served() -> tuple[list[Any], list[Any], bytes]:
+        server = ToolServer(parsed.agent, "127.0.0.1", free_port())
+        async with server.running():
+            async with server.attempt(parsed.scenarios[0]) as first:
+                reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+                writer.write(head)
+                await writer.drain()
+                await asyncio.sleep(0.3)  # the app has admitted the request and waits for its body
+            async with server.attempt(parsed.scenarios[1]) as second:
+                writer.write(body)
+                await writer.drain()
+                answer = await asyncio.wait_for(reader.read(65536), 10)
+                writer.close()
+        return first.calls, second.calls, answer
+
+    first, second, answer = asyncio.run(served())
+    assert second == [], "attempt 2 was charged with a call made on attempt 1's request"
+    assert first == []  # it came after attempt 1's answer: refused, as any late call on its own path
+    assert b'"isError":false' not in answer.replace(b" ", b"")  # the late call was not answered as a success
+
+
+# --- the MCP target: a result's other content is never silently dropped -------------------------
+
+TARGET = """version: 2
+agent:
+  api: mcp
+  timeout_seconds: 10
+scenarios:
+  - id: no-secret
+    call: {tool: export_order, arguments: {order_id: A-1}}
+    expect:
+      response: {excludes: [SECRET-KEY]}
+"""
+
+
+def leaky() -> MCPServer:
+    server = MCPServer("orders")
+
+    @server.tool(description="Export an order.")
+    def export_order(order_id: str) -> list[types.TextContent | types.EmbeddedResource]:
+        leaked = types.TextResourceContents(uri="file:///keys.txt", text="SECRET-KEY=hunter2", mime_type="text/plain")
+        return [types.TextContent(text=f"{order_id} exported"), types.EmbeddedResource(resource=leaked)]
+
+    return server
+
+
+def test_an_mcp_target_result_with_an_embedded_resource_never_passes_excludes_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The result carries the forbidden text in an embedded text resource; the response read
+    only the text parts, so response.excludes passed on a result that leaked the secret."""
+    (tmp_path / "contract.yml").write_text(TARGET)
+    with mcp_served(leaky()) as url:
+        code = main(["test", "contract.yml", "--endpoint", url, "--report", "r.json", "--no-artifacts"])
+    capsys.readouterr()
+    report = json.loads((tmp_path / "r.json").read_text())
+    verdict = report["scenarios"][0]["assertions"][0]
+    assert (verdict["assertion"], verdict["status"]) == ("response.excludes[0]", "incomplete"), verdict
+    assert "not text (resource)" in verdict["message"]
+    assert code == 2
