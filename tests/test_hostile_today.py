@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from helpers import contract
@@ -107,3 +108,37 @@ def test_an_mcp_target_result_with_an_embedded_resource_never_passes_excludes_un
     assert (verdict["assertion"], verdict["status"]) == ("response.excludes[0]", "incomplete"), verdict
     assert "not text (resource)" in verdict["message"]
     assert code == 2
+
+
+# --- the MCP tool server: an attempt's recorded calls are bounded in bytes, as its HTTP turns are ---
+
+PER_ATTEMPT = FIXED.replace("mcp: {serve: true, url: fixed}", "mcp: {serve: true}")
+
+
+def test_an_agent_cannot_make_one_attempt_record_more_than_its_byte_budget_of_mcp_calls() -> None:
+    """Each body under the 1 MiB bound, 12 of them: about 12 MB of arguments held as one
+    attempt's evidence (250 calls would be 250 MB, times the attempts in flight), where the
+    attempt's HTTP side stops at 8 MiB. Past the budget the calls are refused and the attempt's
+    tool evidence is incomplete, never judged on what was kept."""
+    from behavegate.evidence.mcp_server import tool_side
+    from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES
+    from behavegate.model import Observation
+
+    parsed = contract(PER_ATTEMPT)
+    padding = "x" * 1_000_000
+
+    async def flood() -> tuple[int, Observation]:
+        server = ToolServer(parsed.agent, "127.0.0.1")
+        async with server.running(), server.attempt(parsed.scenarios[0]) as tools:
+            async with httpx.AsyncClient(timeout=30) as http:
+                for index in range(12):
+                    params = {"name": "lookup_order", "arguments": {"order_id": padding}}
+                    call = {"jsonrpc": "2.0", "id": index, "method": "tools/call", "params": params}
+                    await http.post(tools.url, json=call, headers={"accept": "application/json, text/event-stream"})
+            tools.close()
+            kept = sum(len(json.dumps(served.call.arguments)) for served in tools.calls)
+            return kept, tool_side(Observation("a-1", response="ok", response_complete=True, finish_reason="stop"), tools)
+
+    kept, observed = asyncio.run(flood())
+    assert kept <= ATTEMPT_MAX_REQUEST_BYTES
+    assert observed.tool_calls_complete is False and observed.tool_gap is not None

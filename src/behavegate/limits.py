@@ -82,6 +82,7 @@ MAX_TOKEN_CHARS = 8_192  # a bearer token read from --auth-env
 MCP_MAX_CALLS = RESPONSE_MAX_TOOL_CALLS  # tools/call recorded for one attempt; past it refused, evidence incomplete
 MCP_MAX_REQUESTS = 4 * MCP_MAX_CALLS  # HTTP requests on one attempt's path (calls, listings, handshakes); then 429
 MCP_MAX_REQUEST_BYTES = 1024 * 1024  # one request body; larger: 413 before it is parsed
+MCP_MAX_ATTEMPT_BYTES = 8 * 1024 * 1024  # one attempt's call arguments and results, summed; past it refused, evidence incomplete
 MCP_MAX_CONNECTIONS = 64  # open at once; more: 503
 MCP_REQUEST_SECONDS = 30.0  # one request, read and answered; a slower one is cut
 MCP_HEADER_SECONDS = 5.0  # a request's headers, from connecting or starting it; slower: the connection is closed

@@ -21,6 +21,7 @@ limited (limits.py); it stops when the run ends.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import socket
@@ -44,6 +45,7 @@ from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     MCP_HEADER_SECONDS,
+    MCP_MAX_ATTEMPT_BYTES,
     MCP_MAX_CALLS,
     MCP_MAX_CONNECTIONS,
     MCP_MAX_REQUEST_BYTES,
@@ -76,7 +78,8 @@ class AttemptTools:
         self.calls: list[ServedCall] = []
         self.requests = 0
         self.open = True
-        self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
+        self.overflow: str | None = None  # past MCP_MAX_CALLS or MCP_MAX_ATTEMPT_BYTES: the rest were refused, unrecorded
+        self.kept = 0  # bytes of arguments received and results answered, as recorded
         self.refused: str | None = None  # a POST on this path refused or cut: what it carried is not known
         self.unmatched: str | None = None  # a call no tool_results rule answers
         self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
@@ -101,10 +104,16 @@ class AttemptTools:
         if not self.open:
             return _refused("this attempt has ended: the call is not recorded")
         if len(self.calls) >= MCP_MAX_CALLS:
-            self.overflow = True
+            self.overflow = f"more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
+        # Each body is bounded, not their sum: an attempt's evidence is held for the whole run, so it
+        # gets the byte budget of an attempt's HTTP side (arguments in, scripted results out).
+        self.kept += len(json.dumps(call.arguments, ensure_ascii=False))
+        if self.kept > MCP_MAX_ATTEMPT_BYTES:
+            self.overflow = f"more than {MCP_MAX_ATTEMPT_BYTES:,} bytes of MCP tool calls and results in one attempt"
+            return _refused("this attempt's tool calls passed their byte budget: refused")
         limit = self.scenario.expect.max_calls
         if limit is not None and (self.stopped is not None or index >= limit):
             # The call budget stops the conversation where behavegate can: no call past it is answered.
@@ -122,6 +131,10 @@ class AttemptTools:
             error = "no scripted result for this call"
             self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error)))
             return _refused(error)
+        self.kept += len(scripted.content)
+        if self.kept > MCP_MAX_ATTEMPT_BYTES:  # a result filled from the state can outgrow what came in
+            self.overflow = f"more than {MCP_MAX_ATTEMPT_BYTES:,} bytes of MCP tool calls and results in one attempt"
+            return _refused("this attempt's tool results passed their byte budget: refused")
         self.state = scripted.state
         self.calls.append(ServedCall(call, scripted.record))
         return types.CallToolResult(
@@ -156,8 +169,8 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     stop = None if tools.stopped is None or limit is None else BudgetStop("tools.max_calls", limit, tools.stopped, turns)
     conversation = Conversation(turns, most, results, tool_budget_exceeded=stop) if results else None
     gap = None
-    if tools.overflow:
-        gap = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    if tools.overflow is not None:
+        gap = f"tool calls were not observed: {tools.overflow}"
     elif tools.refused is not None:  # the refused request may have been a call: unknown, never "no call"
         gap = f"tool calls were not all observed: a request on the attempt's MCP path was {tools.refused}"
     return replace(
