@@ -142,3 +142,28 @@ def test_an_agent_cannot_make_one_attempt_record_more_than_its_byte_budget_of_mc
     kept, observed = asyncio.run(flood())
     assert kept <= ATTEMPT_MAX_REQUEST_BYTES
     assert observed.tool_calls_complete is False and observed.tool_gap is not None
+
+
+def structured_only() -> MCPServer:
+    server = MCPServer("orders")
+
+    @server.tool(description="Export an order.")
+    def export_order(order_id: str) -> types.CallToolResult:
+        return types.CallToolResult(content=[], structured_content={"order": order_id, "key": "SECRET-KEY=hunter2"})
+
+    return server
+
+
+def test_an_mcp_target_result_of_structured_content_only_never_passes_excludes_on_no_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No text part, the secret in structuredContent: the response was the empty text, so
+    response.excludes passed."""
+    (tmp_path / "contract.yml").write_text(TARGET)
+    with mcp_served(structured_only()) as url:
+        code = main(["test", "contract.yml", "--endpoint", url, "--report", "r.json", "--no-artifacts"])
+    capsys.readouterr()
+    verdict = json.loads((tmp_path / "r.json").read_text())["scenarios"][0]["assertions"][0]
+    assert verdict["status"] == "incomplete", verdict
+    assert "structured content" in verdict["message"]
+    assert code == 2

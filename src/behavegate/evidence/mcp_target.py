@@ -105,11 +105,15 @@ async def called(contract: Contract, settings: LiveSettings, job: Job) -> Observ
     if len(text.encode("utf-8", "surrogatepass")) > MAX_RESPONSE_BYTES:
         return Observation(scenario_id=scenario.id, error=f"the result of {name} is larger than {MAX_RESPONSE_BYTES:,} bytes")
     observation = _observation(scenario.id, call, text, text if result.is_error else None)
-    other = sorted({str(getattr(part, "type", "unknown")) for part in result.content} - {"text"})
-    if other:  # an image, a blob, an embedded resource: what it says is not read, so never "not said"
+    kinds = {str(getattr(part, "type", "unknown")) for part in result.content}
+    other = sorted(kinds - {"text"})
+    if other or ("text" not in kinds and result.structured_content is not None):
+        # An image, a blob, an embedded resource, or structured content with no text beside it:
+        # what it says is not read, so it is never "not said".
         from behavegate.frozen import replace
 
-        gap = f"the result of {name} holds content that is not text ({', '.join(other)[:200]}): the response is not all known"
+        what = ", ".join(other)[:200] if other else "structured content"
+        gap = f"the result of {name} holds content that is not text ({what}): the response is not all known"
         observation = replace(observation, response_gap=gap)
     return observation
 
