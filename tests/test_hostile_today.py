@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import mcp_types as types
 import pytest
-from helpers import contract
+from helpers import QuietHandler, contract, loopback, send_json
 from mcp.server.mcpserver import MCPServer
 from mcp_agents import mcp_served
 from test_mcp_fixed_url import FIXED, free_port
@@ -167,3 +167,54 @@ def test_an_mcp_target_result_of_structured_content_only_never_passes_excludes_o
     assert verdict["status"] == "incomplete", verdict
     assert "structured content" in verdict["message"]
     assert code == 2
+
+
+# --- tools with behaviour: a state written into itself cannot outgrow what a replay reads ---------
+
+NESTING = """version: 2
+agent:
+  model: m
+  missing_tool_calls: none
+  tools: [{name: add, description: Add an item to the cart., parameters: {type: object}}]
+scenarios:
+  - id: cart
+    prompt: fill the cart
+    max_turns: 3
+    state: {cart: []}
+    tool_results:
+      - {name: add, content: "{{state.cart}}", set: {cart: ["{{state.cart}}", "{{arguments.item}}"]}}
+    expect: {tools: {max_calls: 250}, response: {contains: [done]}}
+"""
+
+
+class _Adds(QuietHandler):
+    """40 calls of add in one answer, then done."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if any(message["role"] == "tool" for message in body["messages"]):
+            message: dict[str, Any] = {"role": "assistant", "content": "done"}
+        else:
+            call = {"type": "function", "function": {"name": "add", "arguments": '{"item": "x"}'}}
+            message = {"role": "assistant", "content": None, "tool_calls": [{**call, "id": f"c{i}"} for i in range(40)]}
+        reason = "tool_calls" if "tool_calls" in message else "stop"
+        send_json(self, {"choices": [{"index": 0, "message": message, "finish_reason": reason}]})
+
+
+def test_a_state_nested_into_itself_by_the_agents_calls_is_judged_alike_live_and_from_its_saved_observations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each call wraps the cart in one more list: 40 calls, 40 levels. Live passed (exit 0)
+    while its saved observations were refused ("Observation file nesting exceeds 32", exit 2)
+    and `behavegate replay` called its own results invalid JSON ("nesting exceeds 64")."""
+    (tmp_path / "contract.yml").write_text(NESTING)
+    with loopback(_Adds) as url:
+        args = ["test", "contract.yml", "--endpoint", url, "--allow-contract-endpoint", "--no-artifacts"]
+        live = main([*args, "--report", "live.json", "--save-observations", "obs.json"])
+    offline = main(["test", "contract.yml", "--observations", "obs.json", "--report", "offline.json"])
+    err = capsys.readouterr().err
+    assert "nesting exceeds" not in err
+    statuses = [json.loads((tmp_path / name).read_text())["scenarios"][0]["status"] for name in ("live.json", "offline.json")]
+    assert statuses == ["incomplete", "incomplete"]
+    assert (live, offline) == (2, 2)
+    assert "nest" in json.loads((tmp_path / "live.json").read_text())["scenarios"][0]["observation"]["error"]

@@ -27,6 +27,7 @@ MAX_CONCURRENCY = 64
 MAX_CONTRACT_BYTES = 256 * 1024
 MAX_OBSERVATION_BYTES = 2 * 1024 * 1024
 INPUT_MAX_DEPTH = 32  # nesting of a contract or observation document
+TOOL_RESULT_MAX_DEPTH = 16  # a scripted result or state value as filled in; its record sits inside an observation file
 INPUT_MAX_VALUES = 20_000  # keys, values and list indexes counted as skylos counts them
 INPUT_MAX_TEXT = 100_000  # characters in one string
 MAX_TOOLS = 1_000  # agent.tools
