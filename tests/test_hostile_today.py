@@ -218,3 +218,28 @@ def test_a_state_nested_into_itself_by_the_agents_calls_is_judged_alike_live_and
     assert statuses == ["incomplete", "incomplete"]
     assert (live, offline) == (2, 2)
     assert "nest" in json.loads((tmp_path / "live.json").read_text())["scenarios"][0]["observation"]["error"]
+
+
+def test_an_mcp_call_whose_arguments_nest_past_what_a_replay_reads_leaves_the_attempts_tool_evidence_incomplete() -> None:
+    """40 levels of arguments in one tools/call (a 1 MiB body allows thousands): recorded as
+    they came, the attempt's saved observations could not be read back (32 levels at most)."""
+    from behavegate.evidence.mcp_server import tool_side
+    from behavegate.model import Observation
+
+    parsed = contract(PER_ATTEMPT)
+    deep: Any = "A-1"
+    for _ in range(40):
+        deep = [deep]
+
+    async def sent() -> Observation:
+        server = ToolServer(parsed.agent, "127.0.0.1")
+        async with server.running(), server.attempt(parsed.scenarios[0]) as tools, httpx.AsyncClient(timeout=30) as http:
+            params = {"name": "lookup_order", "arguments": {"order_id": deep}}
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+            await http.post(tools.url, json=call, headers={"accept": "application/json, text/event-stream"})
+            tools.close()
+            return tool_side(Observation("a-1", response="ok", response_complete=True, finish_reason="stop"), tools)
+
+    observed = asyncio.run(sent())
+    assert observed.tool_calls_complete is False and "nest" in (observed.tool_gap or "")
+    assert observed.tool_calls == ()

@@ -41,7 +41,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from behavegate.conversation import BudgetStop, Conversation, ScriptedResult
 from behavegate.evidence.chat import offered_tools
-from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
+from behavegate.evidence.scripted import Unanswerable, answer, deeper_than, shown_call, start
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     MCP_HEADER_SECONDS,
@@ -51,6 +51,7 @@ from behavegate.limits import (
     MCP_MAX_REQUEST_BYTES,
     MCP_MAX_REQUESTS,
     MCP_REQUEST_SECONDS,
+    TOOL_RESULT_MAX_DEPTH,
 )
 from behavegate.model import TOOL_SOURCE_MCP, AgentTarget, Observation, Scenario, ToolCall
 
@@ -78,7 +79,7 @@ class AttemptTools:
         self.calls: list[ServedCall] = []
         self.requests = 0
         self.open = True
-        self.overflow: str | None = None  # past MCP_MAX_CALLS or MCP_MAX_ATTEMPT_BYTES: the rest were refused, unrecorded
+        self.overflow: str | None = None  # past a bound (calls, bytes, nesting): refused, unrecorded; evidence incomplete
         self.kept = 0  # bytes of arguments received and results answered, as recorded
         self.refused: str | None = None  # a POST on this path refused or cut: what it carried is not known
         self.unmatched: str | None = None  # a call no tool_results rule answers
@@ -106,6 +107,9 @@ class AttemptTools:
         if len(self.calls) >= MCP_MAX_CALLS:
             self.overflow = f"more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
+        if deeper_than(arguments, TOOL_RESULT_MAX_DEPTH):  # recorded, it could not be read back from saved observations
+            self.overflow = f"a call's arguments nest deeper than {TOOL_RESULT_MAX_DEPTH} levels"
+            return _refused(f"arguments nest deeper than {TOOL_RESULT_MAX_DEPTH} levels: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
         # Each body is bounded, not their sum: an attempt's evidence is held for the whole run, so it

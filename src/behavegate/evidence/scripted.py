@@ -146,7 +146,7 @@ def answer(scenario: Scenario, call: ToolCall, index: int, state: ScriptState | 
         )
     # A value written into itself (set: {cart: ["{{state.cart}}", ...]}) nests one level deeper each
     # call; past the bound its record could not be read back (an observation file nests 32 deep at most).
-    if any(_deeper_than(value, TOOL_RESULT_MAX_DEPTH) for value in (content, *written.values())):
+    if any(deeper_than(value, TOOL_RESULT_MAX_DEPTH) for value in (content, *written.values())):
         return Unanswerable(
             f"the tool_results rule for the call {shown_call(call)} would answer or store a value that nests "
             f"deeper than {TOOL_RESULT_MAX_DEPTH} levels (does a set write a state key into itself?)"
@@ -157,7 +157,8 @@ def answer(scenario: Scenario, call: ToolCall, index: int, state: ScriptState | 
     return Answer(_text(content), ScriptedResult(index, call.name, content=content), after)
 
 
-def _deeper_than(value: Any, most: int) -> bool:
+def deeper_than(value: Any, most: int) -> bool:
+    """Does ``value`` hold a list or object more than ``most`` levels down?"""
     stack: list[tuple[Any, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
