@@ -278,3 +278,26 @@ def test_an_agents_deeply_nested_arguments_are_judged_alike_live_and_from_its_sa
     offline = main(["test", "contract.yml", "--observations", "obs.json", "--report", "offline.json"])
     capsys.readouterr()
     assert live == offline, (live, offline)
+
+
+# --- placeholders: a path step that looks like a digit but is not one ---------------------------
+
+SUPERSCRIPT = PER_ATTEMPT.replace(
+    "tool_results: {lookup_order: {status: shipped}}",
+    'tool_results: [{name: lookup_order, content: "first item: {{arguments.items.²}}"}]',
+)
+
+
+def test_a_placeholder_step_that_is_a_digit_but_not_decimal_leaves_the_call_unanswered_never_a_crash() -> None:
+    """A superscript two: "²".isdigit() is true and int("²") raises; a list at that step raised ValueError out of the
+    MCP server's call handler, so the call was never recorded (the SDK answered the agent an error)."""
+    from behavegate.evidence.mcp_server import AttemptTools, tool_side
+    from behavegate.model import Observation
+
+    parsed = contract(SUPERSCRIPT)
+    tools = AttemptTools(parsed.agent, parsed.scenarios[0], "http://127.0.0.1:9/mcp/x")
+    result = tools.call("lookup_order", {"items": ["a", "b"]})
+    tools.close()
+    observed = tool_side(Observation("a-1", response="ok", response_complete=True, finish_reason="stop"), tools)
+    assert result.is_error
+    assert observed.error is not None and "{{arguments.items.²}}" in observed.error
