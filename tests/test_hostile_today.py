@@ -301,3 +301,30 @@ def test_a_placeholder_step_that_is_a_digit_but_not_decimal_leaves_the_call_unan
     observed = tool_side(Observation("a-1", response="ok", response_complete=True, finish_reason="stop"), tools)
     assert result.is_error
     assert observed.error is not None and "{{arguments.items.²}}" in observed.error
+
+
+def test_a_call_the_mcp_server_fails_to_answer_leaves_the_attempts_tool_evidence_incomplete(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Whatever raises while a call is answered, the SDK turns it into an error result for the
+    agent (HTTP 200) and the call was never recorded: a forbidden call could pass as "no call"."""
+    from behavegate.evidence import mcp_server
+    from behavegate.model import Observation
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("a bug behavegate has not found yet")
+
+    monkeypatch.setattr(mcp_server, "answer", broken)
+    parsed = contract(PER_ATTEMPT)
+
+    async def sent() -> Observation:
+        server = ToolServer(parsed.agent, "127.0.0.1")
+        async with server.running(), server.attempt(parsed.scenarios[0]) as tools, httpx.AsyncClient(timeout=30) as http:
+            params = {"name": "lookup_order", "arguments": {"order_id": "A-1"}}
+            call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+            await http.post(tools.url, json=call, headers={"accept": "application/json, text/event-stream"})
+            tools.close()
+            return mcp_server.tool_side(Observation("a-1", response="ok", response_complete=True, finish_reason="stop"), tools)
+
+    observed = asyncio.run(sent())
+    assert observed.error is not None or observed.tool_calls_complete is False, observed

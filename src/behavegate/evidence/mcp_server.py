@@ -228,7 +228,11 @@ class ToolServer:
         tools = self._tools_of(ctx)
         if tools is None:  # the attempt ended between the path check and this call
             return _refused("this attempt has ended: the call is not recorded")
-        return tools.call(params.name, params.arguments)
+        try:
+            return tools.call(params.name, params.arguments)
+        except Exception as failed:  # the SDK would answer an error result and the call would be lost: "no call"
+            tools.refused = tools.refused or f"not answered ({type(failed).__name__} in behavegate)"
+            return _refused("behavegate could not answer this call")
 
     async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Only the registered per-attempt paths reach the MCP layer; each request is bounded in time."""
