@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from pathlib import Path
 from typing import Any
 
 import httpx
 import mcp_types as types
 import pytest
-from helpers import QuietHandler, contract, loopback, send_json
+from helpers import QuietHandler, RawServer, contract, loopback, send_json
 from mcp.server.mcpserver import MCPServer
 from mcp_agents import mcp_served
 from test_mcp_fixed_url import FIXED, free_port
@@ -328,3 +329,37 @@ def test_a_call_the_mcp_server_fails_to_answer_leaves_the_attempts_tool_evidence
 
     observed = asyncio.run(sent())
     assert observed.error is not None or observed.tool_calls_complete is False, observed
+
+
+class _Flood(RawServer):
+    """An MCP target that answers the client's first request with 24 MiB, counting what it got to send."""
+
+    sent = 0
+
+    def answer(self, connection: socket.socket, body: bytes) -> bool:
+        size = 24 * 1024 * 1024
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {size}\r\n\r\n"
+        connection.sendall(head.encode())
+        chunk = b" " * 65536
+        for _ in range(size // len(chunk)):
+            connection.sendall(chunk)
+            self.sent += len(chunk)
+        return False
+
+
+def test_an_mcp_target_cannot_make_behavegate_read_more_than_a_response_budget(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from behavegate.limits import ATTEMPT_MAX_RESPONSE_BYTES
+
+    server = _Flood()
+    (tmp_path / "contract.yml").write_text(TARGET)
+    try:
+        url = server.url.replace("/v1/chat/completions", "/mcp")
+        code = main(["test", "contract.yml", "--endpoint", url, "--report", "r.json", "--no-artifacts"])
+    finally:
+        server.close()
+    capsys.readouterr()
+    assert code == 2
+    assert server.sent <= ATTEMPT_MAX_RESPONSE_BYTES + 8 * 1024 * 1024, f"{server.sent:,} bytes read"  # socket buffers
+    assert "more than 8,388,608 bytes" in json.loads((tmp_path / "r.json").read_text())["scenarios"][0]["observation"]["error"]
