@@ -8,14 +8,14 @@ import asyncio
 import json
 import socket
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 import mcp_types as types
 import pytest
 from helpers import QuietHandler, RawServer, contract, loopback, send_json
 from mcp.server.mcpserver import MCPServer
-from mcp_agents import mcp_served
+from mcp_agents import Calls, mcp_served
 from test_mcp_fixed_url import FIXED, free_port
 
 from behavegate.cli import main
@@ -363,3 +363,33 @@ def test_an_mcp_target_cannot_make_behavegate_read_more_than_a_response_budget(
     assert code == 2
     assert server.sent <= ATTEMPT_MAX_RESPONSE_BYTES + 8 * 1024 * 1024, f"{server.sent:,} bytes read"  # socket buffers
     assert "more than 8,388,608 bytes" in json.loads((tmp_path / "r.json").read_text())["scenarios"][0]["observation"]["error"]
+
+
+# --- replay: an MCP attempt stopped by its call budget, or with a refused request, is judged alike offline ---
+
+
+def _judged(report: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(a["assertion"], a["status"]) for s in report["scenarios"] for a in s["assertions"]]
+
+
+@pytest.mark.parametrize("stopped", [True, False])
+def test_mcp_tool_side_evidence_replays_to_the_live_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], stopped: bool
+) -> None:
+    from test_mcp_server import REFUND, Agent
+
+    budget = REFUND.replace("no_errors: true", "no_errors: true\n        max_calls: 1")
+
+    class Calling(Agent):
+        calls: ClassVar[Calls] = [("lookup_order", {"order_id": "A-1"}), ("escalate_to_human", {})]
+
+    text = budget if stopped else REFUND
+    (tmp_path / "contract.yml").write_text(text)
+    with loopback(Calling, "/run") as url:
+        args = ["test", "contract.yml", "--endpoint", url, "--no-artifacts"]
+        live = main([*args, "--report", "live.json", "--save-observations", "obs.json"])
+    offline = main(["test", "contract.yml", "--observations", "obs.json", "--report", "offline.json"])
+    capsys.readouterr()
+    reports = [json.loads((tmp_path / name).read_text()) for name in ("live.json", "offline.json")]
+    assert _judged(reports[0]) == _judged(reports[1])
+    assert live == offline == (1 if stopped else 0)
