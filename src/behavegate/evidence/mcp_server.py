@@ -25,6 +25,7 @@ import json
 import logging
 import secrets
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -54,6 +55,7 @@ from behavegate.limits import (
     TOOL_RESULT_MAX_DEPTH,
 )
 from behavegate.model import TOOL_SOURCE_MCP, AgentTarget, Observation, Scenario, ToolCall
+from behavegate.text import one_line
 
 _PREFIX = "/mcp/"
 FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
@@ -160,7 +162,9 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     (executed calls, their scripted errors and results). Pure, once the attempt is closed.
 
     The MCP side is the evidence of which tools ran, even when the answer also reports
-    calls: those are the agent's words, these are where its calls landed."""
+    calls: those are the agent's words, these are where its calls landed. An answer that
+    reports more calls of a tool than landed leaves the tool evidence incomplete, never
+    "not called"."""
     if observation.error is not None:
         return observation  # no answer: the attempt is incomplete whatever arrived
     if tools.unmatched is not None:
@@ -177,6 +181,10 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
         gap = f"tool calls were not observed: {tools.overflow}"
     elif tools.refused is not None:  # the refused request may have been a call: unknown, never "no call"
         gap = f"tool calls were not all observed: a request on the attempt's MCP path was {tools.refused}"
+    elif unseen := _reported_not_landed(observation.tool_calls or (), calls):
+        # The answer asks for (or says it made) calls that never reached the MCP path, e.g. a chat
+        # function call: dropping them would read as "not called", so the tool side is not the whole story.
+        gap = f"tool calls were not all observed: the answer reports calls that did not reach the attempt's MCP path: {unseen}"
     return replace(
         observation,
         tool_calls=calls,
@@ -188,6 +196,13 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
         steps=None,  # the agent's own model steps are not seen from the tool side
         conversation=conversation,
     )
+
+
+def _reported_not_landed(reported: tuple[ToolCall, ...], landed: tuple[ToolCall, ...]) -> str:
+    """The tool names the answer reports more calls of than the MCP path received, shown inert."""
+    seen = Counter(call.name for call in landed)
+    said = Counter(call.name for call in reported)
+    return one_line(", ".join(sorted(name for name in said if said[name] > seen[name])), 300)
 
 
 class ToolServer:
