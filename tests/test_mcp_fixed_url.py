@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
 from pathlib import Path
 
@@ -13,39 +12,12 @@ import httpx
 import pytest
 from fake_agent import Request, serve
 from helpers import contract
-from mcp_agents import run_tools
+from mcp_agents import FIXED, free_port, run_tools
 
 from behavegate.cli import main
 from behavegate.commands.live_run import FIXED_URL_NOTE
 from behavegate.errors import ContractError
 from behavegate.evidence.mcp_server import ToolServer
-
-FIXED = """version: 2
-agent:
-  mcp: {serve: true, url: fixed}
-  http:
-    request: {input: "{{prompt}}"}
-    response: {content: output, complete: true}
-  tools:
-    - {name: lookup_order, description: Look an order up., parameters: {type: object, properties: {order_id: {type: string}}}}
-defaults: {runs: 3}
-scenarios:
-  - id: a-1
-    prompt: A-1
-    tool_results: {lookup_order: {status: shipped}}
-    expect: {tools: {required: [{name: lookup_order, arguments: {order_id: A-1}}], max_calls: 1}}
-  - id: b-2
-    prompt: B-2
-    tool_results: {lookup_order: {status: lost}}
-    expect: {tools: {required: [{name: lookup_order, arguments: {order_id: B-2}}], max_calls: 1}}
-"""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture(autouse=True)

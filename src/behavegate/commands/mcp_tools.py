@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from behavegate.errors import ContractError, RunError
 from behavegate.evidence.trust import Role
 from behavegate.frozen import replace
-from behavegate.limits import MAX_TOOLS
+from behavegate.limits import MAX_TOOLS, V2_MAX_INPUT_BYTES
 from behavegate.model import Contract, ToolDefinition
 from behavegate.text import one_line
 
@@ -80,14 +80,15 @@ def with_listed_tools(contract: Contract, request: TestRequest, live: LiveAccess
 
 async def _listed(connect_url: str, host_header: str | None) -> list[dict[str, Any]]:
     """Every page of ``tools/list`` as ``agent.tools`` entries (at most MAX_TOOLS + 1)."""
-    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
+
+    from behavegate.evidence.mcp_client import bounded_client
 
     # No proxy settings read (trust_env); for an allow-listed host, its pinned address is dialled.
     headers = {"Host": host_header} if host_header else {}
     async with (
-        httpx2.AsyncClient(trust_env=False, timeout=LIST_SECONDS, headers=headers) as http,
+        bounded_client(LIST_SECONDS, headers, V2_MAX_INPUT_BYTES) as http,  # as much as a contract file
         asyncio.timeout(LIST_SECONDS),
         Client(streamable_http_client(connect_url, http_client=http)) as client,
     ):

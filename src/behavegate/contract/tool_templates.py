@@ -69,7 +69,8 @@ def _lookup(inner: str, arguments: Any, state: Mapping[str, Any]) -> Any:
     for step in steps:
         if isinstance(value, dict) and isinstance(step, str) and step in value:
             value = value[step]
-        elif isinstance(value, list) and isinstance(step, int | str) and str(step).isdigit() and int(step) < len(value):
+        # isdecimal, not isdigit: "²" is a digit int() refuses.
+        elif isinstance(value, list) and isinstance(step, int | str) and str(step).isdecimal() and int(step) < len(value):
             value = value[int(step)]
         else:
             raise Unresolved("{{" + inner + "}}")

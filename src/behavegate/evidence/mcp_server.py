@@ -27,9 +27,11 @@ limited (limits.py); it stops when the run ends.
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import socket
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -46,20 +48,24 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, UserTurn
 from behavegate.evidence.chat import offered_tools
-from behavegate.evidence.scripted import Unanswerable, answer, shown_call, start
+from behavegate.evidence.scripted import Unanswerable, answer, deeper_than, shown_call, start
 from behavegate.frozen import frozen, replace
 from behavegate.limits import (
     MCP_HEADER_SECONDS,
+    MCP_MAX_ATTEMPT_BYTES,
     MCP_MAX_CALLS,
     MCP_MAX_CONNECTIONS,
     MCP_MAX_REQUEST_BYTES,
     MCP_MAX_REQUESTS,
     MCP_REQUEST_SECONDS,
+    TOOL_RESULT_MAX_DEPTH,
 )
 from behavegate.model import TOOL_SOURCE_MCP, AgentTarget, Observation, Scenario, ToolCall
+from behavegate.text import one_line
 
 _PREFIX = "/mcp/"
 FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
+_ATTEMPT = "behavegate.attempt"  # the ASGI scope key holding the AttemptTools a request was admitted for
 
 
 @frozen
@@ -82,7 +88,8 @@ class AttemptTools:
         self.calls: list[ServedCall] = []
         self.requests = 0
         self.open = True
-        self.overflow = False  # more calls than MCP_MAX_CALLS: the rest were refused, unrecorded
+        self.overflow: str | None = None  # past a bound (calls, bytes, nesting): refused, unrecorded; evidence incomplete
+        self.kept = 0  # bytes of arguments received and results answered, as recorded
         self.refused: str | None = None  # a POST on this path refused or cut: what it carried is not known
         self.unmatched: str | None = None  # a call no tool_results rule answers
         self.state = start(scenario)  # sequences and the key-value store, as the conversation loop keeps them
@@ -125,10 +132,19 @@ class AttemptTools:
             )
             return _refused("no user turn is in flight: the call is not recorded")
         if len(self.calls) >= MCP_MAX_CALLS:
-            self.overflow = True
+            self.overflow = f"more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
             return _refused(f"more than {MCP_MAX_CALLS} tool calls in one attempt: refused")
+        if deeper_than(arguments, TOOL_RESULT_MAX_DEPTH):  # recorded, it could not be read back from saved observations
+            self.overflow = f"a call's arguments nest deeper than {TOOL_RESULT_MAX_DEPTH} levels"
+            return _refused(f"arguments nest deeper than {TOOL_RESULT_MAX_DEPTH} levels: refused")
         index = len(self.calls)
         call = ToolCall(name, arguments if arguments is not None else {}, f"mcp_{index}", executed=True)
+        # Each body is bounded, not their sum: an attempt's evidence is held for the whole run, so it
+        # gets the byte budget of an attempt's HTTP side (arguments in, scripted results out).
+        self.kept += len(json.dumps(call.arguments, ensure_ascii=False))
+        if self.kept > MCP_MAX_ATTEMPT_BYTES:
+            self.overflow = f"more than {MCP_MAX_ATTEMPT_BYTES:,} bytes of MCP tool calls and results in one attempt"
+            return _refused("this attempt's tool calls passed their byte budget: refused")
         if self.budget is None:
             self.budget, self.stopped = self._over_budget(index)
         if self.budget is not None:
@@ -146,6 +162,10 @@ class AttemptTools:
             error = "no scripted result for this call"
             self.calls.append(ServedCall(call, ScriptedResult(index, name, error=error), self.user_turn))
             return _refused(error)
+        self.kept += len(scripted.content)
+        if self.kept > MCP_MAX_ATTEMPT_BYTES:  # a result filled from the state can outgrow what came in
+            self.overflow = f"more than {MCP_MAX_ATTEMPT_BYTES:,} bytes of MCP tool calls and results in one attempt"
+            return _refused("this attempt's tool results passed their byte budget: refused")
         self.state = scripted.state
         self.calls.append(ServedCall(call, scripted.record, self.user_turn))
         return types.CallToolResult(
@@ -184,7 +204,9 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
     (executed calls, their scripted errors and results). Pure, once the attempt is closed.
 
     The MCP side is the evidence of which tools ran, even when the answer also reports
-    calls: those are the agent's words, these are where its calls landed."""
+    calls: those are the agent's words, these are where its calls landed. An answer that
+    reports more calls of a tool than landed leaves the tool evidence incomplete, never
+    "not called"."""
     if observation.error is not None:
         return observation  # no answer: the attempt is incomplete whatever arrived
     if tools.unmatched is not None:
@@ -204,12 +226,16 @@ def tool_side(observation: Observation, tools: AttemptTools) -> Observation:
             user_turns=_split_by_turn(went.user_turns, tools.calls),
         )
     gap = None
-    if tools.overflow:
-        gap = f"tool calls were not observed: more than {MCP_MAX_CALLS} MCP tool calls in one attempt"
+    if tools.overflow is not None:
+        gap = f"tool calls were not observed: {tools.overflow}"
     elif tools.refused is not None:  # the refused request may have been a call: unknown, never "no call"
         gap = f"tool calls were not all observed: a request on the attempt's MCP path was {tools.refused}"
     elif tools.between is not None:
         gap = f"tool calls were not all tied to a user turn: {tools.between}"
+    elif unseen := _reported_not_landed(observation.tool_calls or (), calls):
+        # The answer asks for (or says it made) calls that never reached the MCP path, e.g. a chat
+        # function call: dropping them would read as "not called", so the tool side is not the whole story.
+        gap = f"tool calls were not all observed: the answer reports calls that did not reach the attempt's MCP path: {unseen}"
     return replace(
         observation,
         tool_calls=calls,
@@ -234,6 +260,13 @@ def _split_by_turn(went: tuple[UserTurn, ...], served: list[ServedCall]) -> tupl
     return tuple(split)
 
 
+def _reported_not_landed(reported: tuple[ToolCall, ...], landed: tuple[ToolCall, ...]) -> str:
+    """The tool names the answer reports more calls of than the MCP path received, shown inert."""
+    seen = Counter(call.name for call in landed)
+    said = Counter(call.name for call in reported)
+    return one_line(", ".join(sorted(name for name in said if said[name] > seen[name])), 300)
+
+
 class ToolServer:
     """The run's MCP server: started once, one path per attempt (:meth:`attempt`)."""
 
@@ -256,8 +289,11 @@ class ToolServer:
         return self._paths.get(path[len(_PREFIX) :]) if path.startswith(_PREFIX) else None
 
     def _tools_of(self, ctx: ServerRequestContext[Any, Any]) -> AttemptTools | None:
-        path = getattr(getattr(ctx.request, "url", None), "path", None)
-        return self._bound(path) if isinstance(path, str) else None
+        # The attempt the request was admitted for (_app), never the path looked up again: with a
+        # fixed URL a request whose body arrives late would land on the next attempt holding /mcp.
+        scope = getattr(ctx.request, "scope", None)
+        tools = scope.get(_ATTEMPT) if isinstance(scope, dict) else None
+        return tools if isinstance(tools, AttemptTools) else None
 
     async def _list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -269,7 +305,11 @@ class ToolServer:
         tools = self._tools_of(ctx)
         if tools is None:  # the attempt ended between the path check and this call
             return _refused("this attempt has ended: the call is not recorded")
-        return tools.call(params.name, params.arguments)
+        try:
+            return tools.call(params.name, params.arguments)
+        except Exception as failed:  # the SDK would answer an error result and the call would be lost: "no call"
+            tools.refused = tools.refused or f"not answered ({type(failed).__name__} in behavegate)"
+            return _refused("behavegate could not answer this call")
 
     async def _app(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Only the registered per-attempt paths reach the MCP layer; each request is bounded in time."""
@@ -280,6 +320,7 @@ class ToolServer:
         if tools is None or not tools.open:
             await _plain(send, 404, b"not found")
             return
+        scope[_ATTEMPT] = tools  # what the request's calls are bound to, however late its body comes
         posted = scope.get("method") == "POST"  # a POST may carry a call; GET and DELETE never do
         tools.requests += 1
         if tools.requests > MCP_MAX_REQUESTS:

@@ -18,7 +18,7 @@ from typing import Any
 
 from behavegate.evidence.live import Connect, Job, LiveSettings, OnDone, jobs
 from behavegate.evidence.schedule import Schedule
-from behavegate.limits import MAX_RESPONSE_BYTES
+from behavegate.limits import ATTEMPT_MAX_RESPONSE_BYTES, MAX_RESPONSE_BYTES
 from behavegate.model import Contract, Observation, Timing, ToolCall
 from behavegate.text import one_line
 
@@ -73,10 +73,11 @@ def _with_latency(observation: Observation, latency_ms: float) -> Observation:
 
 async def called(contract: Contract, settings: LiveSettings, job: Job) -> Observation:
     """One attempt: the scenario's call on a fresh session, within agent.timeout_seconds."""
-    import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
     from mcp.shared.exceptions import MCPError
+
+    from behavegate.evidence.mcp_client import bounded_client
 
     scenario, endpoint = job.scenario, settings.endpoint
     assert scenario.call is not None and endpoint is not None  # the loader requires call with agent.api: mcp
@@ -90,7 +91,7 @@ async def called(contract: Contract, settings: LiveSettings, job: Job) -> Observ
     seconds = contract.agent.timeout_seconds
     try:
         async with (
-            httpx2.AsyncClient(trust_env=False, timeout=seconds, headers=headers) as http,
+            bounded_client(seconds, headers, ATTEMPT_MAX_RESPONSE_BYTES) as http,
             asyncio.timeout(seconds),
             Client(streamable_http_client(url, http_client=http)) as client,
         ):
@@ -104,7 +105,18 @@ async def called(contract: Contract, settings: LiveSettings, job: Job) -> Observ
     text = "\n".join(part.text for part in result.content if getattr(part, "type", None) == "text")  # type: ignore[union-attr]
     if len(text.encode("utf-8", "surrogatepass")) > MAX_RESPONSE_BYTES:
         return Observation(scenario_id=scenario.id, error=f"the result of {name} is larger than {MAX_RESPONSE_BYTES:,} bytes")
-    return _observation(scenario.id, call, text, text if result.is_error else None)
+    observation = _observation(scenario.id, call, text, text if result.is_error else None)
+    kinds = {str(getattr(part, "type", "unknown")) for part in result.content}
+    other = sorted(kinds - {"text"})
+    if other or ("text" not in kinds and result.structured_content is not None):
+        # An image, a blob, an embedded resource, or structured content with no text beside it:
+        # what it says is not read, so it is never "not said".
+        from behavegate.frozen import replace
+
+        what = ", ".join(other)[:200] if other else "structured content"
+        gap = f"the result of {name} holds content that is not text ({what}): the response is not all known"
+        observation = replace(observation, response_gap=gap)
+    return observation
 
 
 def _observation(scenario_id: str, call: ToolCall, text: str | None, error: str | None) -> Observation:

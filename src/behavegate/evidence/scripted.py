@@ -22,7 +22,7 @@ from behavegate.contract.subset import json_subset
 from behavegate.contract.tool_templates import Unresolved, render
 from behavegate.conversation import ScriptedResult, ToolResultRule
 from behavegate.frozen import field, frozen
-from behavegate.limits import SHOWN_CALL_CHARS, SHOWN_POSITIONS, SHOWN_REPEATS
+from behavegate.limits import SHOWN_CALL_CHARS, SHOWN_POSITIONS, SHOWN_REPEATS, TOOL_RESULT_MAX_DEPTH
 from behavegate.model import JSON, Scenario, ToolCall
 from behavegate.text import one_line
 
@@ -144,10 +144,29 @@ def answer(scenario: Scenario, call: ToolCall, index: int, state: ScriptState | 
             f"the tool_results rule for the call {shown_call(call)} names {one_line(missing.text, 80)}, "
             "which has no value (a placeholder is never filled with nothing)"
         )
+    # A value written into itself (set: {cart: ["{{state.cart}}", ...]}) nests one level deeper each
+    # call; past the bound its record could not be read back (an observation file nests 32 deep at most).
+    if any(deeper_than(value, TOOL_RESULT_MAX_DEPTH) for value in (content, *written.values())):
+        return Unanswerable(
+            f"the tool_results rule for the call {shown_call(call)} would answer or store a value that nests "
+            f"deeper than {TOOL_RESULT_MAX_DEPTH} levels (does a set write a state key into itself?)"
+        )
     after = ScriptState({**state.uses, position: uses + 1}, {**state.store, **written})
     if error is not None:
         return Answer(json.dumps({"error": error}), ScriptedResult(index, call.name, error=error), after)
     return Answer(_text(content), ScriptedResult(index, call.name, content=content), after)
+
+
+def deeper_than(value: Any, most: int) -> bool:
+    """Does ``value`` hold a list or object more than ``most`` levels down?"""
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth >= most:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def _from_mapping(results: Mapping[str, JSON], call: ToolCall, index: int, state: ScriptState) -> Answer:
