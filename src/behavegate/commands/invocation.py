@@ -139,4 +139,25 @@ class ValidateCommand:
     format: Format = "table"
 
 
-Command = ValidateCommand | TestCommand | MergeCommand | ReplayCommand | ShowCommand | ListCommand | InitCommand | TracesCommand
+@frozen
+class ViewCommand:
+    """``behavegate view``."""
+
+    runs_dir: str = ".behavegate/runs"
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: a free port
+    compare: tuple[str, str] | None = None  # the static mode: these two runs, written to ``html``
+    html: str | None = None
+
+
+Command = (
+    ViewCommand
+    | ValidateCommand
+    | TestCommand
+    | MergeCommand
+    | ReplayCommand
+    | ShowCommand
+    | ListCommand
+    | InitCommand
+    | TracesCommand
+)
