@@ -31,6 +31,7 @@ class Attempt:
     calls: tuple[tuple[str, str], ...] | None  # (tool name, arguments as JSON); None: calls not observed
     error: str | None = None
     calls_not_shown: int = 0
+    observed: bool = True  # False: nothing was observed (not sent, or its evidence is missing)
 
 
 @frozen
@@ -99,7 +100,7 @@ def _attempt(index: int, attempt: Mapping[str, Any]) -> Attempt:
     observation = attempt.get("observation")
     status = str(attempt["status"])
     if not isinstance(observation, Mapping):
-        return Attempt(number if isinstance(number, int) else index, status, None, None, "not observed")
+        return Attempt(number if isinstance(number, int) else index, status, None, None, observed=False)
     response = observation.get("response")
     raw_calls = observation.get("tool_calls")
     calls = None
