@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser import Browser, chromium
+from browser import Browser, BrowserError, Page, chromium
 from helpers import EXAMPLE
 
 from behavegate.cli import main
@@ -146,7 +146,7 @@ def test_the_server_lists_shows_and_compares_and_refuses_the_rest(served: tuple[
     status, page, _ = _get(server, f"/run?id={b}")
     assert status == 200 and "issue_refund" in page and "&lt;script&gt;" in page
     status, page, _ = _get(server, f"/compare?a={a}&b={b}")
-    assert status == 200 and "newly failing checks" in page
+    assert status == 200 and "newly failing" in page
     for path in (f"/run?id=../{b}", "/run?id=..%2F..%2Fetc", "/compare?a=x&b=y", f"/compare?a={a}", "/etc/passwd"):
         status, page, _ = _get(server, path)
         assert status == 404, path
@@ -169,14 +169,43 @@ def test_a_run_that_became_unreadable_is_refused_not_raised(served: tuple[ViewSe
 BINARY = chromium()
 
 
+def _opened(browser: Browser, url: str) -> Page:
+    """``browser.open`` of a served page: the new tab's own about:blank load can come first and
+    the page's navigation then lands under the first evaluation (seen under load); opened anew."""
+    for _ in range(3):
+        try:
+            page = browser.open(url)
+            if page.evaluate("location.href") == url:
+                return page
+        except BrowserError as error:
+            if "navigated" not in str(error):
+                raise
+    raise BrowserError(f"{url} did not stay loaded")
+
+
 @pytest.mark.skipif(BINARY is None and not os.environ.get("CI"), reason="chromium is not installed (.ci/run installs it)")
 def test_the_compare_page_in_a_real_browser_shows_what_changed_inertly(served: tuple[ViewServer, str, str]) -> None:
     server, a, b = served
     assert BINARY is not None
     with Browser(BINARY) as browser:
-        page = browser.open(f"{server.url}compare?a={a}&b={b}")
+        page = _opened(browser, f"{server.url}compare?a={a}&b={b}")
         assert page.console_errors() == [] and page.requests() == [] and page.dialogs() == []
-        headings = page.evaluate("[...document.querySelectorAll('section.scenario-diff h2')].map(h => h.textContent)")
+        # Read in one evaluation: what the page shows, as the DOM holds it.
+        shown = page.evaluate(
+            """(() => {
+              const injected = document.querySelectorAll('section.changed')[2];
+              return {
+                headings: [...document.querySelectorAll('section.scenario-diff h2')].map(h => h.textContent),
+                changed: document.querySelectorAll('section.changed').length,
+                findings: injected.querySelector('ul.findings').textContent,
+                listed: injected.querySelector('ul.newly-failing') !== null,
+                sides: [...injected.querySelectorAll('.side')].map(s => s.textContent),
+                answers: [...document.querySelectorAll('pre')].map(p => p.textContent).join('\\n'),
+                markup: document.querySelectorAll('script, img').length,
+              };
+            })()"""
+        )
+        headings = shown["headings"]
         assert [h.split()[0] for h in headings] == [
             "refund-window",
             "refund-needs-a-human",
@@ -185,16 +214,27 @@ def test_the_compare_page_in_a_real_browser_shows_what_changed_inertly(served: t
             "delete-data-refused",
         ]
         assert [h.split()[1] for h in headings] == ["pass→fail"] * 3 + ["pass→pass"] * 2
-        assert page.evaluate("document.querySelectorAll('section.changed').length") == 3
-        injected = "document.querySelectorAll('section.changed')[2]"
-        failing = page.evaluate(f"{injected}.querySelector('ul.newly-failing').textContent")
-        assert "tools.forbidden[0]" in failing and "pass → fail" in failing
-        sides = page.evaluate(f"[...{injected}.querySelectorAll('.side')].map(s => s.textContent)")
-        assert "issue_refund" in sides[1] and "issue_refund" not in sides[0]
-        answers = page.evaluate("[...document.querySelectorAll('pre')].map(p => p.textContent).join('\\n')")
-        assert '<script>alert("x")</script>' in answers and "\\u202eevil" in answers  # shown as text
-        assert page.evaluate("document.querySelectorAll('script, img').length") == 0
-        listing = browser.open(server.url)
+        assert shown["changed"] == 3
+        assert "newly failing tools.forbidden[0]: passed in the baseline, fails now" in shown["findings"]
+        assert shown["listed"] is False  # the check is named once, by its finding
+        assert "issue_refund" in shown["sides"][1] and "issue_refund" not in shown["sides"][0]
+        assert '<script>alert("x")</script>' in shown["answers"] and "\\u202eevil" in shown["answers"]  # shown as text
+        assert shown["markup"] == 0
+        listing = _opened(browser, server.url)
         listing.click("a.compare")
-        listing.settle()
+        browser.wait_for("Page.loadEventFired", listing.session)
         assert listing.evaluate("location.pathname") == "/compare" and listing.console_errors() == []
+
+
+def test_a_hostile_run_name_is_listed_as_text_and_the_oldest_runs_past_the_cap_are_counted(
+    served: tuple[ViewServer, str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = served[0]
+    hostile = "<img src=x onerror=alert(1)>\u202e"
+    (server.reader.runs_dir / hostile).mkdir()
+    status, page, _ = _get(server, "/")
+    assert status == 200 and "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;\\u202e" in page
+    monkeypatch.setattr("behavegate.report.runs.MAX_RUNS_LISTED", 2)
+    listing = server.reader.listing()
+    assert len(listing.entries) == 2 and listing.entries[0].id == hostile and listing.not_listed == 1
+    assert "1 older not listed" in _get(server, "/")[1]

@@ -67,6 +67,12 @@ def entry_of(run_id: str, report: Mapping[str, Any] | None, problem: str | None)
     )
 
 
+def _newest_first(entry: RunEntry) -> tuple[str, str]:
+    """A run id begins with the second it started; runs started within one second are
+    told apart by their recorded start time (the id's random tail would order them at random)."""
+    return entry.id[:16], entry.started_at or ""
+
+
 def _past(status: str) -> str:
     return {"pass": "passed", "fail": "failed"}.get(status, status)
 
@@ -96,7 +102,8 @@ class RunReader:
         except OSError as exc:
             return RunListing((), problem=f"cannot read the runs folder: {exc.strerror or type(exc).__name__}")
         shown = names[:MAX_RUNS_LISTED]
-        return RunListing(tuple(self._entry(name) for name in shown), not_listed=len(names) - len(shown))
+        entries = sorted((self._entry(name) for name in shown), key=_newest_first, reverse=True)
+        return RunListing(tuple(entries), not_listed=len(names) - len(shown))
 
     def report(self, run_id: str) -> Mapping[str, Any] | None:
         """The checked report of a listed, readable run (call after ``listing``)."""
