@@ -234,7 +234,7 @@ def test_a_hostile_run_name_is_listed_as_text_and_the_oldest_runs_past_the_cap_a
     (server.reader.runs_dir / hostile).mkdir()
     status, page, _ = _get(server, "/")
     assert status == 200 and "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;\\u202e" in page
-    monkeypatch.setattr("behavegate.report.runs.MAX_RUNS_LISTED", 2)
+    monkeypatch.setattr("behavegate.report.runs.VIEW_RUNS_LISTED", 2)
     listing = server.reader.listing()
     assert len(listing.entries) == 2 and listing.entries[0].id == hostile and listing.not_listed == 1
     assert "1 older not listed" in _get(server, "/")[1]

@@ -20,13 +20,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from behavegate.errors import ExitCode
 from behavegate.github.console import Console
+from behavegate.limits import VIEW_REQUEST_SECONDS
 from behavegate.report.runs import RunReader
 from behavegate.text import one_line
 
 if TYPE_CHECKING:
     from behavegate.commands.invocation import ViewCommand
-
-REQUEST_SECONDS = 10.0  # a client that sends nothing for this long is dropped (the server is single-threaded)
 
 
 def loopback(host: str) -> bool:
@@ -68,7 +67,7 @@ class ViewServer(HTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     server: ViewServer
-    timeout = REQUEST_SECONDS
+    timeout = VIEW_REQUEST_SECONDS
     server_version = "behavegate-view"
     sys_version = ""
 

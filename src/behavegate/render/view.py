@@ -18,12 +18,11 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from behavegate.limits import HTML_TEXT_CHARS, HTML_VALUE_CHARS
+from behavegate.limits import VIEW_EVIDENCE_SCENARIOS as EVIDENCE_SHOWN
 from behavegate.render.html import clip, inert
 from behavegate.report.comparison import Comparison
 from behavegate.report.run_diff import RunDiff, attempts_of, side, suite_findings
 from behavegate.report.runs import RunEntry, RunListing
-
-EVIDENCE_SHOWN = 100  # changed scenarios shown with both sides' evidence; past this, their findings only
 
 
 def _environment() -> Environment:

@@ -15,10 +15,9 @@ from typing import Any
 
 from behavegate.frozen import frozen
 from behavegate.gating import GateName
+from behavegate.limits import VIEW_ATTEMPTS_SHOWN as ATTEMPTS_SHOWN
+from behavegate.limits import VIEW_CALLS_SHOWN as CALLS_SHOWN
 from behavegate.report.comparison import Comparison, Counts, Finding, tally
-
-ATTEMPTS_SHOWN = 3  # attempts of one side shown with their evidence; the rest are counted
-CALLS_SHOWN = 12
 
 
 @frozen

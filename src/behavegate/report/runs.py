@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.frozen import frozen
+from behavegate.limits import VIEW_RUNS_LISTED
 from behavegate.report.layout import EVENTS, RESULTS, STATE, SUMMARY
 
-MAX_RUNS_LISTED = 200  # the newest runs listed (ids begin with their start time); the rest are counted
 STATUSES = ("pass", "fail", "incomplete")
 
 
@@ -42,7 +42,7 @@ class RunEntry:
 @frozen
 class RunListing:
     entries: tuple[RunEntry, ...]
-    not_listed: int = 0  # older run directories past MAX_RUNS_LISTED
+    not_listed: int = 0  # older run directories past VIEW_RUNS_LISTED
     problem: str | None = None  # the runs folder itself could not be read
 
     def entry(self, run_id: str) -> RunEntry | None:
@@ -101,7 +101,7 @@ class RunReader:
                 names = sorted((e.name for e in found if e.is_dir(follow_symlinks=False) or e.is_symlink()), reverse=True)
         except OSError as exc:
             return RunListing((), problem=f"cannot read the runs folder: {exc.strerror or type(exc).__name__}")
-        shown = names[:MAX_RUNS_LISTED]
+        shown = names[:VIEW_RUNS_LISTED]  # the newest: an id begins with the second its run started
         entries = sorted((self._entry(name) for name in shown), key=_newest_first, reverse=True)
         return RunListing(tuple(entries), not_listed=len(names) - len(shown))
 
