@@ -238,3 +238,13 @@ def test_a_hostile_run_name_is_listed_as_text_and_the_oldest_runs_past_the_cap_a
     listing = server.reader.listing()
     assert len(listing.entries) == 2 and listing.entries[0].id == hostile and listing.not_listed == 1
     assert "1 older not listed" in _get(server, "/")[1]
+
+
+def test_every_view_option_reaches_its_frozen_command_value() -> None:
+    from behavegate.cli import build_parser
+    from behavegate.commands.arguments import parsed
+    from behavegate.commands.invocation import ViewCommand
+
+    argv = ["view", "runs", "--host", "::1", "--port", "8080", "--compare", "a", "b", "--html", "x.html"]
+    assert parsed(build_parser().parse_args(argv)) == ViewCommand("runs", "::1", 8080, ("a", "b"), "x.html")
+    assert parsed(build_parser().parse_args(["view"])) == ViewCommand()
