@@ -151,7 +151,7 @@ VIEW_RUNS_LISTED = 200  # the newest run directories listed and checked; older o
 VIEW_EVIDENCE_SCENARIOS = 100  # scenarios shown with their evidence on one page; past this, counted (compare: findings only)
 VIEW_ATTEMPTS_SHOWN = 3  # attempts of one side of a scenario shown with their evidence; the rest counted
 VIEW_CALLS_SHOWN = 12  # tool calls of one attempt listed; the rest counted
-VIEW_REQUEST_SECONDS = 10.0  # a client that sends nothing for this long is dropped (the server answers one at a time)
+VIEW_REQUEST_SECONDS = 10.0  # a connection that sends nothing for this long is closed
 
 # --- trace files (evidence/traces) ------------------------------------------------------------
 TRACE_READ_CHUNK = 1024 * 1024  # bytes read at a time: memory is this plus the value being decoded

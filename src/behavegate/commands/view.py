@@ -13,7 +13,8 @@ from __future__ import annotations
 import ipaddress
 import socket
 import sys
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
@@ -45,13 +46,19 @@ def host_name(header: str) -> str:
     return header.rsplit(":", 1)[0]
 
 
-class ViewServer(HTTPServer):
+class ViewServer(ThreadingHTTPServer):
+    """One thread a connection (a browser keeps idle connections open); the runs are read
+    under one lock, so a run is checked once however many pages ask for it."""
+
+    daemon_threads = True
+
     def __init__(self, runs_dir: Path, host: str = "127.0.0.1", port: int = 0) -> None:
         if not loopback(host):
             raise ValueError(f"--host must be a loopback address (127.0.0.1, ::1 or localhost), not {host!r}")
         if ":" in host.strip("[]"):
             self.address_family = socket.AF_INET6
         self.reader = RunReader(runs_dir)
+        self.reading = threading.Lock()
         self.shown_dir = str(runs_dir)
         super().__init__((host.strip("[]"), port), _Handler)
 
@@ -90,7 +97,9 @@ class _Handler(BaseHTTPRequestHandler):
         url = urlsplit(self.path)
         query = parse_qs(url.query, max_num_fields=4)
         reader = self.server.reader
-        listing = reader.listing()
+        with self.server.reading:
+            listing = reader.listing()
+            reports = {entry.id: reader.report(entry.id) for entry in listing.entries}
         if url.path == "/":
             return 200, view.list_page(listing, self.server.shown_dir)
         wanted = {"/run": ("id",), "/compare": ("a", "b")}.get(url.path)
@@ -102,7 +111,7 @@ class _Handler(BaseHTTPRequestHandler):
             entry = listing.entry(given)
             if entry is None:
                 return 404, view.error_page("no such run", f"no run {one_line(given, 200)!r} in {self.server.shown_dir}")
-            report = reader.report(entry.id)
+            report = reports[entry.id]
             if report is None:
                 return 409, view.error_page("unreadable run", f"run {entry.id} cannot be shown: {entry.problem}")
             entries.append((entry, report))
