@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -183,7 +182,6 @@ def run(command: ViewCommand, console: Console) -> int:
         return ExitCode.INCOMPLETE
     with server:
         console.out(f"Serving the runs in {one_line(command.runs_dir)} at {server.url} (Ctrl-C stops)")
-        sys.stdout.flush()
         try:
             server.serve_forever()
         except KeyboardInterrupt:
