@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     except ParserExit as exit_:
         return exit_.code
     commands = {
-        name: f"behavegate.commands.{name}" for name in ("test", "watch", "merge", "init", "replay", "show", "traces", "validate")
+        name: f"behavegate.commands.{name}"
+        for name in ("test", "watch", "merge", "init", "replay", "show", "traces", "validate", "view")
     } | {"list": "behavegate.commands.listing"}
     if args.command not in commands:
         console.out(parser.format_help())

@@ -148,6 +148,13 @@ PR_COMMENT_TOTAL_SECONDS = 60.0  # all of them together (listing up to 30 pages,
 # One GitHub REST reply: a page of 100 comments at 65,536 characters of 3-byte UTF-8 each is 19.7 MB.
 PR_COMMENT_REPLY_MAX_BYTES = 32 * 1024 * 1024
 
+# --- behavegate view (report/runs.py, report/run_diff.py, render/view.py, commands/view.py) ---------
+VIEW_RUNS_LISTED = 200  # the newest run directories listed and checked; older ones are counted
+VIEW_EVIDENCE_SCENARIOS = 100  # scenarios shown with their evidence on one page; past this, counted (compare: findings only)
+VIEW_ATTEMPTS_SHOWN = 3  # attempts of one side of a scenario shown with their evidence; the rest counted
+VIEW_CALLS_SHOWN = 12  # tool calls of one attempt listed; the rest counted
+VIEW_REQUEST_SECONDS = 10.0  # a connection that sends nothing for this long is closed
+
 # --- trace files (evidence/traces) ------------------------------------------------------------
 TRACE_READ_CHUNK = 1024 * 1024  # bytes read at a time: memory is this plus the value being decoded
 TRACE_MAX_OBJECT_BYTES = 64 * 1024 * 1024  # one JSON line, console object or span

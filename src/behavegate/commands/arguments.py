@@ -177,6 +177,31 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     )
     _format(validate)
 
+    view = commands.add_parser(
+        "view",
+        console=console,
+        help="a local page over the stored runs: list them, show one, compare two",
+        description="Serve a read-only page on a loopback address listing the runs in RUNS_DIR (each checked as "
+        "replay checks it), showing one, and comparing two scenario by scenario (/compare?a=RUN&b=RUN): status "
+        "changes, checks that newly fail or pass, the answer and tool calls of each side. "
+        "Exit 0: stopped with Ctrl-C, or the comparison written; 2: a run or address that cannot be used.",
+    )
+    view.add_argument(
+        "runs_dir", nargs="?", default=".behavegate/runs", metavar="RUNS_DIR", help="the runs folder (default: .behavegate/runs)"
+    )
+    view.add_argument(
+        "--host", default="127.0.0.1", help="loopback address to listen on (default: 127.0.0.1; no other is allowed)"
+    )
+    view.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one, printed)")
+    view.add_argument(
+        "--compare",
+        nargs=2,
+        default=None,
+        metavar=("A", "B"),
+        help="write the comparison of runs A and B to --html instead of serving",
+    )
+    view.add_argument("--html", default=None, metavar="FILE", help="with --compare: the HTML file to write")
+
     init = commands.add_parser(
         "init", console=console, help="write a starter contract", description="Write a starter behavior contract."
     )
@@ -581,6 +606,9 @@ def parsed(args: argparse.Namespace) -> Command:
             trace_format=args.trace_format,
             trace_attribute=args.trace_attribute,
         )
+    if args.command == "view":
+        compare = None if args.compare is None else (str(args.compare[0]), str(args.compare[1]))
+        return given.ViewCommand(runs_dir=args.runs_dir, host=args.host, port=args.port, compare=compare, html=args.html)
     if args.command == "validate":
         return given.ValidateCommand(contracts=tuple(args.contract or ()), format=args.format)
     raise ValueError(f"no such command: {args.command!r}")

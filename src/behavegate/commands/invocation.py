@@ -149,8 +149,20 @@ class ValidateCommand:
     format: Format = "table"
 
 
+@frozen
+class ViewCommand:
+    """``behavegate view``."""
+
+    runs_dir: str = ".behavegate/runs"
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: a free port
+    compare: tuple[str, str] | None = None  # the static mode: these two runs, written to ``html``
+    html: str | None = None
+
+
 Command = (
-    ValidateCommand
+    ViewCommand
+    | ValidateCommand
     | TestCommand
     | WatchCommand
     | MergeCommand

@@ -125,7 +125,17 @@ class _Findings:
 
 
 def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Comparison:
-    now = current_record(report)
+    skipped = frozenset(scenario.id for scenario in report.skipped or ())
+    note = contract_note_of(baseline, report.contract.digest, report.contract_path)
+    return compare_records(baseline, current_record(report), skipped, report.floor_decides, note, alpha)
+
+
+def compare_records(
+    baseline: Baseline, now: RunRecord, not_selected: frozenset[str], absorbed: bool, contract_note: str, alpha: float = ALPHA
+) -> Comparison:
+    """``now`` (a run reduced to its record, e.g. a stored run read as a baseline is: ``behavegate
+    view``) against ``baseline``; ``not_selected``: the contract's scenarios the run did not select;
+    ``absorbed``: a suite pass-rate floor decides it."""
     before = baseline.run.by_id()
     found = _Findings()
     tests: list[_Test] = []
@@ -153,7 +163,6 @@ def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Compari
                 found.changes.append(Finding("removed_assertion", scenario.id, key, "in the baseline, not in this run"))
         _sequences(scenario, old, found)
     ran = {scenario.id for scenario in now.scenarios}
-    not_selected = {scenario.id for scenario in report.skipped or ()}
     for old in baseline.run.scenarios:
         if old.id in ran:
             continue
@@ -171,7 +180,6 @@ def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Compari
     for name, status in now.gates.items():
         was = baseline.run.gates.get(name)
         _single("", name, None if was is None else one(was), one(status), found, gate=True)
-    absorbed = report.floor_decides
     if absorbed:
         _absorb(found)
         prior, suite = _suite(baseline.run), _suite(now)
@@ -191,7 +199,7 @@ def compare(baseline: Baseline, report: Report, alpha: float = ALPHA) -> Compari
 
     return Comparison(
         source=baseline.source,
-        contract_note=_contract_note(baseline, report),
+        contract_note=contract_note,
         alpha=alpha,
         threshold=threshold,
         tests=counted,
@@ -360,10 +368,10 @@ def _calls(names: tuple[str, ...]) -> str:
     return shown + (f" … (+{len(names) - SHOWN_CALLS})" if len(names) > SHOWN_CALLS else "")
 
 
-def _contract_note(baseline: Baseline, report: Report) -> str:
+def contract_note_of(baseline: Baseline, digest: str, path: str) -> str:
     source = baseline.source
-    if source.contract_digest == report.contract.digest:
+    if source.contract_digest == digest:
         return "same contract"
-    if source.contract_path == report.contract_path:
+    if source.contract_path == path:
         return "the contract changed since the baseline; scenarios and assertions are matched by id"
     return f"the baseline is of another contract file ({one_line(source.contract_path, 200)}); scenarios are matched by id"
