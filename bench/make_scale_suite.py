@@ -189,6 +189,30 @@ def generate(folder: Path, scenarios: int, seed: int = 7) -> tuple[Path, Path, d
     return contract_path, evidence_path, planned
 
 
+def generate_jsonl(folder: Path, scenarios: int, seed: int = 7) -> tuple[Path, Path, dict[str, int]]:
+    """The same suite as a golden-query file whose rows are a JSON Lines golden set
+    (``golden.jsonl``: id, query, category, expect), and its observations as JSON Lines,
+    one entry a line, in the rows' order: the form behavegate judges a part at a time."""
+    contract_path, evidence_path, planned = generate(folder, scenarios, seed)
+    with contract_path.open() as handle:
+        contract = yaml.safe_load(handle)
+    with (folder / "golden.jsonl").open("w") as out:
+        for row in contract["scenarios"]:
+            query = {"id": row["id"], "query": row["prompt"], "category": row["tags"][0], "expect": row["expect"]}
+            out.write(json.dumps(query, ensure_ascii=False) + "\n")
+    head = {"version": 2, "agent": contract["agent"], "queries": "golden.jsonl"}
+    with contract_path.open("w") as out:
+        yaml.safe_dump(head, out, sort_keys=False, allow_unicode=True, width=120)
+    with evidence_path.open() as handle:
+        entries = json.load(handle)["scenarios"]
+    jsonl_path = folder / "observations.jsonl"
+    with jsonl_path.open("w") as out:
+        for entry in entries:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    evidence_path.unlink()
+    return contract_path, jsonl_path, planned
+
+
 def _count(expect: dict[str, Any]) -> int:
     """Assertions as docs/contract.md counts them: one per listed item, one per scalar key."""
     total = 0
@@ -206,9 +230,11 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--scenarios", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jsonl", action="store_true", help="a golden-query file over golden.jsonl, observations.jsonl")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
-    contract, evidence, planned = generate(options.out, options.scenarios, options.seed)
+    make = generate_jsonl if options.jsonl else generate
+    contract, evidence, planned = make(options.out, options.scenarios, options.seed)
     print(f"wrote {contract} ({contract.stat().st_size:,} bytes), {evidence} ({evidence.stat().st_size:,} bytes)")
     print(json.dumps(planned))
     return 0
