@@ -71,12 +71,25 @@ def main() -> int:
     from make_scale_suite import generate_jsonl
 
     folder = Path(tempfile.mkdtemp(prefix="bench-stream-"))
-    contract, evidence, planned = generate_jsonl(folder, options.scenarios)
+    _, evidence, planned = generate_jsonl(folder, options.scenarios)
     golden = folder / "golden.jsonl"
-    print(f"suite: {options.scenarios:,} scenarios x 10 assertions; golden.jsonl {golden.stat().st_size / 2**20:.1f} MiB, "
-          f"observations.jsonl {evidence.stat().st_size / 2**20:.1f} MiB; load {os.getloadavg()[0]:.1f}")  # fmt: skip
-    test = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts",
-            "--max-scenarios", str(options.scenarios), "--max-assertions", str(max(options.scenarios * 10, 1))]  # fmt: skip
+    print(
+        f"suite: {options.scenarios:,} scenarios x 10 assertions; golden.jsonl {golden.stat().st_size / 2**20:.1f} MiB, "
+        f"observations.jsonl {evidence.stat().st_size / 2**20:.1f} MiB; load {os.getloadavg()[0]:.1f}"
+    )
+    test = [
+        "test",
+        "contract.yml",
+        "--observations",
+        "observations.jsonl",
+        "--format",
+        "json",
+        "--no-artifacts",
+        "--max-scenarios",
+        str(options.scenarios),
+        "--max-assertions",
+        str(max(options.scenarios * 10, 1)),
+    ]
     cases = {
         "parse": [sys.executable, "-c", _PARSE, "contract.yml", "golden.jsonl", "observations.jsonl"],
         "stream": [sys.executable, "-m", "behavegate", *test, "--output", "stream.json"],
@@ -88,9 +101,11 @@ def main() -> int:
         print(f"{name:7s} exit {result['exit']:.0f}  wall {result['wall']:7.2f} s  peak {result['peak_mb']:6.0f} MB")
     report = json.loads((folder / "stream.json").read_text())
     summary = report["summary"]
-    print(f"verdicts: {report['status']}; {summary['scenario_count']} scenarios: {summary['failed_scenarios']} fail "
-          f"(planned {planned['broken']}), {summary['incomplete_scenarios']} incomplete (planned {planned['cut_off']}); "
-          f"report {(folder / 'stream.json').stat().st_size / 2**20:.0f} MiB")  # fmt: skip
+    print(
+        f"verdicts: {report['status']}; {summary['scenario_count']} scenarios: {summary['failed_scenarios']} fail "
+        f"(planned {planned['broken']}), {summary['incomplete_scenarios']} incomplete (planned {planned['cut_off']}); "
+        f"report {(folder / 'stream.json').stat().st_size / 2**20:.0f} MiB"
+    )
     ratio = results["stream"]["wall"] / results["parse"]["wall"]
     print(f"ratio stream/parse {ratio:.2f} (target <= 2); peak {results['stream']['peak_mb']:.0f} MB (target < 300)")
     if options.whole:

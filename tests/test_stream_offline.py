@@ -72,7 +72,12 @@ def _both(folder: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[t
     monkeypatch.chdir(folder)
     streamed: list[int | None] = []
     real = stream_offline.run_streaming
-    monkeypatch.setattr(stream_offline, "run_streaming", lambda *a: streamed.append(real(*a)) or streamed[-1])
+
+    def spy(*args: Any) -> int | None:
+        streamed.append(real(*args))
+        return streamed[-1]
+
+    monkeypatch.setattr(stream_offline, "run_streaming", spy)
     args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts", *extra]
     first = main([*args, "--output", "stream.json"])
     monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
@@ -151,12 +156,21 @@ print("peak", code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 
 @pytest.mark.slow
 def test_a_20000_row_jsonl_run_stays_within_bounded_memory(tmp_path: Path) -> None:
-    sys.path.insert(0, str(REPO / "bench"))
-    from make_scale_suite import generate_jsonl
-
-    generate_jsonl(tmp_path, 20_000)
-    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts",
-            "--max-scenarios", "20000", "--output", "report.json"]  # fmt: skip
+    make = [sys.executable, str(REPO / "bench" / "make_scale_suite.py"), str(tmp_path), "--scenarios", "20000", "--jsonl"]
+    subprocess.run(make, check=True, capture_output=True)
+    args = [
+        "test",
+        "contract.yml",
+        "--observations",
+        "observations.jsonl",
+        "--format",
+        "json",
+        "--no-artifacts",
+        "--max-scenarios",
+        "20000",
+        "--output",
+        "report.json",
+    ]
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(_PEAK), *args], cwd=tmp_path, capture_output=True, text=True)
     _, code, peak = done.stdout.split()[-3:]
     assert code == "1", done.stderr

@@ -22,7 +22,7 @@ from typing import Any
 
 from behavegate import __version__
 from behavegate.commands.clock import Clock
-from behavegate.commands.invocation import Gating, TestCommand
+from behavegate.commands.invocation import TestCommand
 from behavegate.commands.request import TestRequest
 from behavegate.errors import BehavegateError, ExitCode, RunIncomplete
 from behavegate.github.views import OutputPaths, Views
@@ -107,7 +107,9 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
     if isinstance(agent, dict) and {"pricing", "tools_from"} & agent.keys():
         raise NotStreamable
     rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
-    evidence = ProjectLines(str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ))
+    evidence = ProjectLines(
+        str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ)
+    )
     entries = _Entries(evidence.lines())
     queries = datasets.jsonl_queries(name, rows.lines())
     run: _Run | None = None
@@ -130,7 +132,12 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
             options = resolve(command.request, contract, offline=True)
             if options.runs is not None or options.gates(contract.gates) != contract.gates:
                 raise NotStreamable
-            provenance = {"kind": "observation_file", "trust": "unverified_fixture", "path": str(evidence.path), "schema_version": 2}
+            provenance = {
+                "kind": "observation_file",
+                "trust": "unverified_fixture",
+                "path": str(evidence.path),
+                "schema_version": 2,
+            }
             run = _Run(contract, options, provenance, spools=spools)
         for scenario in contract.scenarios:
             if scenario.id in seen:
@@ -191,9 +198,10 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
     from behavegate.evidence.observation_file import _SURROGATE_ESCAPE, read_entry
     from behavegate.judge.evaluate import evaluate
     from behavegate.limits import V2_INPUT_MAX_VALUES
-    from behavegate.report.build import build_report
+    from behavegate.report.derived import derive
     from behavegate.report.json_stream import COMPACT, observation_bytes
-    from behavegate.report.result import scenario_views, where
+    from behavegate.report.redact import mask_flagged
+    from behavegate.report.result import Report, scenario_views, where
 
     collector = f.Collector()
     attempts: dict[str, tuple[Observation, ...]] = {}
@@ -207,7 +215,7 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
                 raise NotStreamable from None
             text = COMPACT.encode(item)  # a surrogate escape survives only as one
             checked = _SURROGATE_ESCAPE.search(text) is None
-            observation = read_entry(collector, item, index, True, checked, lambda _: len(found), turns)
+            observation = read_entry(collector, item, index, True, checked, {scenario.id: len(found)}.get, turns)
             if collector.problems or observation is None:
                 raise NotStreamable
             found.append(observation)
@@ -216,10 +224,20 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
     evaluation = evaluate(contract, {k: v[0] for k, v in attempts.items()}, attempts=attempts, runs=None, gates=contract.gates)
     facts = RunFacts("stream", "", "", 0, run.options.max_scenarios, run.options.max_seconds)
     timings = (Timing("", "", 0),) * len(contract.scenarios)
-    report = build_report(
-        contract, evaluation, mode="offline", provenance=run.provenance, facts=facts,
-        contract_display_path="", version=__version__, skipped=(), timings=timings,
-    )  # fmt: skip
+    # As build_report makes it, without its size check: the whole text is measured as it is written.
+    masked = mask_flagged(evaluation)
+    report = Report(
+        contract=contract,
+        evaluation=masked,
+        derived=derive(contract, masked, run.provenance),
+        mode="offline",
+        provenance=run.provenance,
+        facts=facts,
+        contract_path="",
+        version=__version__,
+        skipped=(),
+        timings=timings,
+    )
     derived = report.derived
     if report.gates or derived.judged is not None or derived.usage is not None or derived.oxy is not None:
         raise NotStreamable
@@ -247,6 +265,7 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
 def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: Clock) -> int:
     import json
 
+    from behavegate.canonical_json import canonical_text
     from behavegate.commands.options import check_run_budget
     from behavegate.commands.output_paths import show_output
     from behavegate.commands.test import display_path
@@ -260,7 +279,6 @@ def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: C
     from behavegate.report.json_stream import Placeholder, selected_digest, written
     from behavegate.report.json_text import EncodedReport, digest
     from behavegate.report.layout import NO_ARTIFACTS
-    from behavegate.canonical_json import canonical_text
     from behavegate.text import path_text
 
     contract, options, spools = run.head, run.options, run.spools
@@ -304,8 +322,14 @@ def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: C
         "contract_path": display_path(contract.path, root),
         "run_dir": None,
         "scenarios": big.add(lambda: _members(spools["where"]), mapping=True),
-        "latency_ms": {"attempts": len(latencies), "p50": percentile(latencies, 50), "p95": percentile(latencies, 95),
-                       "max": max(latencies)} if latencies else None,  # fmt: skip
+        "latency_ms": {
+            "attempts": len(latencies),
+            "p50": percentile(latencies, 50),
+            "p95": percentile(latencies, 95),
+            "max": max(latencies),
+        }
+        if latencies
+        else None,
         "tags": big.add(lambda: _members(spools["tags"]), mapping=True),
         "tool_calls_key": contract.agent.missing_tool_calls,
         "skipped": [],
