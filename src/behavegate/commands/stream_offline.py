@@ -15,7 +15,7 @@ import os
 import tempfile
 from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,15 +57,18 @@ def streamable(command: TestCommand) -> bool:
     )
 
 
-def run_streaming(command: TestCommand, contract_path: Path, root: Path, console: Any) -> int | None:
-    """The run's exit status, or None when it must take the whole-run path."""
+def run_streaming(
+    command: TestCommand, contract_path: Path, root: Path, console: Any, display: Callable[[Path], str]
+) -> int | None:
+    """The run's exit status, or None when it must take the whole-run path. ``display``: a
+    path as the report shows it (commands/test.display_path)."""
     clock = Clock()
     with tempfile.TemporaryDirectory(prefix="behavegate-stream-") as folder:
         try:
             run = _judge(command, contract_path, root, Path(folder))
         except (NotStreamable, BehavegateError, OSError, ValueError):
             return None
-        return _deliver(command, run, root, console, clock)
+        return _deliver(command, run, root, console, clock, display)
 
 
 @dataclass
@@ -262,13 +265,12 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
             spools["tags"].add(sid, COMPACT.encode(list(result.scenario.tags)).encode())
 
 
-def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: Clock) -> int:
+def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: Clock, display: Callable[[Path], str]) -> int:
     import json
 
     from behavegate.canonical_json import canonical_text
     from behavegate.commands.options import check_run_budget
     from behavegate.commands.output_paths import show_output
-    from behavegate.commands.test import display_path
     from behavegate.gating import FailOn, fail_on_status
     from behavegate.judge.aggregate import percentile
     from behavegate.judge.evaluate import run_status
@@ -319,7 +321,7 @@ def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: C
     latencies = list(run.latencies)
     extra: dict[str, Any] = {
         "version": __version__,
-        "contract_path": display_path(contract.path, root),
+        "contract_path": display(contract.path),
         "run_dir": None,
         "scenarios": big.add(lambda: _members(spools["where"]), mapping=True),
         "latency_ms": {

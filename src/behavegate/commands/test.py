@@ -56,7 +56,7 @@ def run(command: TestCommand, console: Console) -> int:
         from behavegate.commands import stream_offline
 
         if stream_offline.streamable(command):  # JSON Lines in, one JSON report out: a part at a time
-            streamed = stream_offline.run_streaming(command, contract_path, root, console)
+            streamed = stream_offline.run_streaming(command, contract_path, root, console, lambda p: display_path(p, root))
             if streamed is not None:
                 return streamed
         report = _judge(command, contract_path, root, console)
