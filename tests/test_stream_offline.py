@@ -177,3 +177,15 @@ def test_a_20000_row_jsonl_run_stays_within_bounded_memory(tmp_path: Path) -> No
     assert json.loads((tmp_path / "report.json").read_text())["summary"]["scenario_count"] == 20_000
     # The whole-run path peaks near 500 MB here; the streamed one holds a part at a time.
     assert int(peak) < 150, f"peak RSS {peak} MB"
+
+
+def test_a_key_written_twice_in_an_observation_line_is_refused_by_the_whole_run_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _suite(tmp_path, 4)
+    lines = (tmp_path / "observations.jsonl").read_text().splitlines()
+    lines[1] = lines[1][:-1] + ', "refusal": false, "refusal": true}'
+    (tmp_path / "observations.jsonl").write_text("\n".join(lines) + "\n")
+    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    assert (code, streamed) == (2, False)
+    assert "Duplicate observation mapping key: 'refusal'" in text

@@ -24,7 +24,7 @@ from behavegate import __version__
 from behavegate.commands.clock import Clock
 from behavegate.commands.invocation import TestCommand
 from behavegate.commands.request import TestRequest
-from behavegate.errors import BehavegateError, ExitCode, RunIncomplete
+from behavegate.errors import ExitCode, RunIncomplete
 from behavegate.github.views import OutputPaths, Views
 from behavegate.judge.scores import ScoreTotals
 from behavegate.model import Contract, Observation, RunFacts, Status, Timing
@@ -66,7 +66,7 @@ def run_streaming(
     with tempfile.TemporaryDirectory(prefix="behavegate-stream-") as folder:
         try:
             run = _judge(command, contract_path, root, Path(folder))
-        except (NotStreamable, BehavegateError, OSError, ValueError):
+        except Exception:  # any refusal is the whole-run path's to find and word; it redoes everything
             return None
         return _deliver(command, run, root, console, clock, display)
 
