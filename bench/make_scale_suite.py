@@ -145,6 +145,18 @@ def _break(answer: dict[str, Any], rng: random.Random, refusing: bool) -> None:
 
 
 def generate(folder: Path, scenarios: int, seed: int = 7) -> tuple[Path, Path, dict[str, int]]:
+    tools, rows, observed, planned = _suite(scenarios, seed)
+    contract = {"version": 2, "agent": {"model": "support-bot-v3", "tools": tools}, "scenarios": rows}
+    contract_path = folder / "contract.yml"
+    with contract_path.open("w") as out:
+        yaml.safe_dump(contract, out, sort_keys=False, allow_unicode=True, width=120)
+    evidence_path = folder / "observations.json"
+    with evidence_path.open("w") as out:
+        json.dump({"version": 2, "scenarios": observed}, out, indent=2)
+    return contract_path, evidence_path, planned
+
+
+def _suite(scenarios: int, seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]], dict[str, int]]:
     rng = random.Random(seed)
     tools = [
         {"name": name, "description": f"{name.replace('_', ' ')}", "parameters": {"type": "object", "properties": props}}
@@ -179,14 +191,27 @@ def generate(folder: Path, scenarios: int, seed: int = 7) -> tuple[Path, Path, d
             entry.update(finish_reason="length", response_complete=False, tool_calls_complete=False)
             planned["cut_off"] += 1
         observed.append(entry)
-    contract = {"version": 2, "agent": {"model": "support-bot-v3", "tools": tools}, "scenarios": rows}
+    return tools, rows, observed, planned
+
+
+def generate_jsonl(folder: Path, scenarios: int, seed: int = 7) -> tuple[Path, Path, dict[str, int]]:
+    """The same suite as a golden-query file whose rows are a JSON Lines golden set
+    (``golden.jsonl``: id, query, category, expect), and its observations as JSON Lines,
+    one entry a line, in the rows' order: the form behavegate judges a part at a time."""
+    tools, rows, observed, planned = _suite(scenarios, seed)
+    with (folder / "golden.jsonl").open("w") as out:
+        for row in rows:
+            query = {"id": row["id"], "query": row["prompt"], "category": row["tags"][0], "expect": row["expect"]}
+            out.write(json.dumps(query, ensure_ascii=False) + "\n")
+    head = {"version": 2, "agent": {"model": "support-bot-v3", "tools": tools}, "queries": "golden.jsonl"}
     contract_path = folder / "contract.yml"
     with contract_path.open("w") as out:
-        yaml.safe_dump(contract, out, sort_keys=False, allow_unicode=True, width=120)
-    evidence_path = folder / "observations.json"
-    with evidence_path.open("w") as out:
-        json.dump({"version": 2, "scenarios": observed}, out, indent=2)
-    return contract_path, evidence_path, planned
+        yaml.safe_dump(head, out, sort_keys=False, allow_unicode=True, width=120)
+    jsonl_path = folder / "observations.jsonl"
+    with jsonl_path.open("w") as out:
+        for entry in observed:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+    return contract_path, jsonl_path, planned
 
 
 def _count(expect: dict[str, Any]) -> int:
@@ -206,9 +231,11 @@ def main() -> int:
     parser.add_argument("out", type=Path)
     parser.add_argument("--scenarios", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--jsonl", action="store_true", help="a golden-query file over golden.jsonl, observations.jsonl")
     options = parser.parse_args()
     options.out.mkdir(parents=True, exist_ok=True)
-    contract, evidence, planned = generate(options.out, options.scenarios, options.seed)
+    make = generate_jsonl if options.jsonl else generate
+    contract, evidence, planned = make(options.out, options.scenarios, options.seed)
     print(f"wrote {contract} ({contract.stat().st_size:,} bytes), {evidence} ({evidence.stat().st_size:,} bytes)")
     print(json.dumps(planned))
     return 0

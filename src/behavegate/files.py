@@ -14,6 +14,7 @@ O_NOFOLLOW and must be a regular file.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import stat
 from collections.abc import Iterable, Iterator, Mapping
@@ -143,6 +144,42 @@ def _read_no_follow(path: Path, max_bytes: int) -> str:
             os.close(fd)
     # Universal newlines, as text mode reads them (one pass over a file that has none).
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+class ProjectLines:
+    """A text file inside the project read a line at a time, under the rules of
+    :func:`read_project_text` (no link, a regular file, the size cap, UTF-8, universal
+    newlines); ``digest`` is then the SHA-256 of the text that function returns."""
+
+    def __init__(self, path: str | Path, root: Path, label: str, max_bytes: int, bases: tuple[Path, ...] = ()) -> None:
+        self.path = resolve_inside(path, root, label, bases)
+        reject_symlinks(self.path, base_of(self.path, root, bases), label)
+        self.label, self.max_bytes = label, max_bytes
+        self._hasher = hashlib.sha256()
+
+    def lines(self) -> Iterator[str]:
+        """Each line without its newline. A lone carriage return (a line break to text mode,
+        not to this reader) or bytes past the cap raise InputError."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags)
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > self.max_bytes:
+                raise InputError(f"{self.label} must be a regular non-symlink file no larger than {self.max_bytes} bytes")
+            seen = 0
+            for raw in handle:
+                seen += len(raw)
+                if seen > self.max_bytes:
+                    raise InputError(f"{self.label} must be a regular non-symlink file no larger than {self.max_bytes} bytes")
+                line = raw[:-2] + b"\n" if raw.endswith(b"\r\n") else raw
+                if b"\r" in line:
+                    raise InputError(f"{self.label} holds a carriage return that is not part of a line end")
+                self._hasher.update(line)
+                yield line.rstrip(b"\n").decode("utf-8")
+
+    @property
+    def digest(self) -> str:
+        return self._hasher.hexdigest()
 
 
 def discover_contract(start: Path) -> tuple[Path, Path] | None:

@@ -53,6 +53,12 @@ def run(command: TestCommand, console: Console) -> int:
             command = records.replace(command, contract=str(files[0]))
         contract_path, root = locate_contract(command.contract, root)
         check_outputs(command.views.paths, root)
+        from behavegate.commands import stream_offline
+
+        if stream_offline.streamable(command):  # JSON Lines in, one JSON report out: a part at a time
+            streamed = stream_offline.run_streaming(command, contract_path, root, console, lambda p: display_path(p, root))
+            if streamed is not None:
+                return streamed
         report = _judge(command, contract_path, root, console)
         deliver(command.views, report, root, console)
         # A shard's attempts are part of the evidence: `behavegate merge` gives the verdict.

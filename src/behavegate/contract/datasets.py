@@ -20,7 +20,7 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +93,7 @@ def read_dataset(name: str, contract_dir: Path, root: Path) -> Dataset:
     problems = _Problems(name)
     queries: list[dict[str, Any]] = []
     origins: list[Origin] = []
-    rows = _csv_rows(text, problems) if suffix == ".csv" else _jsonl_rows(text, problems)
+    rows = _csv_rows(text, problems) if suffix == ".csv" else _jsonl_rows(text.split("\n"), problems)
     try:
         for row, query in rows:
             if len(queries) == V2_MAX_SCENARIOS:
@@ -229,9 +229,22 @@ _AT = re.compile(r" - at `\$(?:\.([A-Za-z_]+)|\[)?[^`]*`$")
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")
 
 
-def _jsonl_rows(text: str, problems: _Problems) -> Iterator[tuple[int, dict[str, Any]]]:
+def jsonl_queries(name: str, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The golden queries of a JSON Lines golden set read a line at a time (a streamed run:
+    commands/stream_offline.py). The first problem raises ContractError; the whole-file
+    limits (rows, size) are the caller's."""
+    problems = _Problems(name)
+    for _, query in _jsonl_rows(lines, problems):
+        if problems.found:
+            break
+        yield query
+    if problems.found:
+        raise ContractError(problems.found)
+
+
+def _jsonl_rows(lines: Iterable[str], problems: _Problems) -> Iterator[tuple[int, dict[str, Any]]]:
     decoder = msgspec.json.Decoder(_Row)
-    for line, raw in enumerate(text.split("\n"), start=1):
+    for line, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:

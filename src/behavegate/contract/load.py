@@ -103,6 +103,18 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
         raise ContractError([locate(problem, origins) for problem in error.problems]) from None
 
 
+def golden_part(source: str, path: Path, root: Path, queries: list[Any]) -> Contract:
+    """The golden-query file ``source`` (at ``path``) with ``queries`` in place of its golden
+    set's rows: one part of a streamed run (commands/stream_offline.py). The reader's checks
+    hold within the part; the caller checks what spans parts (ids, counts)."""
+    raw, lines = load_yaml(source, max_values=V2_INPUT_MAX_VALUES)
+    if not isinstance(raw, dict) or not golden.is_golden(raw):
+        raise ContractError([Problem("not a golden-query file")])
+    raw["queries"] = queries  # the same dict: its keys keep their lines
+    translated, _, _ = golden.to_contract(raw, lines, path, root)
+    return _Reader(lines).contract(translated, path=path, root=root, digest=hashlib.sha256(source.encode("utf-8")).hexdigest())
+
+
 class _Reader(ExpectFields):
     def __init__(self, lines: LineMap, max_assertions: int | None = None) -> None:
         self.lines = lines

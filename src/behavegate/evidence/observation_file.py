@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -106,7 +106,7 @@ def parse_observation_text(
     source: str, path: Path, *, attempts: bool = False, max_turns: Mapping[str, int] | None = None
 ) -> ObservationSet:
     try:
-        raw = json.loads(source, object_pairs_hook=_unique_object, parse_int=integer_text)
+        raw = _jsonl_document(source, attempts) if is_jsonl(path) else _json_document(source)
     except _Duplicate as duplicate:
         raise ObservationError([Problem(str(duplicate))]) from None
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, or an integer too long to convert
@@ -135,6 +135,33 @@ def parse_observation_text(
     )
 
 
+def is_jsonl(path: Path) -> bool:
+    """A JSON Lines observation file: one version-2 entry a line (docs/observations.md)."""
+    return path.suffix.lower() == ".jsonl"
+
+
+def _json_document(source: str) -> Any:
+    return json.loads(source, object_pairs_hook=_unique_object, parse_int=integer_text)
+
+
+def _jsonl_document(source: str, attempts: bool) -> dict[str, Any]:
+    """The JSON Lines form read as the version-2 document it stands for."""
+    if not attempts:
+        raise ObservationError([Problem("A JSON Lines observation file needs a version 2 contract")])
+    return {"version": 2, "scenarios": list(jsonl_entries(source.split("\n")))}
+
+
+def jsonl_entries(lines: Iterable[str]) -> Iterator[Any]:
+    """Each non-blank line's JSON value, as the JSON form reads one (duplicate keys refused)."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            yield _json_document(line)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"line {number}: {exc}") from None
+
+
 def read_observations(
     raw: dict[str, Any], *, attempts: bool = False, unicode_checked: bool = False, max_turns: Mapping[str, int] | None = None
 ) -> list[Observation]:
@@ -155,16 +182,9 @@ def read_observations(
         else:
             seen: dict[str, int] = {}
             for index, item in enumerate(items):
-                # A broken consistency rule refuses a version-1 file (skylos); in version 2 it
-                # makes this attempt incomplete, and the others are judged.
-                rules = Consistency(c, attempt_level=v2)
-                observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked, rules)
+                observation = read_entry(c, item, index, v2, unicode_checked, seen.get, max_turns)
                 if observation is not None:
-                    same_max_turns(rules, observation, (max_turns or {}).get(observation.scenario_id), f"scenarios[{index}]")
-                    seen[observation.scenario_id] = attempt = seen.get(observation.scenario_id, 0) + 1
-                    reason = rules.reason(attempt)
-                    if reason is not None and observation.error is None:  # a recorded error already says why
-                        observation = replace(observation, error=reason)
+                    seen[observation.scenario_id] = seen.get(observation.scenario_id, 0) + 1
                     observations.append(observation)
             repeated = f.duplicates(o.scenario_id for o in observations)
             if repeated and not attempts:
@@ -172,6 +192,30 @@ def read_observations(
     if c.problems:
         raise ObservationError(c.problems)
     return observations
+
+
+def read_entry(
+    c: f.Collector,
+    item: Any,
+    index: int,
+    v2: bool,
+    unicode_checked: bool,
+    earlier: Callable[[str], int | None],
+    max_turns: Mapping[str, int] | None,
+) -> Observation | None:
+    """Entry ``index`` of an observation file; ``earlier``: how many attempts of a scenario
+    came before it (None: none). Problems go to ``c``."""
+    # A broken consistency rule refuses a version-1 file (skylos); in version 2 it
+    # makes this attempt incomplete, and the others are judged.
+    rules = Consistency(c, attempt_level=v2)
+    observation = _observation(c, item, f"scenarios[{index}]", v2, unicode_checked, rules)
+    if observation is None:
+        return None
+    same_max_turns(rules, observation, (max_turns or {}).get(observation.scenario_id), f"scenarios[{index}]")
+    reason = rules.reason((earlier(observation.scenario_id) or 0) + 1)
+    if reason is not None and observation.error is None:  # a recorded error already says why
+        observation = replace(observation, error=reason)
+    return observation
 
 
 _unknown = f.unknown_record_keys  # skylos words observation-file keys as contract keys; kept for compatibility

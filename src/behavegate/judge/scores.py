@@ -14,6 +14,7 @@ An attempt whose tool calls were not observed has no score (not 0).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -109,3 +110,34 @@ def scores_block(results: Sequence[ScenarioResult]) -> dict[str, Any] | None:
             groups.setdefault(tag, []).append(result)
     by_tag = {tag: group_scores(groups[tag]) for tag in sorted(groups)}
     return {"suite": suite, "tags": {tag: value for tag, value in by_tag.items() if value is not None}}
+
+
+class ScoreTotals:
+    """:func:`scores_block` kept as results come (a streamed run): each group's metric values
+    in the results' order (8 bytes a value), summed as ``sum`` sums them at the end."""
+
+    def __init__(self) -> None:
+        self._groups: dict[str | None, tuple[dict[str, array[float]], list[int]]] = {}  # None: the suite
+
+    def add(self, result: ScenarioResult) -> None:
+        item = result.reliability.scores if result.reliability is not None else None
+        if not item:
+            return
+        for group in (None, *dict.fromkeys(result.scenario.tags)):
+            values, counts = self._groups.setdefault(group, ({}, [0, 0]))
+            for metric in METRICS:
+                if metric in item:
+                    values.setdefault(metric, array("d")).append(item[metric])
+            counts[0] += int(item.get("attempts", 1))
+            counts[1] += 1
+
+    def _means(self, group: str | None) -> dict[str, float]:
+        values, (attempts, scenarios) = self._groups[group]
+        means = {metric: round(sum(values[metric]) / len(values[metric]), 6) for metric in METRICS if metric in values}
+        return {**means, "attempts": attempts, "scenarios": scenarios}
+
+    def block(self) -> dict[str, Any] | None:
+        if None not in self._groups:
+            return None
+        tags = sorted(group for group in self._groups if group is not None)
+        return {"suite": self._means(None), "tags": {tag: self._means(tag) for tag in tags}}

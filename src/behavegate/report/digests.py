@@ -45,7 +45,11 @@ def evidence_digest(report: Mapping[str, Any]) -> str:
 
 def count_statuses(verdicts: Iterable[Verdict]) -> tuple[dict[str, int], dict[str, Any]]:
     """(assertion totals for the summary, the coverage block)."""
-    pairs = Counter((verdict.kind, verdict.status) for verdict in verdicts)  # counted in C: 100,000s of verdicts
+    return count_pairs(Counter((verdict.kind, verdict.status) for verdict in verdicts))  # counted in C
+
+
+def count_pairs(pairs: Mapping[tuple[str, str], int]) -> tuple[dict[str, int], dict[str, Any]]:
+    """:func:`count_statuses` from verdicts counted by (kind, status): a streamed run counts as it goes."""
     by_kind: dict[str, Counter[str]] = {}
     totals: Counter[str] = Counter()
     for (kind, status), count in pairs.items():

@@ -51,6 +51,12 @@ def encode(evidence: Mapping[str, Any], scenarios: Iterable[Mapping[str, Any]], 
     the digest covers (a missing one is ``null``)."""
     parts = {key: canonical_text(value) for key, value in evidence.items()}
     records = [canonical_bytes(entry) for entry in scenarios]
+    return EncodedReport(parts, records, digest(parts, records, keys))
+
+
+def digest(parts: Mapping[str, str], records: Iterable[bytes], keys: Iterable[str]) -> str:
+    """The evidence digest: canonical JSON of the evidence keys, ``records`` being the
+    scenarios' (read once, in order: a streamed report's come from a file)."""
     hasher = hashlib.sha256()
     hasher.update(b"{")
     for index, key in enumerate(sorted({*keys, SCENARIOS})):
@@ -65,7 +71,7 @@ def encode(evidence: Mapping[str, Any], scenarios: Iterable[Mapping[str, Any]], 
         else:
             hasher.update(parts.get(key, "null").encode())
     hasher.update(b"}")
-    return EncodedReport(parts, records, hasher.hexdigest())
+    return hasher.hexdigest()
 
 
 def _escaped(match: re.Match[str]) -> str:

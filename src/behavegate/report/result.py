@@ -306,6 +306,20 @@ def _evidence(report: Report) -> tuple[dict[str, Any], Iterator[dict[str, Any]]]
     return evidence, (_scenario(r, v2, views) for r in results)
 
 
+def scenario_views(report: Report) -> Iterator[tuple[ScenarioResult, dict[str, Any] | None, dict[str, Any]]]:
+    """Each judged scenario, its observation as the JSON view shows it, and its entry in the
+    JSON view's ``scenarios``: what a streamed report (report/json_stream.py) writes a part at a time."""
+    v2 = report.contract.version >= 2
+    for result in report.evaluation.results:
+        shown = _observation(result.observation, v2)
+        yield result, shown, _scenario(result, v2, {id(result.observation): shown})
+
+
+def where(report: Report, scenario: Scenario) -> dict[str, Any]:
+    """A scenario's entry in ``behavegate.scenarios``."""
+    return _where(report, scenario)
+
+
 def _observation(observation: Observation | None, v2: bool) -> dict[str, Any] | None:
     if observation is None:
         return None

@@ -1,0 +1,357 @@
+"""The offline path in bounded memory: a golden set and an observation file, both JSON Lines,
+judged a part at a time and written as a JSON report (``--format json --output FILE``).
+
+Rows are read, judged and spooled as they come (report/json_stream.py); what stays in memory
+is each scenario's id and a few numbers. The report is the one the whole-run path writes,
+byte for byte. Anything this path does not carry (other views, selections, gates, includes,
+a judge, pricing, an unknown or out-of-order observation, any problem in either file) makes
+it give way, before anything is written, to the whole-run path, which then decides and words
+every refusal as it always has.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from behavegate import __version__
+from behavegate.commands.clock import Clock
+from behavegate.commands.invocation import TestCommand
+from behavegate.commands.request import TestRequest
+from behavegate.errors import ExitCode, RunIncomplete
+from behavegate.github.views import OutputPaths, Views
+from behavegate.judge.scores import ScoreTotals
+from behavegate.model import Contract, Observation, RunFacts, Status, Timing
+
+PART = 1000  # scenarios judged together: a part's results are all that is ever held
+_STREAMED_REQUEST = ("max_scenarios", "max_seconds", "max_assertions")  # the request flags this path honours
+
+
+class NotStreamable(Exception):
+    """This run needs the whole-run path (which words any refusal)."""
+
+
+def streamable(command: TestCommand) -> bool:
+    """Only flags whose effect this path reproduces: a JSON report in a file, no other view."""
+    views, evidence = command.views, command.evidence
+    request = TestRequest(**{**{k: getattr(command.request, k) for k in _STREAMED_REQUEST}, "artifacts": False})
+    return (
+        views == Views(format="json", detail=views.detail, paths=OutputPaths(output=views.paths.output))
+        and views.paths.output is not None
+        and evidence.observations is not None
+        and evidence.observations.lower().endswith(".jsonl")
+        and not evidence.traces
+        and command.request == request
+        and not command.live.given()
+        and command.live.tools_mcp is None
+        and command.shard is None
+        and command.cases is None
+        and command.gating.baseline is None
+        and len(command.contracts) <= 1
+    )
+
+
+def run_streaming(
+    command: TestCommand, contract_path: Path, root: Path, console: Any, display: Callable[[Path], str]
+) -> int | None:
+    """The run's exit status, or None when it must take the whole-run path. ``display``: a
+    path as the report shows it (commands/test.display_path)."""
+    clock = Clock()
+    with tempfile.TemporaryDirectory(prefix="behavegate-stream-") as folder:
+        try:
+            run = _judge(command, contract_path, root, Path(folder))
+        except Exception:  # any refusal is the whole-run path's to find and word; it redoes everything
+            return None
+        return _deliver(command, run, root, console, clock, display)
+
+
+@dataclass
+class _Run:
+    """What a streamed run keeps: per scenario an id and offsets; totals; the spools."""
+
+    head: Contract  # the golden-query file with its first part of rows
+    options: Any
+    provenance: dict[str, Any]
+    ids: list[str] = field(default_factory=list)
+    statuses: Counter[str] = field(default_factory=Counter)
+    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
+    latencies: array[float] = field(default_factory=lambda: array("d"))
+    decisions: int = 0
+    spools: Any = None
+    scores: ScoreTotals = field(default_factory=ScoreTotals)
+
+
+def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) -> _Run:
+    from behavegate.commands.request import resolve
+    from behavegate.contract import datasets
+    from behavegate.contract import golden_queries as golden
+    from behavegate.contract.assertion_keys import scenario_assertions
+    from behavegate.contract.load import declares_version_2, golden_part
+    from behavegate.contract.yaml_lines import load_yaml
+    from behavegate.files import ProjectLines, read_project_text, runner_dirs
+    from behavegate.limits import V2_MAX_ASSERTIONS, V2_MAX_INPUT_BYTES, V2_MAX_OBSERVATION_ENTRIES, V2_MAX_SCENARIOS
+
+    resolved, source = read_project_text(contract_path, root, "Contract", V2_MAX_INPUT_BYTES)
+    if not declares_version_2(source):
+        raise NotStreamable
+    raw, _ = load_yaml(source)
+    if not isinstance(raw, dict) or not golden.is_golden(raw) or {"include", "gates", "judge"} & raw.keys():
+        raise NotStreamable
+    name = raw.get("queries")
+    if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
+        raise NotStreamable
+    agent = raw.get("agent")
+    if isinstance(agent, dict) and {"pricing", "tools_from"} & agent.keys():
+        raise NotStreamable
+    rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
+    evidence = ProjectLines(
+        str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ)
+    )
+    entries = _Entries(evidence.lines())
+    queries = datasets.jsonl_queries(name, rows.lines())
+    run: _Run | None = None
+    from behavegate.report.json_stream import KeyedSpool, Spool
+
+    spools = {
+        "records": Spool(folder / "records"),
+        "observations": KeyedSpool(folder / "observations"),
+        "where": KeyedSpool(folder / "where"),
+        "tags": KeyedSpool(folder / "tags"),
+    }
+    seen: set[str] = set()
+    assertions = 0
+    while True:
+        part = _next_part(queries, len(seen))
+        if not part:
+            break
+        contract = golden_part(source, resolved, root, part)
+        if run is None:
+            options = resolve(command.request, contract, offline=True)
+            if options.runs is not None or options.gates(contract.gates) != contract.gates:
+                raise NotStreamable
+            provenance = {
+                "kind": "observation_file",
+                "trust": "unverified_fixture",
+                "path": str(evidence.path),
+                "schema_version": 2,
+            }
+            run = _Run(contract, options, provenance, spools=spools)
+        for scenario in contract.scenarios:
+            if scenario.id in seen:
+                raise NotStreamable  # the whole-run path names the duplicate
+            seen.add(scenario.id)
+            assertions += scenario_assertions(scenario)
+        if len(seen) > min(V2_MAX_SCENARIOS, run.options.max_scenarios):
+            raise NotStreamable
+        if assertions > (run.options.max_assertions or V2_MAX_ASSERTIONS):
+            raise NotStreamable
+        _judge_part(run, contract, entries)
+        if entries.count > V2_MAX_OBSERVATION_ENTRIES:
+            raise NotStreamable
+    if run is None or entries.pending is not None or entries.problem:
+        raise NotStreamable  # no rows; or observations of no scenario, or out of order: the whole-run path says so
+    run.provenance["source_digest"] = evidence.digest
+    return run
+
+
+def _next_part(queries: Iterator[dict[str, Any]], before: int) -> list[dict[str, Any]]:
+    part: list[dict[str, Any]] = []
+    for query in queries:
+        # A row without an id is named by its place in the whole set, as the whole-run path names it.
+        part.append(query if "id" in query else {"id": f"query-{before + len(part) + 1:03d}", **query})
+        if len(part) == PART:
+            break
+    return part
+
+
+class _Entries:
+    """The observation file's entries in order, each scenario's attempts taken while they
+    come together; an entry of a scenario later in the set waits for it."""
+
+    def __init__(self, lines: Iterator[str]) -> None:
+        from behavegate.evidence.observation_file import jsonl_entries
+
+        self._raw = jsonl_entries(lines)
+        self.count = 0
+        self.problem = False
+        self.pending: Any = None
+        self._advance()
+
+    def _advance(self) -> None:
+        self.pending = next(self._raw, None)
+        if self.pending is not None:
+            self.count += 1
+
+    def take(self, scenario_id: str) -> Iterator[tuple[int, Any]]:
+        while isinstance(self.pending, dict) and self.pending.get("id") == scenario_id:
+            yield self.count - 1, self.pending
+            self._advance()
+        if self.pending is not None and not isinstance(self.pending, dict):
+            self.problem = True
+
+
+def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
+    from behavegate.contract import rules as f
+    from behavegate.evidence.observation_file import _SURROGATE_ESCAPE, read_entry
+    from behavegate.judge.evaluate import evaluate
+    from behavegate.limits import V2_INPUT_MAX_VALUES
+    from behavegate.report.derived import derive
+    from behavegate.report.json_stream import COMPACT, observation_bytes
+    from behavegate.report.redact import mask_flagged
+    from behavegate.report.result import Report, scenario_views, where
+
+    collector = f.Collector()
+    attempts: dict[str, tuple[Observation, ...]] = {}
+    turns = {s.id: s.max_turns for s in contract.scenarios}
+    for scenario in contract.scenarios:
+        found: list[Observation] = []
+        for index, item in entries.take(scenario.id):
+            try:
+                f.check_shape({"scenarios": [item]}, "Observation file", V2_INPUT_MAX_VALUES)
+            except f.Bad:
+                raise NotStreamable from None
+            text = COMPACT.encode(item)  # a surrogate escape survives only as one
+            checked = _SURROGATE_ESCAPE.search(text) is None
+            observation = read_entry(collector, item, index, True, checked, {scenario.id: len(found)}.get, turns)
+            if collector.problems or observation is None:
+                raise NotStreamable
+            found.append(observation)
+        if found:
+            attempts[scenario.id] = tuple(found)
+    evaluation = evaluate(contract, {k: v[0] for k, v in attempts.items()}, attempts=attempts, runs=None, gates=contract.gates)
+    facts = RunFacts("stream", "", "", 0, run.options.max_scenarios, run.options.max_seconds)
+    timings = (Timing("", "", 0),) * len(contract.scenarios)
+    # As build_report makes it, without its size check: the whole text is measured as it is written.
+    masked = mask_flagged(evaluation)
+    report = Report(
+        contract=contract,
+        evaluation=masked,
+        derived=derive(contract, masked, run.provenance),
+        mode="offline",
+        provenance=run.provenance,
+        facts=facts,
+        contract_path="",
+        version=__version__,
+        skipped=(),
+        timings=timings,
+    )
+    derived = report.derived
+    if report.gates or derived.judged is not None or derived.usage is not None or derived.oxy is not None:
+        raise NotStreamable
+    spools = run.spools
+    for result, shown, entry in scenario_views(report):
+        sid = result.scenario.id
+        run.ids.append(sid)
+        run.statuses[result.status] += 1
+        run.decisions += len(result.verdicts)
+        run.scores.add(result)
+        for attempt in result.attempts:
+            run.pairs.update((v.kind, v.status) for v in attempt.verdicts)
+            if attempt.observation is not None and attempt.observation.latency_ms is not None:
+                run.latencies.append(attempt.observation.latency_ms)
+        from behavegate.canonical_json import canonical_bytes
+
+        spools["records"].add(canonical_bytes(entry))
+        if shown is not None:
+            spools["observations"].add(sid, observation_bytes(shown))
+        spools["where"].add(sid, COMPACT.encode(where(report, result.scenario)).encode())
+        if result.scenario.tags:
+            spools["tags"].add(sid, COMPACT.encode(list(result.scenario.tags)).encode())
+
+
+def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: Clock, display: Callable[[Path], str]) -> int:
+    import json
+
+    from behavegate.canonical_json import canonical_text
+    from behavegate.commands.options import check_run_budget
+    from behavegate.commands.output_paths import show_output
+    from behavegate.gating import FailOn, fail_on_status
+    from behavegate.judge.aggregate import percentile
+    from behavegate.judge.evaluate import run_status
+    from behavegate.limits import REPORT_RESERVE_BYTES
+    from behavegate.model import Evaluation
+    from behavegate.report.digests import EVIDENCE_KEYS, count_pairs, harness_block, report_cap
+    from behavegate.report.json_blocks import gate_block
+    from behavegate.report.json_stream import Placeholder, selected_digest, written
+    from behavegate.report.json_text import EncodedReport, digest
+    from behavegate.report.layout import NO_ARTIFACTS
+    from behavegate.text import path_text
+
+    contract, options, spools = run.head, run.options, run.spools
+    facts = clock.facts(options.max_scenarios, options.max_seconds)
+    check_run_budget(clock.elapsed(), options.max_seconds, version=2, live=False)
+    status: Status = run_status([s for s in ("fail", "incomplete", "pass") if run.statuses[s]], [])
+    summary, coverage = count_pairs(run.pairs)
+    evidence: dict[str, Any] = {
+        "schema_version": 1,
+        "kind": "agent_behavior",
+        "status": status,
+        "mode": "offline",
+        "contract": {"version": contract.version, "path": path_text(contract.path), "digest": contract.digest},
+        "summary": {
+            "scenario_count": len(run.ids),
+            "passed_scenarios": run.statuses["pass"],
+            "failed_scenarios": run.statuses["fail"],
+            "incomplete_scenarios": run.statuses["incomplete"],
+            **summary,
+        },
+        "coverage": coverage,
+        "provenance": {**run.provenance, "selected_digest": selected_digest(spools["observations"])},
+        "artifacts": dict(NO_ARTIFACTS),
+        "gates": [],
+    }
+    parts = {key: canonical_text(value) for key, value in evidence.items()}
+    encoded = EncodedReport(parts, spools["records"], digest(parts, spools["records"], (*EVIDENCE_KEYS, "gates")))
+    big = Placeholder()
+    ids = run.ids
+    harness = harness_block(contract, Evaluation(status, ()), facts, None, status)
+    steps = len(ids)
+    harness["budget_used"]["steps"] = harness["phase_count"] = steps
+    harness["budget_remaining"]["steps"] = facts.max_scenarios - steps
+    harness["decision_count"] = run.decisions
+    harness["completed_phases"] = big.add(lambda: (json.dumps(f"scenario:{i}") for i in ids), mapping=False)
+    fail_on = FailOn(command.gating.fail_on)
+    gate_status = fail_on_status(status, fail_on, None)
+    latencies = list(run.latencies)
+    extra: dict[str, Any] = {
+        "version": __version__,
+        "contract_path": display(contract.path),
+        "run_dir": None,
+        "scenarios": big.add(lambda: _members(spools["where"]), mapping=True),
+        "latency_ms": {
+            "attempts": len(latencies),
+            "p50": percentile(latencies, 50),
+            "p95": percentile(latencies, 95),
+            "max": max(latencies),
+        }
+        if latencies
+        else None,
+        "tags": big.add(lambda: _members(spools["tags"]), mapping=True),
+        "tool_calls_key": contract.agent.missing_tool_calls,
+        "skipped": [],
+        "seconds": big.add(lambda: (f"{json.dumps(i)}:0.0" for i in sorted(ids)), mapping=True),
+    }
+    del latencies
+    if (scores := run.scores.block()) is not None:
+        extra["scores"] = scores
+    gate_block(extra, None, fail_on, gate_status)
+    rest = {"evidence_digest": encoded.digest, "harness": harness, "behavegate": extra}
+    sizes: Counter[str] = Counter()
+    show_output(command.views, written(encoded, rest, big, lambda key, n: sizes.update({key: n})), root, console, "report")
+    # skylos's size limit, on its own keys (the text without ours), as build_report checks it.
+    if sum(sizes.values()) - sizes["behavegate"] + 1 > report_cap(2) - REPORT_RESERVE_BYTES:
+        raise RunIncomplete(f"agent behavior evidence exceeds {report_cap(2)} bytes")
+    return int(ExitCode.of(gate_status))
+
+
+def _members(spool: Any) -> Iterator[str]:
+    import json
+
+    for key, record in spool.sorted():
+        yield f"{json.dumps(key)}:{record.decode()}"

@@ -1,0 +1,191 @@
+"""Issue 41 item 3: a JSON Lines golden set judged against a JSON Lines observation file a
+part at a time (commands/stream_offline.py): the same report, byte for byte, as the
+whole-run path; memory bounded however many rows; anything it does not carry given way to
+the whole-run path."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from behavegate.cli import main
+from behavegate.commands import stream_offline
+
+REPO = Path(__file__).resolve().parents[1]
+HEAD = """\
+version: 2
+agent:
+  model: m
+  tools:
+    - {name: lookup_order, description: Fetch an order, parameters: {type: object}}
+    - {name: delete_account, description: Delete, parameters: {type: object}}
+queries: golden.jsonl
+"""
+_CLOCK = re.compile(r'"(run_id|started_at|ended_at|duration_ms|seconds)": [^,\n{]+')
+
+
+def _row(i: int) -> dict[str, Any]:
+    expect = {
+        "response": {"contains": [f"A-{i}"], "excludes": ["As an AI"]},
+        "tools": {"forbidden": ["delete_account"], "max_calls": 3, "sequence": {"mode": "in_order", "calls": ["lookup_order"]}},
+        "latency": {"max_ms": 2000},
+    }
+    row: dict[str, Any] = {"query": f"Where is order A-{i}? \u00e9", "category": ["orders", "vip"][i % 2], "expect": expect}
+    if i % 5:
+        row["id"] = f"order-{i:04d}"
+    return row
+
+
+def _entry(i: int, attempt: int = 0) -> dict[str, Any]:
+    sid = f"order-{i:04d}" if i % 5 else f"query-{i + 1:03d}"
+    calls = [{"name": "lookup_order", "arguments": {"order_id": f"A-{i}"}}]
+    if i % 7 == 3:
+        calls.append({"name": "delete_account", "arguments": "{}"})
+    entry: dict[str, Any] = {
+        "id": sid,
+        "response": f"Order A-{i} ships tomorrow." if i % 11 else "As an AI I cannot.",
+        "finish_reason": "stop" if i % 13 else "length",
+        "response_complete": bool(i % 13),
+        "tool_calls_complete": bool(i % 13),
+        "tool_calls": calls,
+        "latency_ms": 100.5 * (i % 30) + attempt,
+    }
+    return entry
+
+
+def _suite(folder: Path, rows: int, entries: list[dict[str, Any]] | None = None) -> None:
+    (folder / "contract.yml").write_text(HEAD)
+    (folder / "golden.jsonl").write_text("".join(json.dumps(_row(i)) + "\n" for i in range(rows)))
+    found = entries if entries is not None else [_entry(i, a) for i in range(rows) for a in range(1 + (i % 3 == 0))]
+    (folder / "observations.jsonl").write_text("".join(json.dumps(e) + "\n" for e in found))
+
+
+def _both(folder: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[tuple[int, str, bool], tuple[int, str]]:
+    """(exit, report text, streamed) by the default path, then (exit, report text) by the whole-run path."""
+    monkeypatch.chdir(folder)
+    streamed: list[int | None] = []
+    real = stream_offline.run_streaming
+
+    def spy(*args: Any) -> int | None:
+        streamed.append(real(*args))
+        return streamed[-1]
+
+    monkeypatch.setattr(stream_offline, "run_streaming", spy)
+    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts", *extra]
+    first = main([*args, "--output", "stream.json"])
+    monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
+    second = main([*args, "--output", "whole.json"])
+    took = bool(streamed) and streamed[0] is not None
+    return (first, (folder / "stream.json").read_text(), took), (second, (folder / "whole.json").read_text())
+
+
+def test_a_jsonl_run_is_streamed_and_writes_the_whole_run_paths_report_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _suite(tmp_path, 2 * stream_offline.PART + 37)  # three parts, the last one short
+    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    assert streamed
+    assert code == whole_code == 1
+    assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)  # all but the clock's readings
+    report = json.loads(text)
+    assert report["summary"]["scenario_count"] == 2 * stream_offline.PART + 37
+    assert report["behavegate"]["scores"]["tags"].keys() == {"orders", "vip"}
+
+
+def test_observations_out_of_the_rows_order_give_way_to_the_whole_run_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entries = [_entry(i) for i in range(40)]
+    entries[3], entries[30] = entries[30], entries[3]
+    _suite(tmp_path, 40, entries)
+    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    assert not streamed
+    assert code == whole_code and _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)
+
+
+def test_an_observation_of_no_scenario_is_refused_as_the_whole_run_path_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _suite(tmp_path, 10, [*(_entry(i) for i in range(10)), {**_entry(1), "id": "stranger"}])
+    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    assert (code, streamed) == (2, False)
+    assert "observations contain scenarios not defined by the contract: ['stranger']" in text
+
+
+def test_a_jsonl_observation_file_means_what_its_json_form_means(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _suite(tmp_path, 12)
+    entries = [json.loads(line) for line in (tmp_path / "observations.jsonl").read_text().splitlines()]
+    (tmp_path / "observations.json").write_text(json.dumps({"version": 2, "scenarios": entries}))
+    monkeypatch.chdir(tmp_path)
+    reports = []
+    for name in ("observations.jsonl", "observations.json"):
+        main(["test", "contract.yml", "--observations", name, "--format", "json", "--no-artifacts", "--output", "r.json"])
+        reports.append(json.loads((tmp_path / "r.json").read_text())["scenarios"])
+    assert reports[0] == reports[1]
+
+
+def test_a_jsonl_observation_file_with_a_bad_line_names_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _suite(tmp_path, 3)
+    with (tmp_path / "observations.jsonl").open("a") as out:
+        out.write("{not json\n")
+    monkeypatch.chdir(tmp_path)
+    code = main(["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts"])
+    assert code == 2
+    assert "Invalid observation JSON: line 5:" in capsys.readouterr().out
+
+
+_PEAK = """
+import resource, runpy, sys
+sys.argv = ["behavegate", *sys.argv[1:]]
+try:
+    runpy.run_module("behavegate", run_name="__main__")
+except SystemExit as done:
+    code = done.code
+print("peak", code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+@pytest.mark.slow
+def test_a_20000_row_jsonl_run_stays_within_bounded_memory(tmp_path: Path) -> None:
+    make = [sys.executable, str(REPO / "bench" / "make_scale_suite.py"), str(tmp_path), "--scenarios", "20000", "--jsonl"]
+    subprocess.run(make, check=True, capture_output=True)
+    args = [
+        "test",
+        "contract.yml",
+        "--observations",
+        "observations.jsonl",
+        "--format",
+        "json",
+        "--no-artifacts",
+        "--max-scenarios",
+        "20000",
+        "--output",
+        "report.json",
+    ]
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(_PEAK), *args], cwd=tmp_path, capture_output=True, text=True)
+    _, code, peak = done.stdout.split()[-3:]
+    assert code == "1", done.stderr
+    assert json.loads((tmp_path / "report.json").read_text())["summary"]["scenario_count"] == 20_000
+    # The whole-run path peaks near 500 MB here; the streamed one holds a part at a time.
+    assert int(peak) < 150, f"peak RSS {peak} MB"
+
+
+def test_a_key_written_twice_in_an_observation_line_is_refused_by_the_whole_run_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _suite(tmp_path, 4)
+    lines = (tmp_path / "observations.jsonl").read_text().splitlines()
+    lines[1] = lines[1][:-1] + ', "refusal": false, "refusal": true}'
+    (tmp_path / "observations.jsonl").write_text("\n".join(lines) + "\n")
+    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    assert (code, streamed) == (2, False)
+    assert "Duplicate observation mapping key: 'refusal'" in text
