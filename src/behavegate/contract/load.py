@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from behavegate.contract import oxy
+from behavegate.contract import oxy, v2_mcp
 from behavegate.contract import rules as f
 from behavegate.contract.assertion_keys import requests_any, scenario_assertions
 from behavegate.contract.expect import ExpectFields
@@ -36,7 +36,7 @@ from behavegate.limits import (
     V2_MAX_SCENARIOS,
 )
 from behavegate.magnitude import shown
-from behavegate.model import AgentTarget, Contract, Gates, NamedCall, Scenario, ScriptedTurn, ToolDefinition
+from behavegate.model import AgentTarget, Contract, Gates, Scenario, ScriptedTurn, ToolDefinition
 
 if TYPE_CHECKING:
     from behavegate.contract.datasets import Origin
@@ -107,6 +107,8 @@ def golden_part(source: str, path: Path, root: Path, queries: list[Any]) -> Cont
     """The golden-query file ``source`` (at ``path``) with ``queries`` in place of its golden
     set's rows: one part of a streamed run (commands/stream_offline.py). The reader's checks
     hold within the part; the caller checks what spans parts (ids, counts)."""
+    from behavegate.contract import golden_queries as golden
+
     raw, lines = load_yaml(source, max_values=V2_INPUT_MAX_VALUES)
     if not isinstance(raw, dict) or not golden.is_golden(raw):
         raise ContractError([Problem("not a golden-query file")])
@@ -323,7 +325,7 @@ class _Reader(ExpectFields):
                 f"{path}.turns",
                 lines.of_key(raw, "turns"),
             )
-        call = self.mcp_call(raw, path, agent) if self.v2 else None
+        call = v2_mcp.scenario_call(self.c, raw, path, agent, self.lines.of_key) if self.v2 else None
         if call is not None and "prompt" not in raw and "messages" not in raw and "turns" not in raw:
             prompt: str | None = f"call {call.name}"  # an MCP server as the target is called, never prompted
         elif self.v2 and "messages" in raw:
@@ -419,21 +421,6 @@ class _Reader(ExpectFields):
             call=call,
             **extras,
         )
-
-    def mcp_call(self, raw: dict[str, Any], path: str, agent: AgentTarget | None) -> NamedCall | None:
-        """``call`` (version 2): the scenario's one call when the target is an MCP server
-        (``agent.api: mcp``), where it is required; anywhere else it is a contract error."""
-        from behavegate.contract import v2_mcp
-
-        target = agent is not None and agent.api == "mcp"
-        if "call" not in raw:
-            if target:
-                self.c.add(f"{path}.call is required: with agent.api: mcp each scenario calls one tool", f"{path}.call", None)
-            return None
-        if agent is not None and not target:
-            where, at = f"{path}.call", self.lines.of_key(raw, "call")
-            self.c.add(f"{where} needs agent.api: mcp (the endpoint is then an MCP server)", where, at)
-        return v2_mcp.call(self.c, raw, path, self.lines.of_key)
 
 
 def _located(scenario: Scenario, name: str, include_line: int | None) -> Scenario:

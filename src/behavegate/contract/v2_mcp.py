@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from behavegate.contract import rules as f
-from behavegate.model import NamedCall
+from behavegate.model import AgentTarget, NamedCall
 
 # Where the server listens is the choice of the person running (--mcp-listen), never the contract's.
 MCP_KEYS = ("serve", "url")
@@ -90,3 +90,19 @@ def extras(c: f.Collector, agent: dict[str, Any], line_of: Callable[[Any, Any], 
     if not isinstance(value, bool):
         return None
     return {"serve_mcp": value, "mcp_fixed_url": value and url == "fixed"}
+
+
+def scenario_call(
+    c: f.Collector, raw: dict[str, Any], path: str, agent: AgentTarget | None, line_of: Callable[[Any, Any], int | None]
+) -> NamedCall | None:
+    """``call`` (version 2): the scenario's one call when the target is an MCP server
+    (``agent.api: mcp``), where it is required; anywhere else it is a contract error."""
+    target = agent is not None and agent.api == "mcp"
+    if "call" not in raw:
+        if target:
+            c.add(f"{path}.call is required: with agent.api: mcp each scenario calls one tool", f"{path}.call", None)
+        return None
+    if agent is not None and not target:
+        where = f"{path}.call"
+        c.add(f"{where} needs agent.api: mcp (the endpoint is then an MCP server)", where, line_of(raw, "call"))
+    return call(c, raw, path, line_of)
