@@ -16,7 +16,6 @@ import tempfile
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -71,20 +70,21 @@ def run_streaming(
         return _deliver(command, run, root, console, clock, display)
 
 
-@dataclass
 class _Run:
-    """What a streamed run keeps: per scenario an id and offsets; totals; the spools."""
+    """What a streamed run keeps: per scenario an id and offsets; totals; the spools. An
+    accumulator that grows as parts are judged, so a plain class, not a frozen record."""
 
-    head: Contract  # the golden-query file with its first part of rows
-    options: Any
-    provenance: dict[str, Any]
-    ids: list[str] = field(default_factory=list)
-    statuses: Counter[str] = field(default_factory=Counter)
-    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
-    latencies: array[float] = field(default_factory=lambda: array("d"))
-    decisions: int = 0
-    spools: Any = None
-    scores: ScoreTotals = field(default_factory=ScoreTotals)
+    def __init__(self, head: Contract, options: Any, provenance: dict[str, Any], spools: Any = None) -> None:
+        self.head = head  # the golden-query file with its first part of rows
+        self.options = options
+        self.provenance = provenance
+        self.ids: list[str] = []
+        self.statuses: Counter[str] = Counter()
+        self.pairs: Counter[tuple[str, str]] = Counter()
+        self.latencies: array[float] = array("d")
+        self.decisions = 0
+        self.spools = spools
+        self.scores = ScoreTotals()
 
 
 def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) -> _Run:
