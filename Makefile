@@ -34,7 +34,10 @@ PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest
 pytest: $(STAMP)
 	$(PYTEST) -n auto
 
-test: lint typecheck pytest
+# Lint and type-check use one core each and pytest both: run side by side, the job takes the
+# longest of them instead of their sum (each target's output is printed whole, in turn).
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j3 --output-sync=target lint typecheck pytest
 
 test-slow: $(STAMP)
 	$(PYTEST) -n auto -m slow
