@@ -65,7 +65,8 @@ def run_streaming(
     with tempfile.TemporaryDirectory(prefix="behavegate-stream-") as folder:
         try:
             run = _judge(command, contract_path, root, Path(folder))
-        except Exception:  # any refusal is the whole-run path's to find and word; it redoes everything
+        except Exception as exc:  # any refusal is the whole-run path's to find and word; it redoes everything
+            console.err(f"behavegate: the streamed path gave way to the whole-run path: {type(exc).__name__}")
             return None
         return _deliver(command, run, root, console, clock, display)
 
