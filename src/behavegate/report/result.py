@@ -165,7 +165,7 @@ class Report:
     def location(self, scenario: Scenario, assertion: str | None = None) -> Location:
         """The file and line of a scenario (or one of its assertions), through includes."""
         line = scenario.assertion_lines.get(assertion) if assertion else None
-        line = line or scenario.line
+        line = line or scenario.line or None  # 0: a row of a golden set, not a line of this file
         if not scenario.file:
             return Location(self.contract_path, line)
         folder = posixpath.dirname(self.contract_path)
