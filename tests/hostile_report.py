@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +9,7 @@ from typing import Any
 from helpers import report
 
 from behavegate.evidence.judge_prompt import question
-from behavegate.frozen import replace
+from behavegate.frozen import Frozen, replace
 from behavegate.judged import JudgeSpec
 from behavegate.report.build import rejudged
 from behavegate.report.derived import derive
@@ -140,12 +139,12 @@ def tainted(value: Any, field: str = "") -> Any:
     if isinstance(value, str):
         return value if field in OURS else value + EVIL
     if isinstance(value, Report):  # its view facts are derived from its (tainted) texts, as a run's are
-        changes = {f.name: tainted(getattr(value, f.name), f.name) for f in dataclasses.fields(value) if f.name != "derived"}
+        changes = {name: tainted(getattr(value, name), name) for name in value.__struct_fields__ if name != "derived"}
         contract, evaluation = changes["contract"], changes["evaluation"]
-        return dataclasses.replace(value, **changes, derived=derive(contract, evaluation, changes["provenance"]))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: tainted(getattr(value, f.name), f.name) for f in dataclasses.fields(value) if f.init}
-        return dataclasses.replace(value, **changes)
+        return replace(value, **changes, derived=derive(contract, evaluation, changes["provenance"]))
+    if isinstance(value, Frozen):
+        changes = {name: tainted(getattr(value, name), name) for name in value.__struct_fields__}
+        return replace(value, **changes)
     if isinstance(value, tuple | list):
         return type(value)(tainted(item, field) for item in value)
     if isinstance(value, Mapping):

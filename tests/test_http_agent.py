@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from behavegate.cli import main
 from behavegate.errors import ContractError
 from behavegate.evidence.http_agent import build_request, encode, read
+from behavegate.frozen import replace
 from behavegate.http_mapping import FieldPath, format_path, lookup, parse_path
 from behavegate.model import Observation
 
@@ -111,7 +112,7 @@ def test_the_template_places_the_prompt_the_conversation_the_tools_and_the_token
 @given(st.lists(st.dictionaries(st.text(max_size=4), st.text(max_size=6), max_size=3), max_size=4), st.text(max_size=20))
 def test_the_encoded_body_is_the_template_with_the_conversation_in_its_place(history: list[dict[str, str]], prompt: str) -> None:
     parsed = contract(CUSTOM)
-    scenario = parsed.scenarios[0].__class__(**{**parsed.scenarios[0].__dict__, "prompt": prompt})
+    scenario = replace(parsed.scenarios[0], prompt=prompt)
     body = build_request(parsed.agent, scenario, 8)
     sent = json.loads(b"".join(encode(body, [json.dumps(m).encode() for m in history])))
     assert sent["history"] == history and sent["message"] == f"Customer asks: {prompt}"

@@ -13,7 +13,6 @@ import pytest
 from behavegate.cli import build_parser
 from behavegate.commands.arguments import parsed
 from behavegate.commands.invocation import MergeCommand, TestCommand
-from behavegate.frozen import FrozenInstanceError
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "behavegate"
 
@@ -53,7 +52,7 @@ def test_every_option_given_reaches_the_commands_frozen_value(command: str, posi
 def test_the_commands_values_are_frozen() -> None:
     value = parsed(build_parser().parse_args(["test", "c.yml", "--max-seconds", "5"]))
     assert isinstance(value, TestCommand) and value.contracts == ("c.yml",) and value.request.max_seconds == 5
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         value.contract = "other.yml"  # type: ignore[misc]
     merged = parsed(build_parser().parse_args(["merge", "a.json", "--fail-on", "fail"]))
     assert isinstance(merged, MergeCommand) and merged.gating.fail_on == "fail"

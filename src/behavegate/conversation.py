@@ -7,11 +7,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 
-@frozen
-class ToolField:
+class ToolField(Frozen):
     """``response.uses_tool_result`` item: a field of a tool's scripted result (a dotted
     path, list indices as ``[0]``) whose value the final answer must contain."""
 
@@ -22,8 +21,7 @@ class ToolField:
         return {"tool": self.tool, "field": self.field}
 
 
-@frozen
-class Reply:
+class Reply(Frozen):
     """One scripted result: ``content`` (any JSON), or a failed call with ``error``; either may
     hold ``{{arguments...}}`` / ``{{state...}}`` placeholders (tool_templates.py)."""
 
@@ -31,8 +29,7 @@ class Reply:
     error: str | None = None
 
 
-@frozen
-class ToolResultRule:
+class ToolResultRule(Frozen):
     """One ``tool_results`` rule (the list form): calls of ``name`` whose arguments
     contain ``arguments`` (a JSON subset) get ``content``, or fail with ``error``.
     ``name`` None: the default, used when no other rule matches.
@@ -58,8 +55,7 @@ class ToolResultRule:
         return self.results[-1]
 
 
-@frozen
-class ScriptedResult:
+class ScriptedResult(Frozen):
     """What behavegate sent back for one tool call: ``call`` indexes the attempt's
     ``tool_calls``; ``content`` is the scripted value (as the contract wrote it),
     ``error`` the failure text when the result is a failed call."""
@@ -78,8 +74,7 @@ class ScriptedResult:
         return data
 
 
-@frozen
-class BudgetStop:
+class BudgetStop(Frozen):
     """A tool-call budget that stopped the conversation: ``key`` names it (``tools.max_calls``,
     or ``turns[1].tools.max_calls`` for one user turn's), ``observed`` calls were made against
     ``limit``, at model request ``turn``; no request was sent after it."""
@@ -99,8 +94,7 @@ class BudgetStop:
         )
 
 
-@frozen
-class UserTurn:
+class UserTurn(Frozen):
     """One user turn of a conversation with scripted user turns, as it went: the user message,
     the attempt's tool calls it holds (``calls[first_call:end_call]``), the answer that ended it
     (text, finish reason, completeness, refusal, sources) and its model requests."""
@@ -130,8 +124,7 @@ class UserTurn:
         }
 
 
-@frozen
-class Simulator:
+class Simulator(Frozen):
     """What the simulated user's LLM was asked and said: its model, the requests made and the
     raw replies (recorded as a judge's are: a replay reuses them and asks nothing), and how
     the simulation ended: ``done`` (it said DONE), ``max_turns``, or why it could not go on."""
@@ -147,8 +140,7 @@ class Simulator:
         return self.ended not in ("done", "max_turns")
 
 
-@frozen
-class Conversation:
+class Conversation(Frozen):
     """A version-2 multi-turn attempt as it went: model requests made, the run's
     ``max_turns``, every scripted result returned, and whether the agent was still
     calling tools when ``max_turns`` ran out (a possible loop); a tool-call budget that
@@ -186,8 +178,7 @@ def final_answer(finish_reason: str | None, response_complete: bool | None, resp
     return finish_reason == "stop" and response_complete is True and bool(response and response.strip())
 
 
-@frozen
-class Retry:
+class Retry(Frozen):
     """One request sent again (``--retries``): the turn it belongs to (from 1), why
     (``HTTP 429``, ``connection reset``) and how long behavegate waited first."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.magnitude import quantity
 
 
@@ -31,8 +31,7 @@ MTOK = 1_000_000
 NOT_SENT = "not sent: "  # how an attempt a run budget kept from being sent begins its reason (evidence/live.py)
 
 
-@frozen
-class Pricing:
+class Pricing(Frozen):
     """``agent.pricing`` (version 2): what a million input (prompt) and output
     (completion) tokens cost, in USD."""
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import enum
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 
 class ExitCode(enum.IntEnum):
@@ -38,8 +38,7 @@ class ExitCode(enum.IntEnum):
         return {"pass": cls.PASS, "fail": cls.FAIL}.get(status, cls.INCOMPLETE)
 
 
-@frozen
-class Problem:
+class Problem(Frozen):
     """One thing wrong with an input file.
 
     ``text`` is the message exactly as skylos words it (the JSON ``error`` field

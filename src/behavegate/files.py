@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from behavegate.errors import InputError
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 RUNNER_FILES = ("GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY")
 # Directories the runner gives a job besides the project (a working-directory below
@@ -192,8 +192,7 @@ def discover_contract(start: Path) -> tuple[Path, Path] | None:
     return None
 
 
-@frozen
-class Place:
+class Place(Frozen):
     """Where a file goes: ``parts`` below a trusted ``base`` directory.
 
     ``append`` marks a runner-provided file (appended to, never created

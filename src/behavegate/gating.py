@@ -7,7 +7,7 @@ from __future__ import annotations
 import enum
 from typing import Any, Literal
 
-from behavegate.frozen import fields, frozen
+from behavegate.frozen import Frozen, fields
 
 Status = Literal["pass", "fail", "incomplete"]
 
@@ -32,8 +32,7 @@ class GateKind(enum.StrEnum):
     SHARDS = "shards"  # a merge missing shards
 
 
-@frozen
-class GateName:
+class GateName(Frozen):
     """A gate's name read once: ``tag[safety].min_score`` is kind TAG, subject ``safety``,
     key ``min_score``; ``min_pass_rate[a.yml]`` is kind MIN_PASS_RATE, subject ``a.yml``."""
 
@@ -60,8 +59,7 @@ class GateName:
         return self.kind in (GateKind.MIN_PASS_RATE, GateKind.SCORE)
 
 
-@frozen
-class GateResult:
+class GateResult(Frozen):
     """A suite-level gate (version 2): accuracy floor, latency percentile."""
 
     gate: str

@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 
 PLACEHOLDERS = ("prompt", "messages", "tools", "model", "max_tokens", "mcp_url")
 # Only text can be spliced into a longer string ("Question: {{prompt}}"); the others are whole values.
@@ -27,16 +27,14 @@ MAX_PATH_SEGMENTS = 32
 _SEGMENT = re.compile(r'\.?([^.\[\]"\s]+)|\[(-?\d{1,9})\]|\["((?:[^"\\]|\\.)*)"\]')
 
 
-@frozen
-class FieldPath:
+class FieldPath(Frozen):
     """Where a value sits in the agent's JSON answer: object keys (str) and list indices (int)."""
 
     text: str  # as the contract wrote it: what a reason names
     segments: tuple[str | int, ...]
 
 
-@frozen
-class ListPath:
+class ListPath(Frozen):
     """Where a list of calls sits: a path, in which ``[*]`` takes every item of a list on the
     way (``messages[*].parts``: every message's parts, one list). ``pieces`` are the paths
     between the expansions; the last one's value is a list whose items are the calls."""
@@ -45,8 +43,7 @@ class ListPath:
     pieces: tuple[FieldPath, ...]
 
 
-@frozen
-class CallsPaths:
+class CallsPaths(Frozen):
     """``response.tool_calls``: the list, and within each item its name, arguments and id;
     ``where``: only the items whose value at each path equals the one given."""
 
@@ -57,8 +54,7 @@ class CallsPaths:
     where: tuple[tuple[FieldPath, Any], ...] = ()
 
 
-@frozen
-class ExecutedPaths:
+class ExecutedPaths(Frozen):
     """``response.executed_calls``: the calls an agent ran itself, each with its result and
     its error (null or absent: it succeeded), judged as a trace's executed calls are."""
 
@@ -71,8 +67,7 @@ class ExecutedPaths:
     where: tuple[tuple[FieldPath, Any], ...] = ()
 
 
-@frozen
-class HttpMapping:
+class HttpMapping(Frozen):
     """``agent.http``. ``complete`` is a path to a boolean or a finish reason, or True:
     the contract's statement that every answer the agent sends is whole."""
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 JSON = Any
 
 
-@frozen
-class JudgeSpec:
+class JudgeSpec(Frozen):
     """``response.judge``: is the answer consistent with ``expected`` (and does it meet
     ``criteria``)? Asked ``votes`` times; the majority decides, a tie is incomplete."""
 
@@ -23,8 +22,7 @@ class JudgeSpec:
     votes: int = 1
 
 
-@frozen
-class JudgeTarget:
+class JudgeTarget(Frozen):
     """The contract's ``judge:`` block (version 2): where judged checks are asked.
     None = not set (the command line, then limits.py's defaults, decide)."""
 
@@ -37,8 +35,7 @@ class JudgeTarget:
     parameters: Mapping[str, JSON] | None = None
 
 
-@frozen
-class JudgeVote:
+class JudgeVote(Frozen):
     """One question put to the judge and what came back, verbatim (evidence: recorded,
     so a replay decides from it without asking again)."""
 
@@ -50,8 +47,7 @@ class JudgeVote:
         return {"question": [dict(m) for m in self.question], "reply": self.reply, "error": self.error}
 
 
-@frozen
-class JudgeEvidence:
+class JudgeEvidence(Frozen):
     """The judge's votes on one attempt's ``response.judge`` check, and which model gave them."""
 
     model: str

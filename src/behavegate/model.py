@@ -10,7 +10,7 @@ from typing import Any, Literal
 from behavegate.conversation import Conversation, ToolField, ToolResultRule
 from behavegate.conversation import Retry as Retry  # re-exported: a record of the exchange
 from behavegate.cost import Pricing as Pricing  # re-exported: agent.pricing
-from behavegate.frozen import field, fields, frozen
+from behavegate.frozen import Frozen, field, fields, not_compared
 from behavegate.gating import GateResult as GateResult  # a model type: the judged gate
 from behavegate.http_mapping import HttpMapping
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeTarget
@@ -26,8 +26,7 @@ JSON = Any
 # --- contract -----------------------------------------------------------------
 
 
-@frozen
-class ToolDefinition:
+class ToolDefinition(Frozen):
     """A tool the agent declares: name, description, JSON Schema of its parameters."""
 
     name: str
@@ -35,8 +34,7 @@ class ToolDefinition:
     parameters: Mapping[str, JSON]
 
 
-@frozen
-class AgentTarget:
+class AgentTarget(Frozen):
     """The agent under test and how to reach it."""
 
     endpoint: str | None = None
@@ -59,8 +57,7 @@ class AgentTarget:
         return tuple(tool.name for tool in self.tools)
 
 
-@frozen
-class NamedCall:
+class NamedCall(Frozen):
     """A tool name with (optionally) its JSON arguments."""
 
     name: str
@@ -70,13 +67,11 @@ class NamedCall:
         return {"name": self.name, "arguments": None if self.arguments is None else dict(self.arguments)}
 
 
-@frozen
 class RequiredCall(NamedCall):
     """A call the contract expects; ``arguments`` is a JSON subset to match."""
 
 
-@frozen
-class Expectation:
+class Expectation(Frozen, dict=True):  # dict: room for the checks it asks for (judge/assertions.py)
     """Everything a scenario's ``expect`` asks for (None = not requested)."""
 
     contains: tuple[str, ...] = ()
@@ -111,8 +106,7 @@ class Expectation:
     judge: JudgeSpec | None = None  # response.judge: an opt-in LLM judge (judged, non-deterministic)
 
 
-@frozen
-class CallCount:
+class CallCount(Frozen):
     """Bounds on how often one tool may be called."""
 
     name: str
@@ -120,16 +114,14 @@ class CallCount:
     max: int | None = None
 
 
-@frozen
-class TrajectorySpec:
+class TrajectorySpec(Frozen):
     """Trajectory matching (LangChain agentevals semantics)."""
 
     mode: str  # exact | in_order | unordered | subset | superset
     calls: tuple[RequiredCall, ...]
 
 
-@frozen
-class SequentialSpec:
+class SequentialSpec(Frozen):
     """A truncated Wald SPRT around ``min_pass_rate``. ``false_fail``: the chance an agent
     ``margin`` above the threshold fails; ``missed_drop``: one ``margin`` below passes."""
 
@@ -138,8 +130,7 @@ class SequentialSpec:
     margin: float = 0.10
 
 
-@frozen
-class ScriptedTurn:
+class ScriptedTurn(Frozen):
     """A scripted user turn (``turns[i]``, version 2): the message sent once the agent has
     answered the turn before, and what must hold of that turn alone (its answer, its calls)."""
 
@@ -148,8 +139,7 @@ class ScriptedTurn:
     line: int | None = None
 
 
-@frozen
-class SimulatedUser:
+class SimulatedUser(Frozen):
     """``simulated_user`` (version 2, opt-in): after the scripted user turns, an LLM (the judge's
     endpoint and model) plays the user from ``persona`` and ``goal`` for up to ``max_turns``
     more messages, or until it says it is done. Non-deterministic, recorded, never re-asked."""
@@ -159,8 +149,8 @@ class SimulatedUser:
     max_turns: int = 3
 
 
-@frozen
-class Scenario:
+@not_compared("assertion_lines")
+class Scenario(Frozen):
     """One prompt (or message list) and what must happen."""
 
     id: str
@@ -188,11 +178,11 @@ class Scenario:
     file: str = ""  # the file it is written in, relative to the contract's folder ("" = the contract)
     call: NamedCall | None = None  # agent.api: mcp: the one tool call made on the MCP server under test
     # assertion id (e.g. "tools.required[0]") -> YAML line of what requested it
-    assertion_lines: Mapping[str, int] = field(default_factory=dict, compare=False)
+    assertion_lines: Mapping[str, int] = field(default_factory=dict)
 
 
-@frozen
-class Gates:
+@not_compared("lines")
+class Gates(Frozen):
     """Suite-level gates (version 2)."""
 
     min_pass_rate: float | None = None
@@ -200,12 +190,11 @@ class Gates:
     latency_p95_ms: float | None = None
     by_tag: tuple[TagGate, ...] = ()
     min_score: float | None = None  # the suite's mean graded scores (judge/scores.py)
-    lines: Mapping[str, int] = field(default_factory=dict, compare=False)  # gate name -> its line
+    lines: Mapping[str, int] = field(default_factory=dict)  # gate name -> its line
     formula: str = "scenarios"  # or "runs": passes over every case and run (Oxy's score)
 
 
-@frozen
-class TagGate:
+class TagGate(Frozen):
     """A gate on the scenarios that carry one tag (``gates.by_tag``, ``--gate-tag``)."""
 
     tag: str
@@ -213,8 +202,8 @@ class TagGate:
     min_score: float | None = None
 
 
-@frozen
-class Contract:
+@not_compared("included")
+class Contract(Frozen):
     """A loaded behavior contract."""
 
     version: int
@@ -227,7 +216,7 @@ class Contract:
     judge: JudgeTarget = field(default_factory=lambda: JudgeTarget())
     oxy: OxyFile | None = None  # read from an Oxy test file: scored and gated as Oxy does
     # The SHA-256 of each included file's text, by its name as written (``builtin:`` ones are this version's).
-    included: Mapping[str, str] = field(default_factory=dict, compare=False)
+    included: Mapping[str, str] = field(default_factory=dict)
 
     def scenario_ids(self) -> tuple[str, ...]:
         return tuple(scenario.id for scenario in self.scenarios)
@@ -236,7 +225,6 @@ class Contract:
 # --- evidence -------------------------------------------------------------------
 
 
-@frozen
 class ToolCall(NamedCall):
     """A call the agent made; ``arguments`` None when they were not observed.
 
@@ -248,8 +236,8 @@ class ToolCall(NamedCall):
     group: int | None = None
 
 
-@frozen
-class Observation:
+@not_compared("tool_calls_absent", "response_gap", "tool_gap")
+class Observation(Frozen):
     """What one attempt of one scenario showed; None means *not observed*."""
 
     scenario_id: str
@@ -270,12 +258,12 @@ class Observation:
     tool_errors: tuple[str | None, ...] | None = None  # per call: error text, or None when it succeeded
     # The live response left ``message.tool_calls`` out (not malformed): names the cause in
     # the incomplete reason. Not part of the evidence's shape, so not compared or written.
-    tool_calls_absent: bool = field(default=False, compare=False)
+    tool_calls_absent: bool = False
     # Trace evidence: the trace this attempt is, and why its answer or its tool calls
     # cannot be judged (the incomplete reason, in the evidence's own words).
     trace_id: str | None = None
-    response_gap: str | None = field(default=None, compare=False)
-    tool_gap: str | None = field(default=None, compare=False)
+    response_gap: str | None = None
+    tool_gap: str | None = None
     conversation: Conversation | None = None  # a conversation that scripted tool results: what it returned
     judge: JudgeEvidence | None = None  # response.judge: the judge's questions and replies (version 2)
     retries: tuple[Retry, ...] = ()  # requests sent again (--retries, version 2), in order
@@ -321,8 +309,7 @@ class Observation:
         return data | {key: value for key, value in rare.items() if value}
 
 
-@frozen
-class ObservationSet:
+class ObservationSet(Frozen):
     """A loaded observation file (every attempt kept)."""
 
     path: Path
@@ -333,8 +320,7 @@ class ObservationSet:
     runs: int | None = None  # the --runs the recording was made with (version 2); None: not given
 
 
-@frozen
-class Timing:
+class Timing(Frozen):
     """When one scenario's evidence was gathered (all its attempts)."""
 
     started_at: str
@@ -342,8 +328,7 @@ class Timing:
     duration_ms: int
 
 
-@frozen
-class RunFacts:
+class RunFacts(Frozen):
     """Everything about the run that is not evidence: ids, clock, limits."""
 
     run_id: str
@@ -358,8 +343,7 @@ class RunFacts:
 # --- verdicts -------------------------------------------------------------------
 
 
-@frozen
-class Verdict:
+class Verdict(Frozen):
     """One assertion judged. ``message`` says expected vs observed in words."""
 
     assertion: str
@@ -381,8 +365,7 @@ class Verdict:
         }
 
 
-@frozen
-class Attempt:
+class Attempt(Frozen):
     """One independent try of a scenario (version 2 repeats scenarios)."""
 
     index: int
@@ -392,8 +375,7 @@ class Attempt:
     scores: Mapping[str, float] | None = None  # graded scores (judge/scores.py); None: none apply
 
 
-@frozen
-class Reliability:
+class Reliability(Frozen):
     """How often a repeated scenario passed, and how far that number can be trusted."""
 
     runs: int
@@ -431,8 +413,7 @@ class Reliability:
         }
 
 
-@frozen
-class ScenarioResult:
+class ScenarioResult(Frozen):
     """A scenario judged: its verdicts, and for version 2 every attempt."""
 
     scenario: Scenario
@@ -443,8 +424,7 @@ class ScenarioResult:
     reliability: Reliability | None = None
 
 
-@frozen
-class Evaluation:
+class Evaluation(Frozen):
     """The whole run judged."""
 
     status: Status

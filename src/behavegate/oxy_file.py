@@ -3,13 +3,12 @@ the :class:`~behavegate.model.Contract` so that its run, score and views follow 
 
 from __future__ import annotations
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 __all__ = ["OxyCase", "OxyFile"]
 
 
-@frozen
-class OxyCase:
+class OxyCase(Frozen):
     """One case of an Oxy test file as written: its label for ``--case`` and reports."""
 
     index: int  # 0-based, as ``oxy test --case N`` counts
@@ -18,8 +17,7 @@ class OxyCase:
     scenario_id: str
 
 
-@frozen
-class OxyFile:
+class OxyFile(Frozen):
     """What an Oxy ``*.test.yml`` says beyond its scenarios (contract/oxy.py)."""
 
     name: str | None

@@ -6,13 +6,12 @@ below the command line reads argparse; a suite derives each contract's value wit
 from __future__ import annotations
 
 from behavegate.commands.request import TestRequest
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.gating import FailOn
 from behavegate.github.views import Format, Views
 
 
-@frozen
-class Evidence:
+class Evidence(Frozen):
     """Where the evidence comes from when no agent is called: a captured observation file
     or recorded traces (and how a trace names its scenario)."""
 
@@ -23,8 +22,7 @@ class Evidence:
     trace_attribute: str = "behavegate.scenario.id"
 
 
-@frozen
-class LiveAccess:
+class LiveAccess(Frozen):
     """What a live run may reach besides the request's endpoint: service hosts allowed
     over plain http, and where the scripted MCP tool server listens."""
 
@@ -39,16 +37,14 @@ class LiveAccess:
         return bool(self.allow_hosts or self.mcp_listen or self.mcp_port is not None)
 
 
-@frozen
-class Gating:
+class Gating(Frozen):
     """What fails the run, and the baseline report it is compared with."""
 
     baseline: str | None = None
     fail_on: FailOn = FailOn.INCOMPLETE
 
 
-@frozen
-class SuiteShare:
+class SuiteShare(Frozen):
     """What a suite's earlier contracts left this one: the shared budgets they spent, and
     whether the suite holds the floor of its Oxy files (on the mean of their scores)."""
 
@@ -57,8 +53,7 @@ class SuiteShare:
     oxy_floor: bool = False
 
 
-@frozen
-class TestCommand:
+class TestCommand(Frozen):
     """``behavegate test``."""
 
     __test__ = False  # not a pytest test class, whatever its name says
@@ -75,8 +70,7 @@ class TestCommand:
     suite: SuiteShare = field(default_factory=SuiteShare)
 
 
-@frozen
-class WatchCommand:
+class WatchCommand(Frozen):
     """``behavegate watch``: ``test`` run again whenever its files change."""
 
     test: TestCommand = field(default_factory=TestCommand)
@@ -84,8 +78,7 @@ class WatchCommand:
     max_runs: int | None = None  # stop after this many runs (--once: 1); None: until Ctrl-C
 
 
-@frozen
-class MergeCommand:
+class MergeCommand(Frozen):
     """``behavegate merge``."""
 
     reports: tuple[str, ...]
@@ -95,16 +88,14 @@ class MergeCommand:
     views: Views = field(default_factory=Views)
 
 
-@frozen
-class ReplayCommand:
+class ReplayCommand(Frozen):
     """``behavegate replay``."""
 
     run_dir: str
     format: Format = "table"
 
 
-@frozen
-class ShowCommand:
+class ShowCommand(Frozen):
     """``behavegate show``."""
 
     run_dir: str
@@ -113,16 +104,14 @@ class ShowCommand:
     max_chars: int = 2000
 
 
-@frozen
-class ListCommand:
+class ListCommand(Frozen):
     """``behavegate list``."""
 
     library: str | None = None
     format: Format = "table"
 
 
-@frozen
-class InitCommand:
+class InitCommand(Frozen):
     """``behavegate init``."""
 
     path: str = ".behavegate/contract.yml"
@@ -130,8 +119,7 @@ class InitCommand:
     contract_version: int = 1
 
 
-@frozen
-class TracesCommand:
+class TracesCommand(Frozen):
     """``behavegate traces ACTION``."""
 
     action: str | None  # None: no action named
@@ -141,16 +129,14 @@ class TracesCommand:
     trace_attribute: str = "behavegate.scenario.id"
 
 
-@frozen
-class ValidateCommand:
+class ValidateCommand(Frozen):
     """``behavegate validate``."""
 
     contracts: tuple[str, ...] = ()  # none: what ``test`` discovers
     format: Format = "table"
 
 
-@frozen
-class ViewCommand:
+class ViewCommand(Frozen):
     """``behavegate view``."""
 
     runs_dir: str = ".behavegate/runs"

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from behavegate.errors import UsageError
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import (
     DEFAULT_JUDGE_MAX_REQUESTS,
     DEFAULT_JUDGE_MAX_TOKENS,
@@ -22,8 +22,7 @@ from behavegate.limits import (
 from behavegate.model import Contract
 
 
-@frozen
-class JudgeOptions:
+class JudgeOptions(Frozen):
     """What the person running chose for the judge (None: the contract's ``judge:`` block,
     then limits.py's default)."""
 
@@ -38,7 +37,7 @@ class JudgeOptions:
 
     def given(self) -> bool:
         """Was any judge option given (offline runs refuse them: they never ask a judge)?"""
-        return any(value not in (None, False) for value in vars(self).values())
+        return any(getattr(self, name) not in (None, False) for name in self.__struct_fields__)
 
 
 def validate_judge(options: JudgeOptions, *, offline: bool, version: int) -> None:

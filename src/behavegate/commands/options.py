@@ -7,7 +7,7 @@ from typing import Any
 
 from behavegate.commands.judge_options import JudgeOptions
 from behavegate.errors import RunIncomplete, UsageError
-from behavegate.frozen import field, frozen, replace
+from behavegate.frozen import Frozen, field, replace
 from behavegate.limits import (
     DEFAULT_CONCURRENCY,
     DEFAULT_MAX_SCENARIOS,
@@ -25,8 +25,7 @@ from behavegate.limits import (
 from behavegate.model import Contract, Gates, ObservationSet, TagGate
 
 
-@frozen
-class RunOptions:
+class RunOptions(Frozen):
     scenarios: tuple[str, ...] | None = None
     endpoint: str | None = None
     auth_env: str | None = None

@@ -18,15 +18,14 @@ from behavegate.commands.options import (
     validate_v2,
 )
 from behavegate.errors import UsageError
-from behavegate.frozen import field, fields, frozen
+from behavegate.frozen import Frozen, field, fields
 from behavegate.limits import DEFAULT_CONCURRENCY, DEFAULT_MAX_SECONDS, DEFAULT_MAX_TOKENS
 from behavegate.model import Contract, TagGate
 
 RUN_OPTION_NAMES = frozenset(item.name for item in fields(RunOptions))
 
 
-@frozen
-class TestRequest:
+class TestRequest(Frozen):
     """What the person running chose (None, empty or False: not given)."""
 
     __test__ = False  # not a pytest test class, whatever its name says

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from behavegate.commands.options import RunOptions
 from behavegate.errors import UsageError
 from behavegate.evidence.shard import Pair, ShardBlock, parse_shard, partition
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.limits import CARRIED_MAX_BYTES
 from behavegate.model import Contract, ObservationSet, TagGate
 
@@ -45,8 +45,7 @@ def check_flags(command: TestCommand) -> None:
         )
 
 
-@frozen
-class ShardRun:
+class ShardRun(Frozen):
     contract: Contract  # the selected scenarios this shard has pairs of, contract order kept
     owned: frozenset[Pair]
     block: ShardBlock

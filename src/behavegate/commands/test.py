@@ -95,8 +95,7 @@ def display_path(path: Path, root: Path) -> str:
     return path_text(shown)
 
 
-@records.frozen
-class _Plan:
+class _Plan(records.Frozen):
     """One contract's run, checked and chosen, before any evidence is gathered."""
 
     command: TestCommand  # this contract's own (an Oxy file's settings and --case applied)

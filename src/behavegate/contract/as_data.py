@@ -21,7 +21,6 @@ verdicts it already holds: whoever can edit one can edit those.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -30,7 +29,7 @@ from typing import Any
 import msgspec
 
 from behavegate.files import read_project_text
-from behavegate.frozen import replace
+from behavegate.frozen import Frozen, fields, replace
 from behavegate.limits import MAX_RUNS, MAX_TURNS, V2_MAX_INPUT_BYTES, V2_MAX_SCENARIOS
 from behavegate.model import Contract, Scenario
 
@@ -161,7 +160,7 @@ def _sound(head: Contract, scenarios: Iterable[Scenario]) -> bool:
             positive_int(s.runs, "", high=MAX_RUNS)
             positive_int(s.max_turns, "", high=MAX_TURNS)
             rates(s.min_pass_rate)
-            for value in dataclasses.astuple(s.sequential) if s.sequential is not None else ():
+            for value in msgspec.structs.astuple(s.sequential) if s.sequential is not None else ():
                 error_rate(value, "")
             seen.add(s.id)
     except f.Bad:
@@ -206,13 +205,13 @@ def _path(kind: type, value: Any) -> Any:
 def _compact(value: Any) -> Any:
     """A record as builtins, leaving out the fields at their default (most of an
     Expectation's); decoding puts the defaults back."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if isinstance(value, Frozen):
         shown: dict[str, Any] = {}
-        for spec in dataclasses.fields(value):
+        for spec in fields(value):
             item = getattr(value, spec.name)
-            if spec.default is not dataclasses.MISSING:
+            if spec.default is not msgspec.NODEFAULT:
                 default = spec.default
-            elif spec.default_factory is not dataclasses.MISSING:
+            elif spec.default_factory is not msgspec.NODEFAULT:
                 default = spec.default_factory()
             else:
                 shown[spec.name] = _compact(item)

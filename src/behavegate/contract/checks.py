@@ -26,7 +26,7 @@ from behavegate.contract.schema_parts import (
     block,
 )
 from behavegate.contract.v2_judge import JUDGE_KEYS
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import MAX_JUDGE_VOTES, MAX_TURNS
 from behavegate.model import CallCount, TrajectorySpec
 
@@ -49,8 +49,7 @@ PII_DETECTORS = (
 )
 
 
-@frozen
-class Extra:
+class Extra(Frozen):
     """A key read with a check that is no check of its own (``safety.pii_regions`` tunes ``safety.pii``)."""
 
     key: str
@@ -58,8 +57,7 @@ class Extra:
     doc: str
 
 
-@frozen
-class Check:
+class Check(Frozen):
     key: str  # the contract key under ``expect``, e.g. "tools.forbidden"
     kind: str  # the report's kind, e.g. "tool_forbidden"
     field: str  # the Expectation field the reader fills

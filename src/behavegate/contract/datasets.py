@@ -29,7 +29,7 @@ import msgspec
 from behavegate.contract import rules as f
 from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import DATASET_MAX_PROBLEMS, INPUT_MAX_TEXT, V2_INPUT_MAX_VALUES, V2_MAX_INPUT_BYTES, V2_MAX_SCENARIOS
 from behavegate.text import one_line
 
@@ -38,16 +38,14 @@ LIST_COLUMNS = ("expected_tools", "expected_elements")
 SUFFIXES = (".csv", ".jsonl")
 
 
-@frozen
-class Origin:
+class Origin(Frozen):
     """Where one query of a golden set came from."""
 
     file: str  # as the contract names it
     row: int  # CSV: the row as a spreadsheet numbers it (header = 1); JSON Lines: the line
 
 
-@frozen
-class Dataset:
+class Dataset(Frozen):
     queries: tuple[dict[str, Any], ...]  # each a golden query, as a YAML file would hold it
     origins: tuple[Origin, ...]  # one per query
     digest: str  # SHA-256 of the file's text: kept with the included files' (a shard's merge compares them)

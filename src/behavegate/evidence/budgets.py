@@ -6,13 +6,12 @@ is cost.py's."""
 from __future__ import annotations
 
 from behavegate.cost import NOT_SENT, attempt_cost, attempt_tokens, dollars
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import ATTEMPT_MAX_REQUEST_BYTES, ATTEMPT_MAX_RESPONSE_BYTES, ATTEMPT_MAX_TOKENS
 from behavegate.model import Observation, Pricing, Scenario
 
 
-@frozen
-class AttemptBudget:
+class AttemptBudget(Frozen):
     """What one attempt may use across all its turns (version 2; see limits.py)."""
 
     request_bytes: int = ATTEMPT_MAX_REQUEST_BYTES
@@ -20,8 +19,7 @@ class AttemptBudget:
     tokens: int = ATTEMPT_MAX_TOKENS
 
 
-@frozen
-class SpendLimit:
+class SpendLimit(Frozen):
     """The whole run's spend budgets (``--max-total-tokens``, ``--max-cost``): once the
     attempts that finished reported this much, no further attempt is sent."""
 

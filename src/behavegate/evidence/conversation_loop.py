@@ -21,7 +21,7 @@ from behavegate.evidence.scripted import answer as scripted_answer
 from behavegate.evidence.settings import LiveSettings, Send
 from behavegate.evidence.simulated_user import DONE
 from behavegate.evidence.transport import ResponseTooLarge
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import AgentTarget, Contract, Observation, Retry, Scenario, ToolCall
 
@@ -235,8 +235,7 @@ def turn_deadline(timeout_seconds: float, settings: LiveSettings) -> float:
     return now + max(min(timeout_seconds, settings.max_seconds - (now - settings.started)), 0.001)
 
 
-@frozen
-class Turn:
+class Turn(Frozen):
     observation: Observation
     received: int  # response bytes read
     assistant: tuple[bytes, ...]  # the assistant message (Responses API: output items) to send back, encoded

@@ -21,7 +21,7 @@ from typing import Any
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import first_messages, normalize, offered_tools
 from behavegate.evidence.traces.messages import arguments_of
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.http_mapping import PLACEHOLDER, FieldPath, HttpMapping, kind_of, lookup, select_items
 from behavegate.model import JSON, AgentTarget, Observation, Scenario, ToolCall
 
@@ -33,8 +33,7 @@ class Unknown:
 UNKNOWN = Unknown()
 
 
-@frozen
-class Executed:
+class Executed(Frozen):
     """A call the agent ran itself, as its answer reports it."""
 
     name: str

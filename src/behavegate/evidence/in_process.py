@@ -35,7 +35,7 @@ from typing import Any
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.live import Connect, Send
 from behavegate.evidence.transport import ResponseTooLarge
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.text import one_line
 
 Agent = Callable[[list[dict[str, Any]], list[dict[str, Any]]], Any]
@@ -44,8 +44,7 @@ DEADLINE_MESSAGE = (
 )
 
 
-@frozen
-class Call:
+class Call(Frozen):
     """A tool call the agent made (or asks behavegate to answer from the scenario's ``tool_results``)."""
 
     name: str
@@ -53,8 +52,7 @@ class Call:
     id: str | None = None
 
 
-@frozen
-class Reply:
+class Reply(Frozen):
     """What an in-process agent did in one turn.
 
     ``tool_calls``: the calls it made, ``()`` when it called none, None when it cannot

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.judge_prompt import question
 from behavegate.evidence.trust import Credentials, Endpoint
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field, not_compared, not_shown
 from behavegate.judged import JudgeEvidence, JudgeSpec, JudgeVote
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_TEXT
 from behavegate.model import Observation, Scenario
@@ -38,19 +38,20 @@ class RequestCount:
         self.sent = 0
 
 
-@frozen
-class JudgeSettings:
+@not_shown("hidden")
+@not_compared("count")
+class JudgeSettings(Frozen):
     endpoint: Endpoint | None  # None: ``send`` is given by the caller (tests, an in-process judge)
     credentials: Credentials | None
     model: str
     timeout_seconds: float
     max_tokens: int
     max_requests: int
-    count: RequestCount = field(default_factory=RequestCount, compare=False)
+    count: RequestCount = field(default_factory=RequestCount)
     parameters: Mapping[str, Any] = field(default_factory=dict)  # judge.parameters: extra request-body keys
     # The run's bearer tokens (the agent's, the judge's own): never in a question, whatever
     # the agent echoes. Only the person running chooses which secret goes where.
-    hidden: tuple[str, ...] = field(default=(), repr=False)
+    hidden: tuple[str, ...] = ()
 
     def provenance(self) -> dict[str, Any]:
         """What the report says about the judge (never the token, never the URL itself)."""

@@ -38,7 +38,7 @@ from behavegate.evidence.settings import Connect as Connect  # re-exported: the 
 from behavegate.evidence.settings import LiveSettings as LiveSettings  # re-exported: commands build it
 from behavegate.evidence.settings import Send as Send
 from behavegate.evidence.transport import Client, Exchange, endpoint_target, new_client, post_chat
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.limits import MAX_RESPONSE_BYTES
 from behavegate.model import Contract, Observation, Retry, Scenario, Timing
 
@@ -174,8 +174,7 @@ def budget_reason(settings: LiveSettings, in_flight: str | None) -> str:
     )
 
 
-@frozen
-class Job:
+class Job(Frozen):
     scenario: Scenario
     attempt: int
 

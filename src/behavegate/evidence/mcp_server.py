@@ -49,7 +49,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from behavegate.conversation import BudgetStop, Conversation, ScriptedResult, UserTurn
 from behavegate.evidence.chat import offered_tools
 from behavegate.evidence.scripted import Unanswerable, answer, deeper_than, shown_call, start
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.limits import (
     MCP_HEADER_SECONDS,
     MCP_MAX_ATTEMPT_BYTES,
@@ -68,8 +68,7 @@ FIXED_PATH = "/mcp"  # agent.mcp.url: fixed
 _ATTEMPT = "behavegate.attempt"  # the ASGI scope key holding the AttemptTools a request was admitted for
 
 
-@frozen
-class ServedCall:
+class ServedCall(Frozen):
     """One ``tools/call`` an attempt's path received, and what behavegate answered."""
 
     call: ToolCall

@@ -10,7 +10,6 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
@@ -20,6 +19,7 @@ from behavegate.errors import ObservationError, Problem
 from behavegate.evidence.consistency import Consistency
 from behavegate.evidence.conversation_record import conversation, same_max_turns, text_or_none
 from behavegate.files import read_project_text
+from behavegate.frozen import replace
 from behavegate.judged import JudgeEvidence, JudgeVote
 from behavegate.limits import (
     INPUT_MAX_VALUES,

@@ -15,15 +15,14 @@ from typing import Any
 
 from behavegate.evidence.chat import EndpointError
 from behavegate.evidence.transport import Retryable
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import RETRY_FIRST_WAIT, RETRY_MAX_WAIT
 from behavegate.model import Retry
 
 Ask = Callable[[tuple[bytes, ...], float, int], Awaitable[tuple[Any, int]]]  # live.Send
 
 
-@frozen
-class RetryPolicy:
+class RetryPolicy(Frozen):
     retries: int = 0  # 0: never (the default, and version 1 always)
     first_wait: float = RETRY_FIRST_WAIT
     max_wait: float = RETRY_MAX_WAIT

@@ -21,14 +21,13 @@ from typing import Any
 from behavegate.contract.subset import json_subset
 from behavegate.contract.tool_templates import Unresolved, render
 from behavegate.conversation import ScriptedResult, ToolResultRule
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.limits import SHOWN_CALL_CHARS, SHOWN_POSITIONS, SHOWN_REPEATS, TOOL_RESULT_MAX_DEPTH
 from behavegate.model import JSON, Scenario, ToolCall
 from behavegate.text import one_line
 
 
-@frozen
-class ScriptState:
+class ScriptState(Frozen):
     """What an attempt's scripted tools remember: calls answered per rule (by its index in the
     rule list) and the scenario's key-value store as written so far."""
 
@@ -41,8 +40,7 @@ def start(scenario: Scenario) -> ScriptState:
     return ScriptState({}, json.loads(json.dumps(dict(scenario.state))))
 
 
-@frozen
-class Answer:
+class Answer(Frozen):
     """The tool message's content, the record kept as evidence, and the state after the call."""
 
     content: str
@@ -50,8 +48,7 @@ class Answer:
     state: ScriptState = field(default_factory=ScriptState)
 
 
-@frozen
-class Unanswerable:
+class Unanswerable(Frozen):
     """A call whose rule's result names a placeholder with no value (the attempt stops)."""
 
     reason: str

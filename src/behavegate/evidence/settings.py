@@ -12,7 +12,7 @@ from behavegate.evidence.judge_client import JudgeSettings
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.evidence.simulated_user import AskUser
 from behavegate.evidence.trust import Credentials, Endpoint
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 if TYPE_CHECKING:
     from behavegate.evidence.answer_cache import AnswerCache
@@ -26,8 +26,7 @@ Connect = Callable[[], AbstractAsyncContextManager[Send]]
 """Opens one attempt's connection, closed when the attempt ends (see :func:`live.http_connection`)."""
 
 
-@frozen
-class LiveSettings:
+class LiveSettings(Frozen):
     endpoint: Endpoint | None  # None: an in-process agent answers (evidence/in_process.py)
     credentials: Credentials | None
     max_tokens: int

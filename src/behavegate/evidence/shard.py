@@ -25,7 +25,7 @@ from typing import Any
 
 from behavegate.contract.assertion_keys import scenario_assertions
 from behavegate.errors import UsageError
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.limits import MAX_SHARDS, SHARD_REQUEST_COST
 from behavegate.magnitude import shown
 from behavegate.model import Contract, Observation, Scenario
@@ -87,8 +87,7 @@ def assign(costs: Sequence[tuple[Pair, int]], count: int) -> tuple[tuple[Pair, .
     return tuple(tuple(shard) for shard in shards)
 
 
-@frozen
-class Partition:
+class Partition(Frozen):
     count: int
     shards: tuple[tuple[Pair, ...], ...]  # shard K's pairs at index K - 1, in contract order
     planned: Mapping[str, int]  # attempts per selected scenario
@@ -116,8 +115,7 @@ def owned_attempts(
     return {sid: tuple(o if (sid, i) in owned else None for i, o in enumerate(group)) for sid, group in attempts.items()}
 
 
-@frozen
-class ShardBlock:
+class ShardBlock(Frozen):
     """The ``behavegate.shard`` block of a shard report: which shard of which run it is."""
 
     index: int  # K, from 1

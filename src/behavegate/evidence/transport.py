@@ -31,7 +31,7 @@ from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
 from behavegate.evidence.lean_httpx import httpx
 from behavegate.evidence.trust import Credentials, Endpoint
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
 
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
@@ -65,8 +65,7 @@ class Retryable(EndpointError):
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
-@frozen
-class Exchange:
+class Exchange(Frozen):
     url: str
     body: tuple[bytes, ...]  # the JSON request body, in pieces (chat.encode_request)
     headers: dict[str, str]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping
 from urllib.parse import SplitResult, urlsplit
 
 from behavegate.errors import RunError
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, not_shown
 from behavegate.limits import MAX_TOKEN_CHARS
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -25,18 +25,17 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 Resolver = Callable[[str, int], list[str]]
 
 
-@frozen
-class Credentials:
+@not_shown("token")
+class Credentials(Frozen):
     """A bearer token; never printed, persisted only as a redaction marker."""
 
-    token: str = field(repr=False)
+    token: str
 
     def header(self) -> str:
         return f"Bearer {self.token}"
 
 
-@frozen
-class Endpoint:
+class Endpoint(Frozen):
     url: str  # what the user wrote, validated
     source: str  # "cli_override" | "contract_endpoint"
     fingerprint: str
@@ -137,8 +136,7 @@ def fingerprint(url: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-@frozen
-class Role:
+class Role(Frozen):
     """Whose endpoint is being checked, and the words and flags that name it: the agent's
     (skylos's words, exactly) or the judge's (the same rules under its own flags)."""
 

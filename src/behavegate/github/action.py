@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from behavegate.errors import UsageError
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.github.console import Console
 from behavegate.render.annotations import command
 
@@ -34,8 +34,7 @@ class Kind(enum.Enum):
     LINES = "lines"  # --flag=A --flag=B: one per line (values hold commas, or start with "-")
 
 
-@frozen
-class FlagInput:
+class FlagInput(Frozen):
     """An input that is exactly a CLI flag: absent (or empty) is the flag absent, so the
     CLI's default (and what it decides from the contract) holds; written is the flag."""
 
@@ -120,8 +119,7 @@ class ActionInputError(UsageError):
     """An Action input is invalid (reported as an annotation; the step fails)."""
 
 
-@frozen
-class Inputs:
+class Inputs(Frozen):
     raw: Mapping[str, str]
 
     def text(self, name: str) -> str:

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 
 Format = Literal["table", "json"]
 Detail = Literal["quiet", "normal", "verbose"]
 
 
-@frozen
-class OutputPaths:
+class OutputPaths(Frozen):
     """Every file a run may write, by its flag (None: not asked for); each is placed by the
     one path rule (``files.place_output``), relative to the project root."""
 
@@ -40,8 +39,7 @@ class OutputPaths:
         }
 
 
-@frozen
-class Views:
+class Views(Frozen):
     """How a judged run is shown: on the console (``--format``, ``--quiet``/``--verbose``),
     as annotations, and in the files of :class:`OutputPaths`."""
 

@@ -32,7 +32,7 @@ from functools import lru_cache
 from types import FunctionType
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import ARGUMENT_REGEX_BUDGET_MS
 from behavegate.model import ToolCall
 
@@ -41,8 +41,7 @@ from behavegate.model import ToolCall
 _DEADLINE: ContextVar[float | None] = ContextVar("argument_regex_deadline", default=None)
 
 
-@frozen
-class ArgumentCheck:
+class ArgumentCheck(Frozen):
     """One call's argument problems, or why they could not be decided."""
 
     problems: tuple[str, ...] = ()

@@ -15,7 +15,7 @@ from typing import Any
 
 from behavegate.contract.assertion_keys import REQUESTS, Requested, requested_keys
 from behavegate.contract.checks import CHECKS
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.judge import conversation_checks, judged_checks, measure_checks, response_checks, safety_checks, tool_checks
 from behavegate.judge.evidence import EMPTY_PATTERNS, Evidence
 from behavegate.model import Expectation, Scenario, Verdict
@@ -25,8 +25,7 @@ __all__ = ["BY_KEY", "EMPTY_PATTERNS", "REGISTRY", "AssertionType", "Evidence", 
 Judge = Callable[[str, Any, Evidence], Verdict]
 
 
-@frozen
-class AssertionType:
+class AssertionType(Frozen):
     key: str  # the contract key, e.g. "tools.required"
     kind: str  # the report's kind, e.g. "tool_required"
     requested: Requested  # (assertion id, spec) for each assertion the contract asks for
@@ -69,7 +68,7 @@ def requested_assertions(expect: Expectation) -> tuple[tuple[AssertionType, str,
     cached: tuple[tuple[AssertionType, str, Any], ...] | None = expect.__dict__.get("_requested")
     if cached is None:
         cached = tuple((BY_KEY[key], a, spec) for key in requested_keys(expect) for a, spec in BY_KEY[key].requested(expect))
-        object.__setattr__(expect, "_requested", cached)
+        expect.__dict__["_requested"] = cached
     return cached
 
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.judge import gaps as evidence_gaps
 from behavegate.model import AgentTarget, Observation, Scenario, ToolCall, Verdict
 
@@ -17,8 +17,7 @@ if TYPE_CHECKING:  # imported where patterns are searched, not on every run
 EMPTY_PATTERNS: Mapping[str, PatternResult] = MappingProxyType({})  # shared by every Evidence: read-only
 
 
-@frozen
-class Evidence:
+class Evidence(Frozen):
     """One attempt's observation and why parts of it cannot be judged."""
 
     observation: Observation | None

@@ -19,15 +19,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.gating import GateName
 from behavegate.model import GateResult, ScenarioResult, Status
 
 EPSILON = 1e-12
 
 
-@frozen
-class CaseScore:
+class CaseScore(Frozen):
     scenario_id: str
     passed: int
     failed: int
@@ -67,8 +66,7 @@ class CaseScore:
         }
 
 
-@frozen
-class FileScore:
+class FileScore(Frozen):
     """One Oxy file's numbers."""
 
     cases: tuple[CaseScore, ...]

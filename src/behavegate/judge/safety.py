@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.judge.numbers import CARD, Regions, Span, card_ok, iban_finder, phone_finder
 from behavegate.judge.numbers import DEFAULT_REGIONS as DEFAULT_REGIONS  # re-exported: the judge's and tests' one import
 from behavegate.judge.numbers import IBAN_LENGTHS as IBAN_LENGTHS
@@ -311,8 +311,7 @@ def mask(found: str) -> str:
     return f"{found[:3]}…{found[-2:]} ({len(found)} chars)"
 
 
-@frozen
-class Scan:
+class Scan(Frozen):
     findings: list[dict[str, str]]
     unfinished: str | None = None  # why part of the text was not scanned
 

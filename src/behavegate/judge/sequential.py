@@ -22,15 +22,14 @@ import math
 from collections.abc import Sequence
 from functools import lru_cache
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.judge import aggregate
 from behavegate.model import JSON, SequentialSpec, Status
 
 EDGE = 0.001  # hypotheses are kept inside (0, 1): a threshold of 1 tests 0.999 against 0.9
 
 
-@frozen
-class Design:
+class Design(Frozen):
     threshold: float
     cap: int
     p_good: float
@@ -45,8 +44,7 @@ class Design:
     spec: SequentialSpec
 
 
-@frozen
-class Decision:
+class Decision(Frozen):
     status: Status
     used: int  # attempts consumed, in order (the rest are unused)
     by: str  # "boundary" | "cap" | "evidence" (fewer attempts than the cap, undecided)

@@ -12,12 +12,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import REGEX_BUDGET_MS
 
 
-@frozen
-class PatternResult:
+class PatternResult(Frozen):
     match_at: int | None  # where the first match starts; None when there is none
     incomplete: str | None = None  # why the pattern could not be judged
 

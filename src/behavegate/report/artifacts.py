@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from behavegate import indented_json
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import MAX_RUN_DECISIONS, V2_MAX_REPORT_BYTES, V2_MAX_SCENARIOS
 from behavegate.model import Observation, Timing
 from behavegate.report.layout import EVENTS, RESULTS, RUNS_DIR, STATE, SUMMARY
@@ -67,8 +67,7 @@ def observation_summary(observation: Observation | None) -> dict[str, Any]:
     }
 
 
-@frozen
-class RunLimits:
+class RunLimits(Frozen):
     """Byte limits of the four files of a run that declares these counts."""
 
     scenarios: int

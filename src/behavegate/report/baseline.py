@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.judge.significance import ALPHA, drop_p_value, least_drop_p_value, rise_p_value, tarone_threshold
 from behavegate.model import ScenarioResult
 from behavegate.report.comparison import (
@@ -81,8 +81,7 @@ def _record(result: ScenarioResult) -> ScenarioRecord:
     )
 
 
-@frozen
-class _Test:
+class _Test(Frozen):
     """A pass-rate comparison waiting for the run's threshold."""
 
     scenario: str

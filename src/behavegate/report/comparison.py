@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import BASELINE_MAX_LISTED
 from behavegate.model import Status
 
@@ -41,8 +41,7 @@ LABELS = {**REGRESSIONS, **UNRESOLVED, **IMPROVEMENTS, **CHANGES}
 SAFETY_KINDS = frozenset({"safety_pii", "safety_injection", "tool_forbidden", "refusal"})
 
 
-@frozen
-class Counts:
+class Counts(Frozen):
     """How often something passed, failed or could not be judged (over attempts)."""
 
     passed: int
@@ -97,8 +96,7 @@ def normalized(calls: Sequence[tuple[str, int | None]]) -> tuple[str, ...]:
     return tuple(names)
 
 
-@frozen
-class ScenarioRecord:
+class ScenarioRecord(Frozen):
     """What a comparison needs of one scenario of one run."""
 
     id: str
@@ -110,8 +108,7 @@ class ScenarioRecord:
     sequences: tuple[tuple[str, ...], ...] = ()  # per attempt that recorded its tool calls: the names, normalized
 
 
-@frozen
-class RunRecord:
+class RunRecord(Frozen):
     scenarios: tuple[ScenarioRecord, ...]
     gates: Mapping[str, Status]
 
@@ -119,8 +116,7 @@ class RunRecord:
         return {scenario.id: scenario for scenario in self.scenarios}
 
 
-@frozen
-class BaselineSource:
+class BaselineSource(Frozen):
     """Which report was the baseline, as its own JSON says."""
 
     path: str  # as shown to people
@@ -132,16 +128,14 @@ class BaselineSource:
     started_at: str | None = None
 
 
-@frozen
-class Baseline:
+class Baseline(Frozen):
     """A baseline report, read: where it came from and what it recorded."""
 
     source: BaselineSource
     run: RunRecord
 
 
-@frozen
-class Finding:
+class Finding(Frozen):
     """One thing the comparison found, about a scenario (``assertion`` None), one of
     its assertions, or a suite gate (``scenario`` ""; the gate is ``assertion``)."""
 
@@ -180,8 +174,7 @@ class Finding:
         }
 
 
-@frozen
-class Comparison:
+class Comparison(Frozen):
     """This run against its baseline: what regressed, what could not be compared,
     what improved, what changed otherwise."""
 

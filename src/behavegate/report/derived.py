@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, not_compared, not_shown
 from behavegate.judge.oxy_score import FileScore, file_score
 from behavegate.judge.scores import scores_block
 from behavegate.model import Attempt, Contract, Evaluation, Observation, ScenarioResult
@@ -22,9 +22,10 @@ from behavegate.report.usage import RunUsage, run_usage
 REPRESENTATIVE = -1  # the attempt index of a scenario's representative observation in ``masked``
 
 
-@frozen
-class Derived:
-    of: Evaluation = field(compare=False, repr=False)  # the evaluation these were derived from
+@not_shown("of")
+@not_compared("of")
+class Derived(Frozen):
+    of: Evaluation  # the evaluation these were derived from
     loops: Mapping[str, tuple[PossibleLoop, ...]]  # by scenario id; only scenarios with a possible loop
     # (scenario id, attempt index or REPRESENTATIVE) -> the observation with flagged values masked;
     # only where masking changed it (every other observation is shown as it is)

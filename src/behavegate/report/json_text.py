@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from behavegate.canonical_json import canonical_bytes, canonical_text
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.indented_json import indent
 from behavegate.limits import REPORT_MAX_NESTING
 
@@ -35,8 +35,7 @@ _COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"))
 _string: Any = getattr(json.encoder, "c_encode_basestring", None) or json.encoder.py_encode_basestring
 
 
-@frozen
-class EncodedReport:
+class EncodedReport(Frozen):
     """The evidence of a report, encoded: every evidence key's canonical text but the
     scenarios', each scenario's (UTF-8: hashed and measured as it is), and the evidence
     digest over all of them."""

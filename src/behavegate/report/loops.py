@@ -6,14 +6,13 @@ pass can still have one, and no view may hide it.
 
 from __future__ import annotations
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.model import Observation
 
 LABEL = "possible loop: "
 
 
-@frozen
-class PossibleLoop:
+class PossibleLoop(Frozen):
     """One attempt that may be a loop; ``why`` is the reason without its label, with
     the repeated calls (values a failing ``safety.pii`` check found masked)."""
 

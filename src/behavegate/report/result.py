@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from behavegate.frozen import frozen, replace
+from behavegate.frozen import Frozen, replace
 from behavegate.gating import FailOn, GateKind, fail_on_status
 from behavegate.model import (
     Contract,
@@ -43,24 +43,21 @@ if TYPE_CHECKING:  # annotations only: a run without --baseline (--shard) never 
     from behavegate.report.comparison import Comparison, Finding
 
 
-@frozen
-class RunIssue:
+class RunIssue(Frozen):
     """Something that went wrong around the judging (e.g. artifacts not written)."""
 
     code: str
     message: str
 
 
-@frozen
-class Location:
+class Location(Frozen):
     """Where in the repository a scenario or assertion is written."""
 
     file: str
     line: int | None
 
 
-@frozen
-class Report:
+class Report(Frozen, dict=True):  # dict: room for the cached views below
     """The judged run, with evidence already redacted for display and persistence."""
 
     contract: Contract

@@ -5,14 +5,13 @@ retry is a note, never a verdict, so an attempt that passed after retries still 
 
 from __future__ import annotations
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.report.result import Report
 
 RETRIES_SHOWN = 10  # attempts listed in a view; the JSON report has every retry
 
 
-@frozen
-class RetriedAttempt:
+class RetriedAttempt(Frozen):
     scenario: str
     attempt: int  # from 1
     status: str  # the attempt's verdict

@@ -13,15 +13,14 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.gating import GateName
 from behavegate.limits import VIEW_ATTEMPTS_SHOWN as ATTEMPTS_SHOWN
 from behavegate.limits import VIEW_CALLS_SHOWN as CALLS_SHOWN
 from behavegate.report.comparison import Comparison, Counts, Finding, tally
 
 
-@frozen
-class Attempt:
+class Attempt(Frozen):
     """What one attempt said and called (agent text: shown inert, cut by the renderer)."""
 
     number: int
@@ -33,22 +32,19 @@ class Attempt:
     observed: bool = True  # False: nothing was observed (not sent, or its evidence is missing)
 
 
-@frozen
-class Side:
+class Side(Frozen):
     status: str
     attempts: tuple[Attempt, ...]
     attempts_not_shown: int = 0
 
 
-@frozen
-class CheckChange:
+class CheckChange(Frozen):
     assertion: str
     before: Counts | None
     after: Counts | None
 
 
-@frozen
-class ScenarioDiff:
+class ScenarioDiff(Frozen):
     id: str
     a: Side | None  # None: not in that run
     b: Side | None
@@ -63,8 +59,7 @@ class ScenarioDiff:
         return status_a != status_b or bool(self.newly_failing or self.newly_passing or self.findings)
 
 
-@frozen
-class RunDiff:
+class RunDiff(Frozen):
     a: str  # run ids
     b: str
     comparison: Comparison

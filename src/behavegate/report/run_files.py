@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from behavegate.evidence.chat import EndpointError, strict_json
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.report.artifacts import CEILING, max_values, run_limits
 from behavegate.report.layout import EVENTS, RESULTS, STATE, SUMMARY
 
 
-@frozen
-class Issue:
+class Issue(Frozen):
     code: str
     message: str
 

@@ -14,15 +14,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import VIEW_RUNS_LISTED
 from behavegate.report.layout import EVENTS, RESULTS, STATE, SUMMARY
 
 STATUSES = ("pass", "fail", "incomplete")
 
 
-@frozen
-class RunEntry:
+class RunEntry(Frozen):
     """One run directory as the list shows it; ``problem`` set: it could not be used."""
 
     id: str
@@ -39,8 +38,7 @@ class RunEntry:
         return self.problem is None
 
 
-@frozen
-class RunListing:
+class RunListing(Frozen):
     entries: tuple[RunEntry, ...]
     not_listed: int = 0  # older run directories past VIEW_RUNS_LISTED
     problem: str | None = None  # the runs folder itself could not be read

@@ -19,7 +19,7 @@ from behavegate import json_formats
 from behavegate.conversation import BudgetStop, Conversation, Retry, ScriptedResult, Simulator, UserTurn
 from behavegate.errors import Problem, ShardError
 from behavegate.evidence.shard import Pair
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.judged import JudgeEvidence
 from behavegate.limits import BASELINE_MAX_PROBLEMS, MAX_SHARDS, REPORT_MAX_NESTING
 from behavegate.model import Observation, Status, ToolCall, Verdict, combine
@@ -31,8 +31,7 @@ EVIDENCE = {"observation_file": "unverified_fixture", "trace_file": "recorded_tr
 ERROR_CHARS = 2_000  # of a shard's error, as the merged run shows it
 
 
-@frozen
-class Judged:
+class Judged(Frozen):
     """One attempt as its shard judged it."""
 
     status: Status
@@ -40,8 +39,7 @@ class Judged:
     observation: Observation | None
 
 
-@frozen
-class ShardReport:
+class ShardReport(Frozen):
     path: str  # as shown to people
     sha256: str
     index: int

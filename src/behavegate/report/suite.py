@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 
 from behavegate.errors import ExitCode
-from behavegate.frozen import field, frozen
+from behavegate.frozen import Frozen, field
 from behavegate.gating import fail_on_status
 from behavegate.model import GateResult, Status
 from behavegate.report.result import Report
@@ -21,8 +21,7 @@ def worst(statuses: list[Status]) -> Status:
     return max(statuses, key=lambda status: _RANK[status], default="pass")
 
 
-@frozen
-class SuiteRun:
+class SuiteRun(Frozen):
     reports: tuple[Report, ...]
     # Gates over several contracts: the floor on the mean score of the Oxy test files
     # (Oxy's --threshold-mode average, judge/oxy_score.py).

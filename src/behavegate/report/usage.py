@@ -8,13 +8,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from behavegate.cost import NOT_SENT, attempt_cost, attempt_tokens, dollars
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.magnitude import quantity
 from behavegate.model import Contract, Observation, ScenarioResult
 
 
-@frozen
-class RunUsage:
+class RunUsage(Frozen):
     attempts: int  # attempts sent (those a budget kept back are not counted)
     unreported: int  # sent attempts whose usage the endpoint did not report: neither counted nor priced
     total_tokens: int  # over the attempts that reported usage (cost.attempt_tokens)

@@ -25,7 +25,7 @@ from typing import Any
 from behavegate.errors import Problem, TraceError
 from behavegate.evidence.traces.normalize import NO_ANSWER_CONTENT, NO_ANSWER_RECORDED
 from behavegate.evidence.traces.record import Trace
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.model import Observation, Scenario, ToolCall
 from behavegate.text import one_line
 
@@ -34,8 +34,7 @@ DEFAULT_ATTRIBUTE = "behavegate.scenario.id"
 NO_ANSWER = "the trace records no final answer (no agent or workflow output and no model output text; is content capture off?)"
 
 
-@frozen
-class Binding:
+class Binding(Frozen):
     mode: str = "auto"
     attribute: str = DEFAULT_ATTRIBUTE
 
@@ -47,15 +46,13 @@ class Binding:
         return "gen_ai.conversation.id" if self.mode == "conversation" else "first user message = scenario prompt"
 
 
-@frozen
-class Unbound:
+class Unbound(Frozen):
     trace_id: str
     file: str
     reason: str
 
 
-@frozen
-class Bound:
+class Bound(Frozen):
     attempts: Mapping[str, tuple[Trace, ...]]  # scenario id -> its traces, in order
     unbound: tuple[Unbound, ...]
     elsewhere: int  # traces of contract scenarios the run did not select

@@ -23,7 +23,7 @@ from behavegate.evidence.traces.normalize import Link, TraceSpans, normalize
 from behavegate.evidence.traces.record import Trace
 from behavegate.evidence.traces.spans import Keep, Span
 from behavegate.files import base_of, reject_symlinks, resolve_inside, walk_files
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 from behavegate.limits import TRACE_MAX_FILES, TRACE_MAX_LINKS, TRACE_MAX_SPANS, TRACE_MAX_TRACES, TRACE_READ_CHUNK
 
 TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson", ".log", ".txt", ".gz", ".zst")  # .zst: listed as skipped
@@ -31,8 +31,7 @@ _SNIFF = 64 * 1024
 _DEADLINE_EVERY = 4096  # spans between two looks at the clock
 
 
-@frozen
-class TraceFile:
+class TraceFile(Frozen):
     path: str  # as shown to people
     digest: str  # SHA-256 of the file's bytes
     format: str
@@ -40,8 +39,7 @@ class TraceFile:
     spans: int
 
 
-@frozen
-class TraceSet:
+class TraceSet(Frozen):
     files: tuple[TraceFile, ...]
     traces: tuple[Trace, ...]  # traces with GenAI content, in order of first appearance
     ignored: int  # traces without GenAI content

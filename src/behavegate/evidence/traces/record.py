@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from behavegate.frozen import frozen
+from behavegate.frozen import Frozen
 
 NOT_SHOWN = "not shown by this"
 NO_TOOL_SPANS = (
@@ -15,8 +15,7 @@ NO_TOOL_SPANS = (
 )
 
 
-@frozen
-class TraceCall:
+class TraceCall(Frozen):
     """A tool call: executed (a tool span), or requested by the model and never executed."""
 
     name: str
@@ -40,8 +39,7 @@ class TraceCall:
         }
 
 
-@frozen
-class ModelStep:
+class ModelStep(Frozen):
     """One model (LLM) span."""
 
     span_id: str
@@ -55,15 +53,13 @@ class ModelStep:
     total_tokens: int | None
 
 
-@frozen
-class AgentSpan:
+class AgentSpan(Frozen):
     name: str
     depth: int  # agent spans above it (0: the outermost agent)
     span_id: str
 
 
-@frozen
-class Trace:
+class Trace(Frozen):
     """One trace with GenAI content, normalized."""
 
     trace_id: str
