@@ -176,22 +176,23 @@ class _Entries:
     come together; an entry of a scenario later in the set waits for it."""
 
     def __init__(self, lines: Iterator[str]) -> None:
-        from behavegate.evidence.observation_file import jsonl_entries
+        from behavegate.evidence.observation_file import jsonl_lines
 
-        self._raw = jsonl_entries(lines)
+        self._raw = jsonl_lines(lines)
         self.count = 0
         self.problem = False
         self.pending: Any = None
+        self.line = ""  # the pending entry's text
         self._advance()
 
     def _advance(self) -> None:
-        self.pending = next(self._raw, None)
+        self.line, self.pending = next(self._raw, ("", None))
         if self.pending is not None:
             self.count += 1
 
-    def take(self, scenario_id: str) -> Iterator[tuple[int, Any]]:
+    def take(self, scenario_id: str) -> Iterator[tuple[int, str, Any]]:
         while isinstance(self.pending, dict) and self.pending.get("id") == scenario_id:
-            yield self.count - 1, self.pending
+            yield self.count - 1, self.line, self.pending
             self._advance()
         if self.pending is not None and not isinstance(self.pending, dict):
             self.problem = True
@@ -212,13 +213,16 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
     turns = {s.id: s.max_turns for s in contract.scenarios}
     for scenario in contract.scenarios:
         found: list[Observation] = []
-        for index, item in entries.take(scenario.id):
-            try:
-                f.check_shape({"scenarios": [item]}, "Observation file", V2_INPUT_MAX_VALUES)
-            except f.Bad:
-                raise NotStreamable from None
-            text = COMPACT.encode(item)  # a surrogate escape survives only as one
-            checked = _SURROGATE_ESCAPE.search(text) is None
+        for index, line, item in entries.take(scenario.id):
+            # As the whole-run path checks the file {"version": 2, "scenarios": [...]}: the line
+            # is walked only when its text alone cannot show it is within the limits.
+            if not f.surely_within(line, V2_INPUT_MAX_VALUES, depth=2, values=4):
+                try:
+                    f.check_shape({"scenarios": [item]}, "Observation file", V2_INPUT_MAX_VALUES)
+                except f.Bad:
+                    raise NotStreamable from None
+            # UTF-8 text holds no surrogate: only a "\\udXXX" escape in the line can make one.
+            checked = _SURROGATE_ESCAPE.search(line) is None
             observation = read_entry(collector, item, index, True, checked, {scenario.id: len(found)}.get, turns)
             if collector.problems or observation is None:
                 raise NotStreamable
