@@ -99,6 +99,51 @@ def test_a_jsonl_run_is_streamed_and_writes_the_whole_run_paths_report_byte_for_
     assert report["behavegate"]["scores"]["tags"].keys() == {"orders", "vip"}
 
 
+_STAMP = re.compile(r' timestamp="[^"]*"')
+
+
+def _views(folder: Path, out: str, monkeypatch: pytest.MonkeyPatch, *, whole: bool) -> tuple[int, str, str, bool]:
+    """(exit, JUnit, summary, streamed) of a run by the default path, or by the whole-run one."""
+    monkeypatch.chdir(folder)
+    streamed: list[int | None] = []
+    real = stream_offline.run_streaming
+
+    def spy(*args: Any) -> int | None:
+        streamed.append(real(*args))
+        return streamed[-1]
+
+    monkeypatch.setattr(stream_offline, "run_streaming", spy)
+    if whole:
+        monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
+    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts"]
+    code = main([*args, "--output", f"{out}/report.json", "--junit", f"{out}/junit.xml", "--summary", f"{out}/summary.md"])
+    took = bool(streamed) and streamed[0] is not None
+    return code, (folder / out / "junit.xml").read_text(), (folder / out / "summary.md").read_text(), took
+
+
+# A table of every row (at most 50); of those that did not pass; its details, then its rows, cut by the size limit.
+@pytest.mark.parametrize(("rows", "limit"), [(40, None), (300, None), (300, 20_000), (300, 9_000)])
+def test_junit_and_the_summary_are_streamed_and_are_the_whole_run_paths_files_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rows: int, limit: int | None
+) -> None:
+    from behavegate.render import summary as summary_view
+
+    monkeypatch.setattr(stream_offline, "PART", 64)  # several parts, the last one short
+    if limit is not None:
+        monkeypatch.setattr(summary_view.render, "__defaults__", (limit,))
+        monkeypatch.setattr(summary_view.SummaryParts.__init__, "__defaults__", (limit,))
+    _suite(tmp_path, rows)
+    code, junit, summary, streamed = _views(tmp_path, "stream", monkeypatch, whole=False)
+    whole_code, whole_junit, whole_summary, _ = _views(tmp_path, "whole", monkeypatch, whole=True)
+    assert streamed and code == whole_code == 1
+    assert _STAMP.sub("", junit) == _STAMP.sub("", whole_junit)  # all but the clock's reading
+    assert summary == whole_summary
+    assert 'failures="0"' not in junit and 'errors="0"' not in junit  # failed and incomplete scenarios both
+    assert ("### What went wrong" in summary) == (limit != 9_000)  # 9,000 bytes: the rows take the budget
+    assert ("more failing or incomplete scenarios not shown" in summary) == (limit is not None)
+    assert ("more scenario rows not shown" in summary) == (limit == 9_000)
+
+
 def test_observations_out_of_the_rows_order_give_way_to_the_whole_run_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

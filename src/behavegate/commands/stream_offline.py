@@ -1,9 +1,11 @@
 """The offline path in bounded memory: a golden set and an observation file, both JSON Lines,
-judged a part at a time and written as a JSON report (``--format json --output FILE``).
+judged a part at a time and written as a JSON report (``--format json --output FILE``), with
+``--junit`` and ``--summary`` when asked.
 
-Rows are read, judged and spooled as they come (report/json_stream.py); what stays in memory
-is each scenario's id and a few numbers. The report is the one the whole-run path writes,
-byte for byte. Anything this path does not carry (other views, selections, gates, includes,
+Rows are read, judged and spooled as they come (report/json_stream.py; JUnit's testcases too,
+render/junit.JunitParts); what stays in memory is each scenario's id and a few numbers, and
+what the size-capped summary can still show (render/summary.SummaryParts). Every file is the
+one the whole-run path writes, byte for byte. Anything this path does not carry (other views, selections, gates, includes,
 a judge, pricing, an unknown or out-of-order observation, any problem in either file) makes
 it give way, before anything is written, to the whole-run path, which then decides and words
 every refusal as it always has.
@@ -37,11 +39,12 @@ class NotStreamable(Exception):
 
 
 def streamable(command: TestCommand) -> bool:
-    """Only flags whose effect this path reproduces: a JSON report in a file, no other view."""
+    """Only flags whose effect this path reproduces: a JSON report in a file, JUnit, the summary."""
     views, evidence = command.views, command.evidence
     request = TestRequest(**{**{k: getattr(command.request, k) for k in _STREAMED_REQUEST}, "artifacts": False})
+    paths = OutputPaths(output=views.paths.output, junit=views.paths.junit, summary=views.paths.summary)
     return (
-        views == Views(format="json", detail=views.detail, paths=OutputPaths(output=views.paths.output))
+        views == Views(format="json", detail=views.detail, paths=paths)
         and views.paths.output is not None
         and evidence.observations is not None
         and evidence.observations.lower().endswith(".jsonl")
@@ -64,7 +67,7 @@ def run_streaming(
     clock = Clock()
     with tempfile.TemporaryDirectory(prefix="behavegate-stream-") as folder:
         try:
-            run = _judge(command, contract_path, root, Path(folder))
+            run = _judge(command, contract_path, root, Path(folder), display(contract_path))
         except Exception as exc:  # any refusal is the whole-run path's to find and word; it redoes everything
             console.err(f"behavegate: the streamed path gave way to the whole-run path: {type(exc).__name__}")
             return None
@@ -75,8 +78,11 @@ class _Run:
     """What a streamed run keeps: per scenario an id and offsets; totals; the spools. An
     accumulator that grows as parts are judged, so a plain class, not a frozen record."""
 
-    def __init__(self, head: Contract, options: Any, provenance: dict[str, Any], spools: Any = None) -> None:
+    def __init__(self, head: Contract, options: Any, provenance: dict[str, Any], spools: Any = None, shown: str = "") -> None:
         self.head = head  # the golden-query file with its first part of rows
+        self.shown = shown  # the contract's path as the views show it
+        self.junit: Any = None  # render/junit.JunitParts when --junit is given
+        self.summary: Any = None  # render/summary.SummaryParts when --summary is given
         self.options = options
         self.provenance = provenance
         self.ids: list[str] = []
@@ -88,7 +94,7 @@ class _Run:
         self.scores = ScoreTotals()
 
 
-def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) -> _Run:
+def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, shown: str) -> _Run:
     from behavegate.commands.request import resolve
     from behavegate.contract import datasets
     from behavegate.contract import golden_queries as golden
@@ -142,7 +148,15 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
                 "path": str(evidence.path),
                 "schema_version": 2,
             }
-            run = _Run(contract, options, provenance, spools=spools)
+            run = _Run(contract, options, provenance, spools=spools, shown=shown)
+            if command.views.paths.junit:
+                from behavegate.render.junit import JunitParts
+
+                run.junit = JunitParts(folder / "junit")
+            if command.views.paths.summary:
+                from behavegate.render.summary import SummaryParts
+
+                run.summary = SummaryParts()
         for scenario in contract.scenarios:
             if scenario.id in seen:
                 raise NotStreamable  # the whole-run path names the duplicate
@@ -241,7 +255,7 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
         mode="offline",
         provenance=run.provenance,
         facts=facts,
-        contract_path="",
+        contract_path=run.shown,
         version=__version__,
         skipped=(),
         timings=timings,
@@ -268,6 +282,10 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
         spools["where"].add(sid, COMPACT.encode(where(report, result.scenario)).encode())
         if result.scenario.tags:
             spools["tags"].add(sid, COMPACT.encode(list(result.scenario.tags)).encode())
+    if run.junit is not None:
+        run.junit.add(report)
+    if run.summary is not None:
+        run.summary.add(report)
 
 
 def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: Clock, display: Callable[[Path], str]) -> int:
@@ -348,11 +366,62 @@ def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: C
     gate_block(extra, None, fail_on, gate_status)
     rest = {"evidence_digest": encoded.digest, "harness": harness, "behavegate": extra}
     sizes: Counter[str] = Counter()
-    show_output(command.views, written(encoded, rest, big, lambda key, n: sizes.update({key: n})), root, console, "report")
+    files = show_output(
+        command.views, written(encoded, rest, big, lambda key, n: sizes.update({key: n})), root, console, "report"
+    )
     # skylos's size limit, on its own keys (the text without ours), as build_report checks it.
     if sum(sizes.values()) - sizes["behavegate"] + 1 > report_cap(2) - REPORT_RESERVE_BYTES:
         raise RunIncomplete(f"agent behavior evidence exceeds {report_cap(2)} bytes")
+    _write_views(command, run, root, files, facts.started_at, status, gate_status, encoded.digest, extra["latency_ms"])
     return int(ExitCode.of(gate_status))
+
+
+def _write_views(
+    command: TestCommand,
+    run: _Run,
+    root: Path,
+    files: dict[str, str],
+    started_at: str,
+    status: Status,
+    gate_status: Status,
+    evidence_digest: str,
+    latency: dict[str, float] | None,
+) -> None:
+    """``--junit`` and ``--summary``, as deliver_ci writes them after the report."""
+    from behavegate.github.outputs import write_files
+
+    if run.junit is None and run.summary is None:
+        return
+    trust = run.provenance.get("trust")
+
+    def render(flag: str) -> str | Iterator[str]:
+        if flag == "junit":
+            from behavegate.render.junit import suite_properties
+
+            head = {
+                "behavegate.status": status,
+                "behavegate.mode": "offline",
+                "behavegate.contract_digest": run.head.digest,
+                "behavegate.evidence_digest": evidence_digest,
+                "behavegate.evidence_trust": trust,
+            }
+            return run.junit.pieces(run.shown, started_at, suite_properties(head, latency, None, (), {}))  # type: ignore[no-any-return]
+        return run.summary.render(  # type: ignore[no-any-return]
+            fail_on=command.gating.fail_on,
+            status=status,
+            gate_status=gate_status,
+            mode="offline",
+            trust=trust,
+            evidence_digest=evidence_digest,
+            contract_path=run.shown,
+            latency=latency,
+            usage=None,
+            evidence_note=None,  # an observation file's provenance has no note (report/derived.provenance_note)
+            notes=(),
+            judge_note=None,
+        )
+
+    write_files(command.views.paths, render, files, root)
 
 
 def _members(spool: Any) -> Iterator[str]:
