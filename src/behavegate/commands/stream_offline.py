@@ -29,6 +29,7 @@ from behavegate.errors import ExitCode, RunIncomplete
 from behavegate.github.views import OutputPaths, Views
 from behavegate.judge.scores import ScoreTotals
 from behavegate.model import Contract, Observation, RunFacts, Status, Timing
+from behavegate.text import one_line
 
 PART = 1000  # scenarios judged together: a part's results are all that is ever held
 _STREAMED_REQUEST = ("max_scenarios", "max_seconds", "max_assertions")  # the request flags this path honours
@@ -69,7 +70,10 @@ def run_streaming(
         try:
             run = _judge(command, contract_path, root, Path(folder), display(contract_path))
         except Exception as exc:  # any refusal is the whole-run path's to find and word; it redoes everything
-            console.err(f"behavegate: the streamed path gave way to the whole-run path: {type(exc).__name__}")
+            # Said whole (the type and the words, one line): a run that gives way holds every row at once.
+            console.err(
+                f"behavegate: the streamed path gave way to the whole-run path: {type(exc).__name__}: {one_line(str(exc), 300)}"
+            )
             return None
         return _deliver(command, run, root, console, clock, display)
 
@@ -106,16 +110,16 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
 
     resolved, source = read_project_text(contract_path, root, "Contract", V2_MAX_INPUT_BYTES)
     if not declares_version_2(source):
-        raise NotStreamable
+        raise NotStreamable("not a version-2 contract")
     raw, _ = load_yaml(source)
     if not isinstance(raw, dict) or not golden.is_golden(raw) or {"include", "gates", "judge"} & raw.keys():
-        raise NotStreamable
+        raise NotStreamable("not a golden-query file, or it has include, gates or judge")
     name = raw.get("queries")
     if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
-        raise NotStreamable
+        raise NotStreamable("the golden set is not a .jsonl file")
     agent = raw.get("agent")
     if isinstance(agent, dict) and {"pricing", "tools_from"} & agent.keys():
-        raise NotStreamable
+        raise NotStreamable("agent.pricing or agent.tools_from")
     rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
     evidence = ProjectLines(
         str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ)
@@ -141,7 +145,7 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         if run is None:
             options = resolve(command.request, contract, offline=True)
             if options.runs is not None or options.gates(contract.gates) != contract.gates:
-                raise NotStreamable
+                raise NotStreamable("run options or gates the path does not carry")
             provenance = {
                 "kind": "observation_file",
                 "trust": "unverified_fixture",
@@ -159,18 +163,20 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
                 run.summary = SummaryParts()
         for scenario in contract.scenarios:
             if scenario.id in seen:
-                raise NotStreamable  # the whole-run path names the duplicate
+                raise NotStreamable("a scenario id repeated")  # the whole-run path names the duplicate
             seen.add(scenario.id)
             assertions += scenario_assertions(scenario)
         if len(seen) > min(V2_MAX_SCENARIOS, run.options.max_scenarios):
-            raise NotStreamable
+            raise NotStreamable("more scenarios than allowed")
         if assertions > (run.options.max_assertions or V2_MAX_ASSERTIONS):
-            raise NotStreamable
+            raise NotStreamable("more assertions than allowed")
         _judge_part(run, contract, entries)
         if entries.count > V2_MAX_OBSERVATION_ENTRIES:
-            raise NotStreamable
+            raise NotStreamable("more observation entries than allowed")
     if run is None or entries.pending is not None or entries.problem:
-        raise NotStreamable  # no rows; or observations of no scenario, or out of order: the whole-run path says so
+        raise NotStreamable(
+            "no rows, or observations of no scenario or out of order"
+        )  # no rows; or observations of no scenario, or out of order: the whole-run path says so
     run.provenance["source_digest"] = evidence.digest
     return run
 
@@ -234,12 +240,12 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
                 try:
                     f.check_shape({"scenarios": [item]}, "Observation file", V2_INPUT_MAX_VALUES)
                 except f.Bad:
-                    raise NotStreamable from None
+                    raise NotStreamable("an observation line past the shape limits") from None
             # UTF-8 text holds no surrogate: only a "\\udXXX" escape in the line can make one.
             checked = _SURROGATE_ESCAPE.search(line) is None
             observation = read_entry(collector, item, index, True, checked, {scenario.id: len(found)}.get, turns)
             if collector.problems or observation is None:
-                raise NotStreamable
+                raise NotStreamable("an observation the reader refuses")
             found.append(observation)
         if found:
             attempts[scenario.id] = tuple(found)
@@ -262,7 +268,7 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
     )
     derived = report.derived
     if report.gates or derived.judged is not None or derived.usage is not None or derived.oxy is not None:
-        raise NotStreamable
+        raise NotStreamable("gates, a judge, usage or an Oxy score")
     spools = run.spools
     for result, shown, entry in scenario_views(report):
         sid = result.scenario.id
