@@ -1,9 +1,11 @@
 """The offline path in bounded memory: a golden set and an observation file, both JSON Lines,
-judged a part at a time and written as a JSON report (``--format json --output FILE``).
+judged a part at a time and written as a JSON report (``--format json --output FILE``), with
+``--junit`` and ``--summary`` when asked.
 
-Rows are read, judged and spooled as they come (report/json_stream.py); what stays in memory
-is each scenario's id and a few numbers. The report is the one the whole-run path writes,
-byte for byte. Anything this path does not carry (other views, selections, gates, includes,
+Rows are read, judged and spooled as they come (report/json_stream.py; JUnit's testcases too,
+render/junit.JunitParts); what stays in memory is each scenario's id and a few numbers, and
+what the size-capped summary can still show (render/summary.SummaryParts). Every file is the
+one the whole-run path writes, byte for byte. Anything this path does not carry (other views, selections, gates, includes,
 a judge, pricing, an unknown or out-of-order observation, any problem in either file) makes
 it give way, before anything is written, to the whole-run path, which then decides and words
 every refusal as it always has.
@@ -27,6 +29,7 @@ from behavegate.errors import ExitCode, RunIncomplete
 from behavegate.github.views import OutputPaths, Views
 from behavegate.judge.scores import ScoreTotals
 from behavegate.model import Contract, Observation, RunFacts, Status, Timing
+from behavegate.text import one_line
 
 PART = 1000  # scenarios judged together: a part's results are all that is ever held
 _STREAMED_REQUEST = ("max_scenarios", "max_seconds", "max_assertions")  # the request flags this path honours
@@ -37,11 +40,12 @@ class NotStreamable(Exception):
 
 
 def streamable(command: TestCommand) -> bool:
-    """Only flags whose effect this path reproduces: a JSON report in a file, no other view."""
+    """Only flags whose effect this path reproduces: a JSON report in a file, JUnit, the summary."""
     views, evidence = command.views, command.evidence
     request = TestRequest(**{**{k: getattr(command.request, k) for k in _STREAMED_REQUEST}, "artifacts": False})
+    paths = OutputPaths(output=views.paths.output, junit=views.paths.junit, summary=views.paths.summary)
     return (
-        views == Views(format="json", detail=views.detail, paths=OutputPaths(output=views.paths.output))
+        views == Views(format="json", detail=views.detail, paths=paths)
         and views.paths.output is not None
         and evidence.observations is not None
         and evidence.observations.lower().endswith(".jsonl")
@@ -64,9 +68,12 @@ def run_streaming(
     clock = Clock()
     with tempfile.TemporaryDirectory(prefix="behavegate-stream-") as folder:
         try:
-            run = _judge(command, contract_path, root, Path(folder))
+            run = _judge(command, contract_path, root, Path(folder), display(contract_path))
         except Exception as exc:  # any refusal is the whole-run path's to find and word; it redoes everything
-            console.err(f"behavegate: the streamed path gave way to the whole-run path: {type(exc).__name__}")
+            # Said whole (the type and the words, one line): a run that gives way holds every row at once.
+            console.err(
+                f"behavegate: the streamed path gave way to the whole-run path: {type(exc).__name__}: {one_line(str(exc), 300)}"
+            )
             return None
         return _deliver(command, run, root, console, clock, display)
 
@@ -75,8 +82,11 @@ class _Run:
     """What a streamed run keeps: per scenario an id and offsets; totals; the spools. An
     accumulator that grows as parts are judged, so a plain class, not a frozen record."""
 
-    def __init__(self, head: Contract, options: Any, provenance: dict[str, Any], spools: Any = None) -> None:
+    def __init__(self, head: Contract, options: Any, provenance: dict[str, Any], spools: Any = None, shown: str = "") -> None:
         self.head = head  # the golden-query file with its first part of rows
+        self.shown = shown  # the contract's path as the views show it
+        self.junit: Any = None  # render/junit.JunitParts when --junit is given
+        self.summary: Any = None  # render/summary.SummaryParts when --summary is given
         self.options = options
         self.provenance = provenance
         self.ids: list[str] = []
@@ -88,7 +98,7 @@ class _Run:
         self.scores = ScoreTotals()
 
 
-def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) -> _Run:
+def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, shown: str) -> _Run:
     from behavegate.commands.request import resolve
     from behavegate.contract import datasets
     from behavegate.contract import golden_queries as golden
@@ -100,16 +110,16 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
 
     resolved, source = read_project_text(contract_path, root, "Contract", V2_MAX_INPUT_BYTES)
     if not declares_version_2(source):
-        raise NotStreamable
+        raise NotStreamable("not a version-2 contract")
     raw, _ = load_yaml(source)
     if not isinstance(raw, dict) or not golden.is_golden(raw) or {"include", "gates", "judge"} & raw.keys():
-        raise NotStreamable
+        raise NotStreamable("not a golden-query file, or it has include, gates or judge")
     name = raw.get("queries")
     if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
-        raise NotStreamable
+        raise NotStreamable("the golden set is not a .jsonl file")
     agent = raw.get("agent")
     if isinstance(agent, dict) and {"pricing", "tools_from"} & agent.keys():
-        raise NotStreamable
+        raise NotStreamable("agent.pricing or agent.tools_from")
     rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
     evidence = ProjectLines(
         str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ)
@@ -135,28 +145,38 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
         if run is None:
             options = resolve(command.request, contract, offline=True)
             if options.runs is not None or options.gates(contract.gates) != contract.gates:
-                raise NotStreamable
+                raise NotStreamable("run options or gates the path does not carry")
             provenance = {
                 "kind": "observation_file",
                 "trust": "unverified_fixture",
                 "path": str(evidence.path),
                 "schema_version": 2,
             }
-            run = _Run(contract, options, provenance, spools=spools)
+            run = _Run(contract, options, provenance, spools=spools, shown=shown)
+            if command.views.paths.junit:
+                from behavegate.render.junit import JunitParts
+
+                run.junit = JunitParts(folder / "junit")
+            if command.views.paths.summary:
+                from behavegate.render.summary import SummaryParts
+
+                run.summary = SummaryParts()
         for scenario in contract.scenarios:
             if scenario.id in seen:
-                raise NotStreamable  # the whole-run path names the duplicate
+                raise NotStreamable("a scenario id repeated")  # the whole-run path names the duplicate
             seen.add(scenario.id)
             assertions += scenario_assertions(scenario)
         if len(seen) > min(V2_MAX_SCENARIOS, run.options.max_scenarios):
-            raise NotStreamable
+            raise NotStreamable("more scenarios than allowed")
         if assertions > (run.options.max_assertions or V2_MAX_ASSERTIONS):
-            raise NotStreamable
+            raise NotStreamable("more assertions than allowed")
         _judge_part(run, contract, entries)
         if entries.count > V2_MAX_OBSERVATION_ENTRIES:
-            raise NotStreamable
+            raise NotStreamable("more observation entries than allowed")
     if run is None or entries.pending is not None or entries.problem:
-        raise NotStreamable  # no rows; or observations of no scenario, or out of order: the whole-run path says so
+        raise NotStreamable(
+            "no rows, or observations of no scenario or out of order"
+        )  # no rows; or observations of no scenario, or out of order: the whole-run path says so
     run.provenance["source_digest"] = evidence.digest
     return run
 
@@ -176,22 +196,23 @@ class _Entries:
     come together; an entry of a scenario later in the set waits for it."""
 
     def __init__(self, lines: Iterator[str]) -> None:
-        from behavegate.evidence.observation_file import jsonl_entries
+        from behavegate.evidence.observation_file import jsonl_lines
 
-        self._raw = jsonl_entries(lines)
+        self._raw = jsonl_lines(lines)
         self.count = 0
         self.problem = False
         self.pending: Any = None
+        self.line = ""  # the pending entry's text
         self._advance()
 
     def _advance(self) -> None:
-        self.pending = next(self._raw, None)
+        self.line, self.pending = next(self._raw, ("", None))
         if self.pending is not None:
             self.count += 1
 
-    def take(self, scenario_id: str) -> Iterator[tuple[int, Any]]:
+    def take(self, scenario_id: str) -> Iterator[tuple[int, str, Any]]:
         while isinstance(self.pending, dict) and self.pending.get("id") == scenario_id:
-            yield self.count - 1, self.pending
+            yield self.count - 1, self.line, self.pending
             self._advance()
         if self.pending is not None and not isinstance(self.pending, dict):
             self.problem = True
@@ -212,16 +233,19 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
     turns = {s.id: s.max_turns for s in contract.scenarios}
     for scenario in contract.scenarios:
         found: list[Observation] = []
-        for index, item in entries.take(scenario.id):
-            try:
-                f.check_shape({"scenarios": [item]}, "Observation file", V2_INPUT_MAX_VALUES)
-            except f.Bad:
-                raise NotStreamable from None
-            text = COMPACT.encode(item)  # a surrogate escape survives only as one
-            checked = _SURROGATE_ESCAPE.search(text) is None
+        for index, line, item in entries.take(scenario.id):
+            # As the whole-run path checks the file {"version": 2, "scenarios": [...]}: the line
+            # is walked only when its text alone cannot show it is within the limits.
+            if not f.surely_within(line, V2_INPUT_MAX_VALUES, depth=2, values=4):
+                try:
+                    f.check_shape({"scenarios": [item]}, "Observation file", V2_INPUT_MAX_VALUES)
+                except f.Bad:
+                    raise NotStreamable("an observation line past the shape limits") from None
+            # UTF-8 text holds no surrogate: only a "\\udXXX" escape in the line can make one.
+            checked = _SURROGATE_ESCAPE.search(line) is None
             observation = read_entry(collector, item, index, True, checked, {scenario.id: len(found)}.get, turns)
             if collector.problems or observation is None:
-                raise NotStreamable
+                raise NotStreamable("an observation the reader refuses")
             found.append(observation)
         if found:
             attempts[scenario.id] = tuple(found)
@@ -237,14 +261,14 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
         mode="offline",
         provenance=run.provenance,
         facts=facts,
-        contract_path="",
+        contract_path=run.shown,
         version=__version__,
         skipped=(),
         timings=timings,
     )
     derived = report.derived
     if report.gates or derived.judged is not None or derived.usage is not None or derived.oxy is not None:
-        raise NotStreamable
+        raise NotStreamable("gates, a judge, usage or an Oxy score")
     spools = run.spools
     for result, shown, entry in scenario_views(report):
         sid = result.scenario.id
@@ -264,6 +288,10 @@ def _judge_part(run: _Run, contract: Contract, entries: _Entries) -> None:
         spools["where"].add(sid, COMPACT.encode(where(report, result.scenario)).encode())
         if result.scenario.tags:
             spools["tags"].add(sid, COMPACT.encode(list(result.scenario.tags)).encode())
+    if run.junit is not None:
+        run.junit.add(report)
+    if run.summary is not None:
+        run.summary.add(report)
 
 
 def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: Clock, display: Callable[[Path], str]) -> int:
@@ -344,11 +372,62 @@ def _deliver(command: TestCommand, run: _Run, root: Path, console: Any, clock: C
     gate_block(extra, None, fail_on, gate_status)
     rest = {"evidence_digest": encoded.digest, "harness": harness, "behavegate": extra}
     sizes: Counter[str] = Counter()
-    show_output(command.views, written(encoded, rest, big, lambda key, n: sizes.update({key: n})), root, console, "report")
+    files = show_output(
+        command.views, written(encoded, rest, big, lambda key, n: sizes.update({key: n})), root, console, "report"
+    )
     # skylos's size limit, on its own keys (the text without ours), as build_report checks it.
     if sum(sizes.values()) - sizes["behavegate"] + 1 > report_cap(2) - REPORT_RESERVE_BYTES:
         raise RunIncomplete(f"agent behavior evidence exceeds {report_cap(2)} bytes")
+    _write_views(command, run, root, files, facts.started_at, status, gate_status, encoded.digest, extra["latency_ms"])
     return int(ExitCode.of(gate_status))
+
+
+def _write_views(
+    command: TestCommand,
+    run: _Run,
+    root: Path,
+    files: dict[str, str],
+    started_at: str,
+    status: Status,
+    gate_status: Status,
+    evidence_digest: str,
+    latency: dict[str, float] | None,
+) -> None:
+    """``--junit`` and ``--summary``, as deliver_ci writes them after the report."""
+    from behavegate.github.outputs import write_files
+
+    if run.junit is None and run.summary is None:
+        return
+    trust = run.provenance.get("trust")
+
+    def render(flag: str) -> str | Iterator[str]:
+        if flag == "junit":
+            from behavegate.render.junit import suite_properties
+
+            head = {
+                "behavegate.status": status,
+                "behavegate.mode": "offline",
+                "behavegate.contract_digest": run.head.digest,
+                "behavegate.evidence_digest": evidence_digest,
+                "behavegate.evidence_trust": trust,
+            }
+            return run.junit.pieces(run.shown, started_at, suite_properties(head, latency, None, (), {}))  # type: ignore[no-any-return]
+        return run.summary.render(  # type: ignore[no-any-return]
+            fail_on=command.gating.fail_on,
+            status=status,
+            gate_status=gate_status,
+            mode="offline",
+            trust=trust,
+            evidence_digest=evidence_digest,
+            contract_path=run.shown,
+            latency=latency,
+            usage=None,
+            evidence_note=None,  # an observation file's provenance has no note (report/derived.provenance_note)
+            notes=(),
+            judge_note=None,
+        )
+
+    write_files(command.views.paths, render, files, root)
 
 
 def _members(spool: Any) -> Iterator[str]:

@@ -10,6 +10,7 @@ the per-attempt time budgets (``judge/user_regex.py``, ``judge/argument_schemas.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -18,6 +19,7 @@ from behavegate.limits import PATTERN_MAX_EXPANSION
 _BOUND = re.compile(r"\{(\d+)(?:,(\d*))?\}")
 
 
+@functools.lru_cache(maxsize=1024)  # a golden set's rows repeat their patterns: checked once each (bounded)
 def pattern_problem(text: str) -> str | None:
     """Why ``text`` cannot be used as a contract pattern, or None."""
     size = expansion(text)

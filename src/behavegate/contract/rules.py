@@ -86,6 +86,18 @@ def check_shape(value: Any, label: str, max_values: int = INPUT_MAX_VALUES) -> N
             stack.extend(reversed(pairs))
 
 
+def surely_within(text: str, max_values: int, *, depth: int = 0, values: int = 0) -> bool:
+    """True when the JSON value ``text`` decodes to is certainly within :func:`check_shape`'s
+    limits, judged from the text alone (False: walk it). Every value, key and list index takes
+    at least a character of its text, no string decodes longer than it is written, and nothing
+    nests deeper than its brackets. ``depth``/``values``: what a wrapper around it adds."""
+    return (
+        len(text) + values <= max_values
+        and len(text) <= INPUT_MAX_TEXT
+        and text.count("[") + text.count("{") + depth <= INPUT_MAX_DEPTH
+    )
+
+
 def mapping(value: Any, path: str, line: int | None = None, *, required: bool = False) -> dict[str, Any]:
     if value is None and not required:
         return {}

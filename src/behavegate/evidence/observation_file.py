@@ -153,11 +153,16 @@ def _jsonl_document(source: str, attempts: bool) -> dict[str, Any]:
 
 def jsonl_entries(lines: Iterable[str]) -> Iterator[Any]:
     """Each non-blank line's JSON value, as the JSON form reads one (duplicate keys refused)."""
+    return (value for _, value in jsonl_lines(lines))
+
+
+def jsonl_lines(lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    """Each non-blank line with its JSON value (:func:`jsonl_entries`)."""
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            yield _json_document(line)
+            yield line, _json_document(line)
         except (ValueError, RecursionError) as exc:
             raise ValueError(f"line {number}: {exc}") from None
 

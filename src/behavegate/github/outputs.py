@@ -62,7 +62,7 @@ def deliver_ci(views: Views, report: Report, written: dict[str, str], console: C
     """JSON report, JUnit, summary, annotations and step outputs of a judged run,
     each when asked for. A file refused by the path rule does not stop the
     others; then the run ends incomplete, naming every refused path."""
-    _write_files(views.paths, lambda flag: _render_file(flag, report), written, root)
+    write_files(views.paths, lambda flag: _render_file(flag, report), written, root)
     if views.annotations:
         from behavegate.render import annotations
 
@@ -102,7 +102,7 @@ def deliver_suite_ci(views: Views, suite: SuiteRun, written: dict[str, str], con
         "html": suite_views.html,
         "sarif": suite_views.sarif,
     }
-    _write_files(views.paths, lambda flag: files[flag](suite), written, root)
+    write_files(views.paths, lambda flag: files[flag](suite), written, root)
     if views.annotations:
         console.commands(suite_views.annotation_commands(suite).split("\n"), stderr=views.json_on_stdout)
     if views.paths.github_output:
@@ -127,7 +127,7 @@ def deliver_suite_ci(views: Views, suite: SuiteRun, written: dict[str, str], con
         write_output(views.paths.github_output, output_block(shown), root, "--github-output", append=True)
 
 
-def _write_files(paths: OutputPaths, render: Callable[[str], str | Iterable[str]], written: dict[str, str], root: Path) -> None:
+def write_files(paths: OutputPaths, render: Callable[[str], str | Iterable[str]], written: dict[str, str], root: Path) -> None:
     """``--report``, ``--junit``, ``--summary``, ``--html``, ``--sarif``: a file refused by
     the path rule does not stop the others; then the run ends incomplete, naming every refused path."""
     refused: list[str] = []

@@ -18,6 +18,9 @@ junit-xml would delete them silently.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string  # type: ignore[import-untyped]
@@ -87,38 +90,9 @@ def render(report: Report) -> str:
 def suites(report: Report) -> list[TestSuite]:
     """The run's <testsuite> elements: the baseline comparison's, when there is one, then the contract's."""
     path = report.contract_path
-    cases: list[TestCase] = []
-    for index, result in enumerate(report.results):
-        where = report.location(result.scenario)
-        case = TestCase(
-            name=result.scenario.id,
-            classname=path,
-            elapsed_sec=max(report.seconds(index), MIN_TIME),
-            file=where.file,
-            line=where.line,
-            stdout=_cut(_detail(report, result), JUNIT_MAX_OUTPUT),
-        )
-        status = report.counted(result)
-        if report.gates_on_regressions and status != "pass":
-            kind = "behavior_regression" if status == "fail" else "regression_unresolved"
-            message = "; ".join(finding_text(f) for f in _gating(report, result.scenario.id, status))
-            add = case.add_failure_info if status == "fail" else case.add_error_info
-            add(_cut(visible(message), JUNIT_MAX_MESSAGE), visible(message), kind)
-        elif report.gates_on_regressions and result.status != "pass":
-            # Gating on regressions, a pre-existing failure is known, as pytest reports an xfail: skipped.
-            case.add_skipped_info(message=f"{result.status} as in the baseline; not gating (--fail-on regression)")
-        elif status != "pass":  # under a floor: a gate that counts it did not pass either
-            lines = [_assertion_line(report, result, v) for v in result.verdicts if v.status == result.status]
-            message = "; ".join([*filter(None, [standing(report, result)]), *lines])
-            add = case.add_failure_info if status == "fail" else case.add_error_info
-            add(_cut(message, JUNIT_MAX_MESSAGE), message, "behavior_violated" if status == "fail" else "evidence_incomplete")
-        elif result.status != "pass":
-            # Absorbed by a floor that passed: not a <failure>, which would turn the check red on a
-            # passing run, and not a pass either; JUnit's skipped, as pytest reports an xfail.
-            case.add_skipped_info(message=_cut(f"{standing(report, result)}", JUNIT_MAX_MESSAGE))
-        cases.append(case)
+    cases = [case(report, index, result) for index, result in enumerate(report.results)]
     for gate in report.gates:
-        case = TestCase(
+        gate_case = TestCase(
             name=f"gate {gate.gate}",
             classname=path,
             elapsed_sec=MIN_TIME,
@@ -127,37 +101,81 @@ def suites(report: Report) -> list[TestSuite]:
             stdout=f"{gate.status}: {visible(gate.message)}",
         )
         if gate.status == "fail":
-            case.add_failure_info(message=visible(gate.message), failure_type="gate_failed")
+            gate_case.add_failure_info(message=visible(gate.message), failure_type="gate_failed")
         elif gate.status == "incomplete":
-            case.add_error_info(message=visible(gate.message), error_type="gate_incomplete")
-        cases.append(case)
+            gate_case.add_error_info(message=visible(gate.message), error_type="gate_incomplete")
+        cases.append(gate_case)
     for skipped in report.skipped or ():
         where = report.location(skipped)
-        case = TestCase(name=skipped.id, classname=path, elapsed_sec=MIN_TIME, file=where.file, line=where.line)
-        case.add_skipped_info(message="not selected by --scenario or --tag")
-        cases.append(case)
-    latency = report.latency() or {}
-    oxy = _oxy_properties(report)
-    suite = TestSuite(
-        name=path,
-        test_cases=cases,
-        file=path,
-        timestamp=report.facts.started_at,
-        properties={
+        skipped_case = TestCase(name=skipped.id, classname=path, elapsed_sec=MIN_TIME, file=where.file, line=where.line)
+        skipped_case.add_skipped_info(message="not selected by --scenario or --tag")
+        cases.append(skipped_case)
+    suite = TestSuite(name=path, test_cases=cases, file=path, timestamp=report.facts.started_at, properties=properties(report))
+    return [suite] if report.baseline is None else [_baseline_suite(report), suite]
+
+
+def case(report: Report, index: int, result: ScenarioResult) -> TestCase:
+    """The <testcase> of ``report.results[index]``."""
+    where = report.location(result.scenario)
+    made = TestCase(
+        name=result.scenario.id,
+        classname=report.contract_path,
+        elapsed_sec=max(report.seconds(index), MIN_TIME),
+        file=where.file,
+        line=where.line,
+        stdout=_cut(_detail(report, result), JUNIT_MAX_OUTPUT),
+    )
+    status = report.counted(result)
+    if report.gates_on_regressions and status != "pass":
+        kind = "behavior_regression" if status == "fail" else "regression_unresolved"
+        message = "; ".join(finding_text(f) for f in _gating(report, result.scenario.id, status))
+        add = made.add_failure_info if status == "fail" else made.add_error_info
+        add(_cut(visible(message), JUNIT_MAX_MESSAGE), visible(message), kind)
+    elif report.gates_on_regressions and result.status != "pass":
+        # Gating on regressions, a pre-existing failure is known, as pytest reports an xfail: skipped.
+        made.add_skipped_info(message=f"{result.status} as in the baseline; not gating (--fail-on regression)")
+    elif status != "pass":  # under a floor: a gate that counts it did not pass either
+        lines = [_assertion_line(report, result, v) for v in result.verdicts if v.status == result.status]
+        message = "; ".join([*filter(None, [standing(report, result)]), *lines])
+        add = made.add_failure_info if status == "fail" else made.add_error_info
+        add(_cut(message, JUNIT_MAX_MESSAGE), message, "behavior_violated" if status == "fail" else "evidence_incomplete")
+    elif result.status != "pass":
+        # Absorbed by a floor that passed: not a <failure>, which would turn the check red on a
+        # passing run, and not a pass either; JUnit's skipped, as pytest reports an xfail.
+        made.add_skipped_info(message=_cut(f"{standing(report, result)}", JUNIT_MAX_MESSAGE))
+    return made
+
+
+def properties(report: Report) -> dict[str, Any]:
+    """The contract suite's <properties>."""
+    return suite_properties(
+        {
             "behavegate.status": report.status,
             "behavegate.mode": report.mode,
             "behavegate.contract_digest": report.contract.digest,
             "behavegate.evidence_digest": report.evidence_digest,
             "behavegate.evidence_trust": report.provenance.get("trust"),
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
-            **{f"behavegate.latency_ms.{k}": v for k, v in latency.items()},
-            **({"behavegate.judged": judge_note(report)} if judge_note(report) else {}),
-            **{f"behavegate.note.{index + 1}": visible(note) for index, note in enumerate(report.notes)},
-            **_usage_properties(report),
-            **oxy,
         },
+        report.latency(),
+        judge_note(report),
+        report.notes,
+        {**_usage_properties(report), **_oxy_properties(report)},
     )
-    return [suite] if report.baseline is None else [_baseline_suite(report), suite]
+
+
+def suite_properties(
+    head: dict[str, Any], latency: dict[str, float] | None, judged: str | None, notes: tuple[str, ...], tail: dict[str, Any]
+) -> dict[str, Any]:
+    """The properties in their order: ``head`` (status to gates), latency, the judge's note, notes, ``tail``
+    (usage, an Oxy score); a streamed run gives its totals (commands/stream_offline.py)."""
+    return {
+        **head,
+        **{f"behavegate.latency_ms.{k}": v for k, v in (latency or {}).items()},
+        **({"behavegate.judged": judged} if judged else {}),
+        **{f"behavegate.note.{index + 1}": visible(note) for index, note in enumerate(notes)},
+        **tail,
+    }
 
 
 def _usage_properties(report: Report) -> dict[str, Any]:
@@ -244,3 +262,53 @@ def _baseline_suite(report: Report) -> TestSuite:
             "behavegate.fail_on": report.fail_on,
         },
     )
+
+
+_COUNTED = re.compile(r' (disabled|errors|failures|skipped|tests|time)="[^"]*"')
+
+
+class JunitParts:
+    """``--junit`` of a run judged a part at a time (commands/stream_offline.py): each part's
+    <testcase> elements rendered and spooled to ``spool`` as they come, and counted; then the
+    document the whole-run path writes, byte for byte. The counts sit in the opening tags, so
+    the head is rendered last (with no testcase) and the spooled cases copied in after it."""
+
+    def __init__(self, spool: Path) -> None:
+        self._spool = spool
+        self._out = spool.open("w", encoding="utf-8", newline="")
+        self.counts = {"disabled": 0, "errors": 0, "failures": 0, "skipped": 0, "tests": 0}
+        self.time: float = 0  # summed case by case, in order, as junit-xml sums them
+
+    def add(self, report: Report) -> None:
+        cases = [case(report, index, result) for index, result in enumerate(report.results)]
+        for made in cases:
+            self.counts["disabled"] += not made.is_enabled
+            self.counts["errors"] += bool(made.is_error())
+            self.counts["failures"] += bool(made.is_failure())
+            self.counts["skipped"] += bool(made.is_skipped())
+            self.counts["tests"] += 1
+            if made.elapsed_sec:
+                self.time += made.elapsed_sec
+        text = str(
+            to_xml_report_string([TestSuite(name=report.contract_path, test_cases=cases)], prettyprint=True, encoding="utf-8")
+        )
+        lines = text.split("\n")  # the declaration, <testsuites>, <testsuite>, the cases, </testsuite>, </testsuites>, ""
+        self._out.write("\n".join(lines[3:-3]) + "\n")
+
+    def pieces(self, path: str, timestamp: str, shown: dict[str, Any]) -> Iterator[str]:
+        """The document (but its last newline, which the writer adds) for a suite named
+        ``path`` with the properties ``shown`` (:func:`suite_properties`)."""
+        self._out.close()
+        head = TestSuite(name=path, test_cases=[], file=path, timestamp=timestamp, properties=shown)
+        skeleton = str(to_xml_report_string([head], prettyprint=True, encoding="utf-8"))
+        top, close, tail = skeleton.rpartition("\t</testsuite>\n")
+        lines = top.split("\n", 3)
+        totals = {**{key: str(value) for key, value in self.counts.items()}, "time": str(self.time)}
+        lines[2] = _COUNTED.sub(lambda m: f' {m[1]}="{totals[m[1]]}"', lines[2], count=6)
+        totals["time"] = str(0 + float(totals["time"]))  # the <testsuites> sum: of each suite's text, as a float
+        lines[1] = _COUNTED.sub(lambda m: f' {m[1]}="{totals[m[1]]}"', lines[1], count=5)
+        yield "\n".join(lines)
+        with self._spool.open(encoding="utf-8", newline="") as cases:
+            while chunk := cases.read(1 << 20):
+                yield chunk
+        yield close + tail.removesuffix("\n")
