@@ -194,3 +194,82 @@ def test_a_key_written_twice_in_an_observation_line_is_refused_by_the_whole_run_
     (code, text, streamed), _ = _both(tmp_path, monkeypatch)
     assert (code, streamed) == (2, False)
     assert "Duplicate observation mapping key: 'refusal'" in text
+
+
+# --- a version-2 YAML contract's own scenarios, a part at a time -------------------------------
+
+INLINE_HEAD = """\
+version: 2
+agent:
+  model: m
+  tools:
+    - {name: lookup_order, description: Fetch an order, parameters: {type: object}}
+    - {name: delete_account, description: Delete, parameters: {type: object}}
+scenarios:
+"""
+
+
+def _inline_scenario(i: int) -> str:
+    row = _row(i)
+    response = row["expect"]["response"]
+    return (
+        f"  - id: {_entry(i)['id']}\n"
+        f"    prompt: {json.dumps(row['query'])}\n"
+        f"    tags: [{row['category']}]\n"
+        "    expect:\n"
+        "      response:\n"
+        f"        contains: [{response['contains'][0]}]\n"
+        "        excludes:\n"
+        "          - As an AI\n"
+        "      tools:\n"
+        "        forbidden: [delete_account]\n"
+        "        max_calls: 3\n"
+        "      latency: {max_ms: 2000}\n"
+    )
+
+
+def _inline_suite(folder: Path, scenarios: int) -> None:
+    (folder / "contract.yml").write_text(INLINE_HEAD + "".join(_inline_scenario(i) for i in range(scenarios)))
+    entries = [_entry(i, a) for i in range(scenarios) for a in range(1 + (i % 3 == 0))]
+    (folder / "observations.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+
+
+def test_a_yaml_contracts_own_scenarios_are_streamed_into_the_whole_run_paths_report_byte_for_byte(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _inline_suite(tmp_path, 2 * stream_offline.PART + 37)  # three parts, the last one short
+    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    assert streamed
+    assert code == whole_code == 1
+    assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)  # lines of scenarios and assertions included
+    report = json.loads(text)
+    assert report["summary"]["scenario_count"] == 2 * stream_offline.PART + 37
+    last = report["behavegate"]["scenarios"][_entry(2 * stream_offline.PART + 36)["id"]]
+    assert last["line"] == len(INLINE_HEAD.splitlines()) + 1 + (2 * stream_offline.PART + 36) * 12
+
+
+def test_a_problem_in_a_later_part_of_a_yaml_contract_is_worded_with_its_place_in_the_whole_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _inline_suite(tmp_path, stream_offline.PART + 10)
+    index = stream_offline.PART + 3
+    line = len(INLINE_HEAD.splitlines()) + 2 + index * 12  # its prompt's line
+    lines = (tmp_path / "contract.yml").read_text().splitlines(keepends=True)
+    lines[line - 1] = lines[line - 1].replace("prompt:", "promt:")
+    (tmp_path / "contract.yml").write_text("".join(lines))
+    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    assert (code, streamed) == (whole_code, False) == (2, False)
+    assert f"scenarios[{index}].promt (line {line}): Unknown behavior contract key" in text
+    assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)
+
+
+def test_a_scenario_id_repeated_across_parts_of_a_yaml_contract_is_named_by_the_whole_run_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _inline_suite(tmp_path, stream_offline.PART + 10)
+    late = _entry(stream_offline.PART + 5)["id"]
+    text = (tmp_path / "contract.yml").read_text().replace(f"id: {late}\n", f"id: {_entry(1)['id']}\n")
+    (tmp_path / "contract.yml").write_text(text)
+    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    assert (code, streamed) == (2, False)
+    assert f"Duplicate scenario id: ['{_entry(1)['id']}']" in text

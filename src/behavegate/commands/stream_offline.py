@@ -93,29 +93,39 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
     from behavegate.contract import datasets
     from behavegate.contract import golden_queries as golden
     from behavegate.contract.assertion_keys import scenario_assertions
-    from behavegate.contract.load import declares_version_2, golden_part
+    from behavegate.contract.load import declares_version_2
     from behavegate.contract.yaml_lines import load_yaml
     from behavegate.files import ProjectLines, read_project_text, runner_dirs
-    from behavegate.limits import V2_MAX_ASSERTIONS, V2_MAX_INPUT_BYTES, V2_MAX_OBSERVATION_ENTRIES, V2_MAX_SCENARIOS
+    from behavegate.limits import (
+        V2_INPUT_MAX_VALUES,
+        V2_MAX_ASSERTIONS,
+        V2_MAX_INPUT_BYTES,
+        V2_MAX_OBSERVATION_ENTRIES,
+        V2_MAX_SCENARIOS,
+    )
 
     resolved, source = read_project_text(contract_path, root, "Contract", V2_MAX_INPUT_BYTES)
     if not declares_version_2(source):
         raise NotStreamable
-    raw, _ = load_yaml(source)
-    if not isinstance(raw, dict) or not golden.is_golden(raw) or {"include", "gates", "judge"} & raw.keys():
-        raise NotStreamable
-    name = raw.get("queries")
-    if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
+    raw, lines = load_yaml(source, max_values=V2_INPUT_MAX_VALUES)
+    if not isinstance(raw, dict) or {"include", "gates", "judge"} & raw.keys():
         raise NotStreamable
     agent = raw.get("agent")
     if isinstance(agent, dict) and {"pricing", "tools_from"} & agent.keys():
         raise NotStreamable
-    rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
     evidence = ProjectLines(
         str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ)
     )
+    parts: Iterator[Contract]
+    if golden.is_golden(raw):
+        name = raw.get("queries")
+        if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
+            raise NotStreamable
+        rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
+        parts = _golden_parts(datasets.jsonl_queries(name, rows.lines()), source, resolved, root)
+    else:
+        parts = _inline_parts(raw, lines, source, resolved, root)
     entries = _Entries(evidence.lines())
-    queries = datasets.jsonl_queries(name, rows.lines())
     run: _Run | None = None
     from behavegate.report.json_stream import KeyedSpool, Spool
 
@@ -127,11 +137,7 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
     }
     seen: set[str] = set()
     assertions = 0
-    while True:
-        part = _next_part(queries, len(seen))
-        if not part:
-            break
-        contract = golden_part(source, resolved, root, part)
+    for contract in parts:
         if run is None:
             options = resolve(command.request, contract, offline=True)
             if options.runs is not None or options.gates(contract.gates) != contract.gates:
@@ -159,6 +165,40 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path) 
         raise NotStreamable  # no rows; or observations of no scenario, or out of order: the whole-run path says so
     run.provenance["source_digest"] = evidence.digest
     return run
+
+
+def _golden_parts(queries: Iterator[dict[str, Any]], source: str, path: Path, root: Path) -> Iterator[Contract]:
+    """A golden-query file's JSON Lines rows, a part at a time."""
+    from behavegate.contract.load import golden_part
+
+    before = 0
+    while part := _next_part(queries, before):
+        before += len(part)
+        yield golden_part(source, path, root, part)
+
+
+def _inline_parts(raw: dict[str, Any], lines: Any, source: str, path: Path, root: Path) -> Iterator[Contract]:
+    """A version-2 contract's own ``scenarios:``, a part at a time, from the one parse; only
+    what the whole-run path would read as it is (no limit crossed, no includes, not an Oxy file)."""
+    import hashlib
+
+    from behavegate.contract import oxy
+    from behavegate.contract import rules as f
+    from behavegate.contract.parts import inline_parts
+    from behavegate.limits import V2_INPUT_MAX_VALUES
+
+    if raw.get("version") != 2 or type(raw.get("version")) is not int or oxy.is_oxy(raw, path):
+        raise NotStreamable
+    scenarios = raw.get("scenarios")
+    if not isinstance(scenarios, list) or not scenarios:
+        raise NotStreamable
+    if not lines.within_limits:
+        try:
+            f.check_shape(raw, "Contract", V2_INPUT_MAX_VALUES)
+        except f.Bad:
+            raise NotStreamable from None
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return inline_parts(raw, lines, path, root, digest, PART)
 
 
 def _next_part(queries: Iterator[dict[str, Any]], before: int) -> list[dict[str, Any]]:
