@@ -137,3 +137,14 @@ def test_a_5000_scenario_yaml_contract_adds_little_to_what_its_parse_needs(tmp_p
     # what holds at any size: the run's imports and one part of 1,000 scenarios being judged
     # (38 MB at 1,000 scenarios, 41 at 5,000 here). The whole-run path adds about 90 MB here.
     assert run - parse < 15 + 45, f"run {run} MB, parse {parse} MB"
+
+
+def test_a_yaml_contract_whose_scenarios_ask_for_more_than_one_run_keeps_to_the_whole_run_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _inline_suite(tmp_path, 30)
+    text = (tmp_path / "contract.yml").read_text().replace("    tags: [vip]\n", "    tags: [vip]\n    runs: 2\n", 1)
+    (tmp_path / "contract.yml").write_text(text)
+    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    assert not streamed
+    assert code == whole_code and _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)

@@ -32,6 +32,9 @@ PART = 1000  # scenarios judged together: a part's results are all that is ever 
 _STREAMED_REQUEST = ("max_scenarios", "max_seconds", "max_assertions")  # the request flags this path honours
 
 
+_INLINE_KEYS = frozenset({"id", "prompt", "system_prompt", "available_tools", "tags", "expect"})
+
+
 class NotStreamable(Exception):
     """This run needs the whole-run path (which words any refusal)."""
 
@@ -191,6 +194,10 @@ def _inline_parts(raw: dict[str, Any], lines: Any, source: str, path: Path, root
         raise NotStreamable
     scenarios = raw.get("scenarios")
     if not isinstance(scenarios, list) or not scenarios:
+        raise NotStreamable
+    # Only the keys a golden-set row becomes (and a scenario's system prompt and tool list):
+    # runs, turns, conversations, MCP calls and the like keep to the whole-run path.
+    if any(not isinstance(item, dict) or not item.keys() <= _INLINE_KEYS for item in scenarios):
         raise NotStreamable
     if not lines.within_limits:
         try:
