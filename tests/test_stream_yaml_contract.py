@@ -7,13 +7,15 @@ holds beyond the parse bounded."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from test_stream_offline import _CLOCK, _both, _entry, _row
 
+from behavegate.cli import main
 from behavegate.commands import stream_offline
 
 REPO = Path(__file__).resolve().parents[1]
@@ -29,16 +31,56 @@ scenarios:
 """
 
 
+_CLOCK = re.compile(r'"(run_id|started_at|ended_at|duration_ms|seconds)": [^,\n{]+')
+
+
+def _id(i: int) -> str:
+    return f"order-{i:04d}"
+
+
+def _entry(i: int, attempt: int = 0) -> dict[str, Any]:
+    """Scenario ``i``'s answer: some fail a check, some are cut off (incomplete), some tried twice."""
+    calls = [{"name": "lookup_order", "arguments": {"order_id": f"A-{i}"}}]
+    if i % 7 == 3:
+        calls.append({"name": "delete_account", "arguments": "{}"})
+    return {
+        "id": _id(i),
+        "response": f"Order A-{i} ships tomorrow." if i % 11 else "As an AI I cannot.",
+        "finish_reason": "stop" if i % 13 else "length",
+        "response_complete": bool(i % 13),
+        "tool_calls_complete": bool(i % 13),
+        "tool_calls": calls,
+        "latency_ms": 100.5 * (i % 30) + attempt,
+    }
+
+
+def _both(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[int, str, bool], tuple[int, str]]:
+    """(exit, report text, streamed) by the default path, then (exit, report text) by the whole-run path."""
+    monkeypatch.chdir(folder)
+    streamed: list[int | None] = []
+    real = stream_offline.run_streaming
+
+    def spy(*args: Any) -> int | None:
+        streamed.append(real(*args))
+        return streamed[-1]
+
+    monkeypatch.setattr(stream_offline, "run_streaming", spy)
+    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts"]
+    first = main([*args, "--output", "stream.json"])
+    monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
+    second = main([*args, "--output", "whole.json"])
+    took = bool(streamed) and streamed[0] is not None
+    return (first, (folder / "stream.json").read_text(), took), (second, (folder / "whole.json").read_text())
+
+
 def _inline_scenario(i: int) -> str:
-    row = _row(i)
-    response = row["expect"]["response"]
     return (
-        f"  - id: {_entry(i)['id']}\n"
-        f"    prompt: {json.dumps(row['query'])}\n"
-        f"    tags: [{row['category']}]\n"
+        f"  - id: {_id(i)}\n"
+        f"    prompt: Where is order A-{i}? \u00e9\n"
+        f"    tags: [{['orders', 'vip'][i % 2]}]\n"
         "    expect:\n"
         "      response:\n"
-        f"        contains: [{response['contains'][0]}]\n"
+        f"        contains: [A-{i}]\n"
         "        excludes:\n"
         "          - As an AI\n"
         "      tools:\n"
@@ -64,7 +106,7 @@ def test_a_yaml_contracts_own_scenarios_are_streamed_into_the_whole_run_paths_re
     assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)  # lines of scenarios and assertions included
     report = json.loads(text)
     assert report["summary"]["scenario_count"] == 2 * stream_offline.PART + 37
-    last = report["behavegate"]["scenarios"][_entry(2 * stream_offline.PART + 36)["id"]]
+    last = report["behavegate"]["scenarios"][_id(2 * stream_offline.PART + 36)]
     assert last["line"] == len(INLINE_HEAD.splitlines()) + 1 + (2 * stream_offline.PART + 36) * 12
 
 
@@ -87,12 +129,12 @@ def test_a_scenario_id_repeated_across_parts_of_a_yaml_contract_is_named_by_the_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _inline_suite(tmp_path, stream_offline.PART + 10)
-    late = _entry(stream_offline.PART + 5)["id"]
-    text = (tmp_path / "contract.yml").read_text().replace(f"id: {late}\n", f"id: {_entry(1)['id']}\n")
+    late = _id(stream_offline.PART + 5)
+    text = (tmp_path / "contract.yml").read_text().replace(f"id: {late}\n", f"id: {_id(1)}\n")
     (tmp_path / "contract.yml").write_text(text)
     (code, text, streamed), _ = _both(tmp_path, monkeypatch)
     assert (code, streamed) == (2, False)
-    assert f"Duplicate scenario id: ['{_entry(1)['id']}']" in text
+    assert f"Duplicate scenario id: ['{_id(1)}']" in text
 
 
 _PEAK = """
