@@ -1,12 +1,14 @@
-"""The offline path in bounded memory: a golden set and an observation file, both JSON Lines,
-judged a part at a time and written as a JSON report (``--format json --output FILE``).
+"""The offline path in bounded memory: a JSON Lines golden set, or a version-2 contract's own
+scenarios, with a JSON Lines observation file, judged a part at a time and written as a JSON
+report (``--format json --output FILE``).
 
-Rows are read, judged and spooled as they come (report/json_stream.py); what stays in memory
-is each scenario's id and a few numbers. The report is the one the whole-run path writes,
+Rows (or the contract's scenarios, from its one parse: contract/parts.py) are read, judged and
+spooled as they come (report/json_stream.py); what stays in memory beyond the parse is each
+scenario's id and a few numbers. The report is the one the whole-run path writes,
 byte for byte. Anything this path does not carry (other views, selections, gates, includes,
-a judge, pricing, an unknown or out-of-order observation, any problem in either file) makes
-it give way, before anything is written, to the whole-run path, which then decides and words
-every refusal as it always has.
+a judge, pricing, scenarios with runs, turns or calls, an unknown or out-of-order observation,
+any problem in either file) makes it give way, before anything is written, to the whole-run
+path, which then decides and words every refusal as it always has.
 """
 
 from __future__ import annotations
