@@ -7,6 +7,7 @@ holds beyond the parse bounded."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -156,7 +157,12 @@ print("peak", code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
 
 
 def _peak(folder: Path, *args: str) -> tuple[str, int, str]:
-    done = subprocess.run([sys.executable, "-c", _PEAK, *args], cwd=folder, capture_output=True, text=True)
+    # The same environment alone and among xdist's workers in CI: no CI or runner variables,
+    # no PYTHONPATH, temporary files (the run's spools) in the test's own folder.
+    dropped = ("GITHUB_", "RUNNER_", "BEHAVEGATE_", "PYTEST_", "PYTHONPATH", "CI", "TMPDIR", "TEMP", "TMP")
+    environment = {key: value for key, value in os.environ.items() if not key.startswith(dropped)}
+    environment["TMPDIR"] = str(folder)
+    done = subprocess.run([sys.executable, "-c", _PEAK, *args], cwd=folder, capture_output=True, text=True, env=environment)
     _, code, peak = done.stdout.split()[-3:]
     return code, int(peak), done.stderr
 
