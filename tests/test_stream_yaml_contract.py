@@ -138,8 +138,11 @@ def test_a_scenario_id_repeated_across_parts_of_a_yaml_contract_is_named_by_the_
     assert f"Duplicate scenario id: ['{_id(1)}']" in text
 
 
+# The child's own peak is its VmHWM, which exec starts afresh. Not ru_maxrss: on Linux a child
+# inherits in it the peak of the process that spawned it (a pytest worker that has judged
+# other suites in process reports hundreds of MB for a child that used 9).
 _PEAK = """
-import resource, runpy, sys
+import runpy, sys
 if sys.argv[1] == "parse":  # what the contract's parse alone needs: behavegate's own parse, with its lines
     from behavegate.contract.yaml_lines import load_yaml
     from behavegate.limits import V2_INPUT_MAX_VALUES
@@ -152,7 +155,9 @@ else:
         runpy.run_module("behavegate", run_name="__main__")
     except SystemExit as done:
         code = done.code
-print("peak", code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+with open("/proc/self/status", encoding="ascii") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print("peak", code, peak // 1024)
 """
 
 
