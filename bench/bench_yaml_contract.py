@@ -5,7 +5,8 @@
 ``bench/make_scale_suite.py`` writes the suite (``contract.yml`` with 10 assertions a
 scenario, ``observations.json``). Each case runs in a child process of its own, and its peak
 RSS is that child's ``ru_maxrss`` (resource.getrusage in a wrapper child, so nothing else is
-counted):
+counted; the wrapper is small, and on Linux a child's ru_maxrss starts from its spawner's peak,
+so the run is never spawned by this process, which holds the generated suite):
 
 * ``parse``: what the contract's parse alone needs: the file read and parsed the way
   behavegate parses it (contract/yaml_lines.load_yaml: libyaml's events, each mapping key and
