@@ -1,14 +1,15 @@
-"""The offline path in bounded memory: a golden set and an observation file, both JSON Lines,
-judged a part at a time and written as a JSON report (``--format json --output FILE``), with
-``--junit`` and ``--summary`` when asked.
+"""The offline path in bounded memory: a JSON Lines golden set, or a version-2 contract's own
+scenarios, with a JSON Lines observation file, judged a part at a time and written as a JSON
+report (``--format json --output FILE``), with ``--junit`` and ``--summary`` when asked.
 
-Rows are read, judged and spooled as they come (report/json_stream.py; JUnit's testcases too,
-render/junit.JunitParts); what stays in memory is each scenario's id and a few numbers, and
-what the size-capped summary can still show (render/summary.SummaryParts). Every file is the
-one the whole-run path writes, byte for byte. Anything this path does not carry (other views, selections, gates, includes,
-a judge, pricing, an unknown or out-of-order observation, any problem in either file) makes
-it give way, before anything is written, to the whole-run path, which then decides and words
-every refusal as it always has.
+Rows (or the contract's scenarios, from its one parse: contract/parts.py) are read, judged and
+spooled as they come (report/json_stream.py; JUnit's testcases too, render/junit.JunitParts);
+what stays in memory beyond the parse is each scenario's id and a few numbers, and what the
+size-capped summary can still show (render/summary.SummaryParts). Every file is the one the
+whole-run path writes, byte for byte. Anything this path does not carry (other views,
+selections, gates, includes, a judge, pricing, scenarios with runs, turns or calls, an unknown
+or out-of-order observation, any problem in either file) makes it give way, before anything
+is written, to the whole-run path, which then decides and words every refusal as it always has.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ from behavegate.text import one_line
 
 PART = 1000  # scenarios judged together: a part's results are all that is ever held
 _STREAMED_REQUEST = ("max_scenarios", "max_seconds", "max_assertions")  # the request flags this path honours
+
+
+_INLINE_KEYS = frozenset({"id", "prompt", "system_prompt", "available_tools", "tags", "expect"})
 
 
 class NotStreamable(Exception):
@@ -103,29 +107,39 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
     from behavegate.contract import datasets
     from behavegate.contract import golden_queries as golden
     from behavegate.contract.assertion_keys import scenario_assertions
-    from behavegate.contract.load import declares_version_2, golden_part
+    from behavegate.contract.load import declares_version_2
     from behavegate.contract.yaml_lines import load_yaml
     from behavegate.files import ProjectLines, read_project_text, runner_dirs
-    from behavegate.limits import V2_MAX_ASSERTIONS, V2_MAX_INPUT_BYTES, V2_MAX_OBSERVATION_ENTRIES, V2_MAX_SCENARIOS
+    from behavegate.limits import (
+        V2_INPUT_MAX_VALUES,
+        V2_MAX_ASSERTIONS,
+        V2_MAX_INPUT_BYTES,
+        V2_MAX_OBSERVATION_ENTRIES,
+        V2_MAX_SCENARIOS,
+    )
 
     resolved, source = read_project_text(contract_path, root, "Contract", V2_MAX_INPUT_BYTES)
     if not declares_version_2(source):
         raise NotStreamable("not a version-2 contract")
-    raw, _ = load_yaml(source)
-    if not isinstance(raw, dict) or not golden.is_golden(raw) or {"include", "gates", "judge"} & raw.keys():
-        raise NotStreamable("not a golden-query file, or it has include, gates or judge")
-    name = raw.get("queries")
-    if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
-        raise NotStreamable("the golden set is not a .jsonl file")
+    raw, lines = load_yaml(source, max_values=V2_INPUT_MAX_VALUES)
+    if not isinstance(raw, dict) or {"include", "gates", "judge"} & raw.keys():
+        raise NotStreamable("not a mapping, or it has include, gates or judge")
     agent = raw.get("agent")
     if isinstance(agent, dict) and {"pricing", "tools_from"} & agent.keys():
         raise NotStreamable("agent.pricing or agent.tools_from")
-    rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
     evidence = ProjectLines(
         str(command.evidence.observations), root, "Observation file", V2_MAX_INPUT_BYTES, runner_dirs(os.environ)
     )
+    parts: Iterator[Contract]
+    if golden.is_golden(raw):
+        name = raw.get("queries")
+        if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
+            raise NotStreamable("the golden set is not a .jsonl file")
+        rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
+        parts = _golden_parts(datasets.jsonl_queries(name, rows.lines()), source, resolved, root)
+    else:
+        parts = _inline_parts(raw, lines, source, resolved, root)
     entries = _Entries(evidence.lines())
-    queries = datasets.jsonl_queries(name, rows.lines())
     run: _Run | None = None
     from behavegate.report.json_stream import KeyedSpool, Spool
 
@@ -137,11 +151,7 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
     }
     seen: set[str] = set()
     assertions = 0
-    while True:
-        part = _next_part(queries, len(seen))
-        if not part:
-            break
-        contract = golden_part(source, resolved, root, part)
+    for contract in parts:
         if run is None:
             options = resolve(command.request, contract, offline=True)
             if options.runs is not None or options.gates(contract.gates) != contract.gates:
@@ -179,6 +189,44 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         )  # no rows; or observations of no scenario, or out of order: the whole-run path says so
     run.provenance["source_digest"] = evidence.digest
     return run
+
+
+def _golden_parts(queries: Iterator[dict[str, Any]], source: str, path: Path, root: Path) -> Iterator[Contract]:
+    """A golden-query file's JSON Lines rows, a part at a time."""
+    from behavegate.contract.load import golden_part
+
+    before = 0
+    while part := _next_part(queries, before):
+        before += len(part)
+        yield golden_part(source, path, root, part)
+
+
+def _inline_parts(raw: dict[str, Any], lines: Any, source: str, path: Path, root: Path) -> Iterator[Contract]:
+    """A version-2 contract's own ``scenarios:``, a part at a time, from the one parse; only
+    what the whole-run path would read as it is (no limit crossed, no includes, not an Oxy file)."""
+    import hashlib
+
+    from behavegate.contract import oxy
+    from behavegate.contract import rules as f
+    from behavegate.contract.parts import inline_parts
+    from behavegate.limits import V2_INPUT_MAX_VALUES
+
+    if raw.get("version") != 2 or type(raw.get("version")) is not int or oxy.is_oxy(raw, path):
+        raise NotStreamable("not version 2, or an Oxy test file")
+    scenarios = raw.get("scenarios")
+    if not isinstance(scenarios, list) or not scenarios:
+        raise NotStreamable("no scenarios list")
+    # Only the keys a golden-set row becomes (and a scenario's system prompt and tool list):
+    # runs, turns, conversations, MCP calls and the like keep to the whole-run path.
+    if any(not isinstance(item, dict) or not item.keys() <= _INLINE_KEYS for item in scenarios):
+        raise NotStreamable("a scenario with keys beyond a golden-set row's (runs, turns, messages, ...)")
+    if not lines.within_limits:
+        try:
+            f.check_shape(raw, "Contract", V2_INPUT_MAX_VALUES)
+        except f.Bad:
+            raise NotStreamable("the contract is past the shape limits") from None
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return inline_parts(raw, lines, path, root, digest, PART)
 
 
 def _next_part(queries: Iterator[dict[str, Any]], before: int) -> list[dict[str, Any]]:
