@@ -165,16 +165,22 @@ def main() -> int:
     load = os.getloadavg()
     print(f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; ms")
     medians = {p: {key: statistics.median(r[key] for r in rows[p]) for key in rows[p][0]} for p in pythons}
-    print(f"{'':<56}" + "".join(f"{Path(p).parent.parent.name[-14:]:>16}" for p in pythons))
+    print(f"{'':<56}" + "".join(f"{_name(p)[-14:]:>16}" for p in pythons))
     for key, label in ROWS:
         print(f"{label:<56}" + "".join(f"{medians[p][key] * 1000:>16.1f}" for p in pythons))
     print(f"{'modules imported by the run':<56}" + "".join(f"{medians[p]['modules']:>16.0f}" for p in pythons))
     if len(pythons) == 2:
-        names = " / ".join(Path(p).parent.parent.name for p in pythons)
+        names = " / ".join(_name(p) for p in pythons)
         for key in ("whole_first_request", "imports_cpu", "whole_cpu"):
             a, b = (medians[p][key] for p in pythons)
             print(f"ratio {names}, {key}: {a / b:.2f}")
     return 0
+
+
+def _name(python: str) -> str:
+    """A column's name: the venv's folder, with its checkout's when the venv is plainly ``.venv``."""
+    venv = Path(python).absolute().parent.parent
+    return f"{venv.parent.name}/{venv.name}" if venv.name == ".venv" else venv.name
 
 
 if __name__ == "__main__":
