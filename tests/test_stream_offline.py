@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from behavegate.cli import main
 from behavegate.commands import stream_offline
@@ -163,6 +165,44 @@ def test_an_observation_of_no_scenario_is_refused_as_the_whole_run_path_refuses_
     (code, text, streamed), _ = _both(tmp_path, monkeypatch)
     assert (code, streamed) == (2, False)
     assert "observations contain scenarios not defined by the contract: ['stranger']" in text
+
+
+def _values(value: Any) -> int:
+    """What check_shape counts: a node each, keys and list indexes included."""
+    if isinstance(value, dict):
+        return 1 + sum(1 + _values(child) for child in value.values())
+    if isinstance(value, list):
+        return 1 + sum(1 + _values(child) for child in value)
+    return 1
+
+
+def test_a_file_past_the_value_cap_only_as_a_whole_is_refused_as_the_whole_run_path_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from behavegate import limits
+    from behavegate.evidence import observation_file
+
+    _suite(tmp_path, 40)
+    lines = (tmp_path / "observations.jsonl").read_text().splitlines()
+    total = _values({"version": 2, "scenarios": [json.loads(line) for line in lines]})
+    cap = total - 1  # every line far within it, the file one value past it
+    monkeypatch.setattr(limits, "V2_INPUT_MAX_VALUES", cap)
+    monkeypatch.setattr(observation_file, "V2_INPUT_MAX_VALUES", cap)
+    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    assert (code, streamed, whole_code) == (2, False, 2)
+    assert f"Observation file exceeds {cap} values" in text and text == whole_text
+
+
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(), lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)
+    )
+)
+def test_the_text_bound_on_a_values_count_is_never_below_the_count(value: Any) -> None:
+    from behavegate.contract.rules import values_at_most
+
+    for text in (json.dumps(value), json.dumps(value, separators=(",", ":"))):
+        assert values_at_most(text) >= _values(value)
 
 
 def test_a_jsonl_observation_file_means_what_its_json_form_means(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -183,6 +183,11 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         _judge_part(run, contract, entries)
         if entries.count > V2_MAX_OBSERVATION_ENTRIES:
             raise NotStreamable("more observation entries than allowed")
+        # The whole-run path counts the values of the whole file ({"version": 2, "scenarios":
+        # [...]}: five, then an index and an entry's own a line), not of each line: past the
+        # cap by the text's bound, it counts them and words the refusal.
+        if 5 + entries.values > V2_INPUT_MAX_VALUES:
+            raise NotStreamable("the observation file may hold more values than allowed")
     if run is None or entries.pending is not None or entries.problem:
         raise NotStreamable(
             "no rows, or observations of no scenario or out of order"
@@ -248,15 +253,19 @@ class _Entries:
 
         self._raw = jsonl_lines(lines)
         self.count = 0
+        self.values = 0  # at most: what the entries read so far add to the file's value count
         self.problem = False
         self.pending: Any = None
         self.line = ""  # the pending entry's text
         self._advance()
 
     def _advance(self) -> None:
+        from behavegate.contract.rules import values_at_most
+
         self.line, self.pending = next(self._raw, ("", None))
         if self.pending is not None:
             self.count += 1
+            self.values += 1 + values_at_most(self.line)  # its index in the list, and the entry
 
     def take(self, scenario_id: str) -> Iterator[tuple[int, str, Any]]:
         while isinstance(self.pending, dict) and self.pending.get("id") == scenario_id:
