@@ -99,6 +99,19 @@ def test_the_static_comparison_names_an_unknown_or_traversing_run(runs: tuple[Pa
     assert main(["view", str(runs_dir), "--compare", a, "nope"]) == 2
 
 
+def test_the_static_comparison_is_written_under_the_one_output_rule(
+    runs: tuple[Path, str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs_dir, a, b = runs
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.html"
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "elsewhere")
+    for target in (str(outside), "link/cmp.html"):
+        assert main(["view", str(runs_dir), "--compare", a, b, "--html", target]) == 2
+        assert "--html" in capsys.readouterr().err
+    assert not outside.exists() and list((tmp_path / "elsewhere").iterdir()) == []
+
+
 def test_only_a_loopback_address_is_served() -> None:
     assert loopback("127.0.0.1") and loopback("::1") and loopback("localhost") and loopback("127.0.0.2")
     assert not loopback("0.0.0.0") and not loopback("192.168.1.2") and not loopback("example.com") and not loopback("")

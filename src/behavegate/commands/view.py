@@ -138,9 +138,22 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def write_comparison(runs_dir: Path, a_id: str, b_id: str, out: Path) -> str | None:
-    """The static mode: the comparison page written to ``out``; the problem, if any."""
+    """The static mode: the comparison page written to ``out`` under the one output rule
+    (files.place_output: inside the project or the runner's temp, no link on the way), as
+    every other file a command writes; the problem, if any."""
+    import os
+
+    from behavegate.errors import InputError
+    from behavegate.files import check_output, place_output, write_file
     from behavegate.render import view
     from behavegate.report.run_diff import diff_runs
+
+    cwd = Path.cwd()
+    try:
+        place = place_output(out, cwd, "--html", os.environ, cwd)
+        check_output(place, "--html")
+    except InputError as exc:
+        return exc.human
 
     reader = RunReader(runs_dir)
     listing = reader.listing()
@@ -154,7 +167,10 @@ def write_comparison(runs_dir: Path, a_id: str, b_id: str, out: Path) -> str | N
             return f"run {one_line(run_id, 200)} cannot be shown: {one_line(str(entry.problem), 300)}"
         sides.append((entry, report))
     (a, a_report), (b, b_report) = sides
-    out.write_text(view.compare_page(diff_runs(a.id, a_report, b.id, b_report), a, b, served=False), encoding="utf-8")
+    try:
+        write_file(place, view.compare_page(diff_runs(a.id, a_report, b.id, b_report), a, b, served=False), "--html")
+    except InputError as exc:
+        return exc.human
     return None
 
 
