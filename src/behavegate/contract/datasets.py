@@ -31,8 +31,8 @@ from behavegate.contract import rules as f
 from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
 from behavegate.frozen import Frozen, replace
-from behavegate.model import Contract
 from behavegate.limits import DATASET_MAX_PROBLEMS, INPUT_MAX_TEXT, V2_INPUT_MAX_VALUES, V2_MAX_INPUT_BYTES, V2_MAX_SCENARIOS
+from behavegate.model import Contract
 from behavegate.text import one_line
 
 COLUMNS = ("id", "query", "expected_tools", "expected_elements", "category", "expect")

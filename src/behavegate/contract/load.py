@@ -114,9 +114,7 @@ def _ids(translated: dict[str, Any]) -> list[Any]:
     return [item.get("id") if isinstance(item, dict) else None for item in translated.get("scenarios") or ()]
 
 
-def golden_part(
-    source: str, path: Path, root: Path, queries: list[Any], origins: Sequence[Origin] = ()
-) -> Contract:
+def golden_part(source: str, path: Path, root: Path, queries: list[Any], origins: Sequence[Origin] = ()) -> Contract:
     """The golden-query file ``source`` (at ``path``) with ``queries`` in place of its golden
     set's rows, each placed at its ``origins`` (file and line): one part of a streamed run
     (commands/stream_offline.py). The reader's checks hold within the part; the caller checks
