@@ -1,5 +1,6 @@
 """Golden sets from CSV and JSON Lines (issue 40 item 2): the same verdicts as the YAML golden
-queries, and every problem named by file, row and column."""
+queries; every problem named by file, line and column; a row's scenario and problems placed
+at the line the row starts on."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from behavegate.text import one_line
 if TYPE_CHECKING:
     from behavegate.commands.invocation import ValidateCommand
 
-# A problem a golden set's row holds is already named by its file and row ("golden.csv:4:expect").
+# A problem a golden set's row holds is already named by its file and line ("golden.csv:4:expect").
 _ROW_NAMED = re.compile(r"^[^\s:]+:\d+(?::|$)")
 
 

@@ -297,7 +297,7 @@ _COLUMN_OF = (
 
 
 def locate(problem: Problem, origins: Mapping[int, Origin]) -> Problem:
-    """A problem in the scenario made from a golden-set row, named by its file, row and column."""
+    """A problem in the scenario made from a golden-set row, named by its file, line and column."""
     found = _QUERY.match(problem.path)
     if found is None or int(found[1]) not in origins:
         return problem
