@@ -21,7 +21,7 @@ import hashlib
 import io
 import json
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -313,20 +313,26 @@ def locate(problem: Problem, origins: Mapping[int, Origin]) -> Problem:
 _DUPLICATE_IDS = "Duplicate scenario id: "
 
 
-def located(problems: Iterable[Problem], origins: Mapping[int, Origin], ids: Sequence[Any]) -> list[Problem]:
+def _ids(translated: Mapping[str, Any]) -> list[Any]:
+    """Each translated golden query's scenario id, by its index."""
+    return [item.get("id") if isinstance(item, dict) else None for item in translated.get("scenarios") or ()]
+
+
+def located(problems: Iterable[Problem], origins: Mapping[int, Origin], translated: Mapping[str, Any]) -> list[Problem]:
     """The contract reader's problems, those in a golden set's rows named by file and line
     (:func:`locate`); a scenario id repeated among the rows is named at each later row with
-    the lines of the rows before it (``ids``: each row's scenario id, by its index)."""
+    the lines of the rows before it (``translated``: the contract golden_queries made)."""
     out: list[Problem] = []
     for problem in problems:
-        if problem.path == "scenarios" and problem.text.startswith(_DUPLICATE_IDS) and (rows := _repeated(origins, ids)):
+        if problem.path == "scenarios" and problem.text.startswith(_DUPLICATE_IDS) and (rows := _repeated(origins, translated)):
             out += rows
         else:
             out.append(locate(problem, origins))
     return out
 
 
-def _repeated(origins: Mapping[int, Origin], ids: Sequence[Any]) -> list[Problem]:
+def _repeated(origins: Mapping[int, Origin], translated: Mapping[str, Any]) -> list[Problem]:
+    ids = _ids(translated)
     lines: dict[Any, list[Origin]] = {}
     for index, origin in origins.items():
         if index < len(ids) and isinstance(ids[index], str):
@@ -341,9 +347,13 @@ def _repeated(origins: Mapping[int, Origin], ids: Sequence[Any]) -> list[Problem
     return found
 
 
-def placed(contract: Contract, origins: Mapping[int, Origin], ids: Sequence[Any]) -> Contract:
-    """The contract with each golden-set row's scenario at its file and line (and every one of
-    its assertions on that line): what annotations, SARIF and the summary point at."""
+def placed(contract: Contract, origins: Mapping[int, Origin], translated: Mapping[str, Any]) -> Contract:
+    """The contract with each golden-set row's scenario (``origins``: by its index in the
+    ``translated`` contract) at its file and line, every one of its assertions on that line:
+    what annotations, SARIF and the summary point at."""
+    if not origins:
+        return contract
+    ids = _ids(translated)
     where = {ids[index]: origin for index, origin in origins.items() if index < len(ids)}
     scenarios = tuple(
         replace(

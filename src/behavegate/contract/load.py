@@ -101,17 +101,12 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
             raise
         from behavegate.contract.datasets import located
 
-        raise ContractError(located(error.problems, origins, _ids(raw))) from None
+        raise ContractError(located(error.problems, origins, raw)) from None
     if not origins:
         return contract
     from behavegate.contract.datasets import placed
 
-    return placed(contract, origins, _ids(raw))
-
-
-def _ids(translated: dict[str, Any]) -> list[Any]:
-    """Each translated golden query's scenario id, by its index."""
-    return [item.get("id") if isinstance(item, dict) else None for item in translated.get("scenarios") or ()]
+    return placed(contract, origins, raw)
 
 
 def golden_part(source: str, path: Path, root: Path, queries: list[Any], origins: Sequence[Origin] = ()) -> Contract:
@@ -126,13 +121,10 @@ def golden_part(source: str, path: Path, root: Path, queries: list[Any], origins
         raise ContractError([Problem("not a golden-query file")])
     raw["queries"] = queries  # the same dict: its keys keep their lines
     translated, _, _ = golden.to_contract(raw, lines, path, root)
-    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
-    contract = _Reader(lines).contract(translated, path=path, root=root, digest=digest)
-    if not origins:
-        return contract
     from behavegate.contract.datasets import placed
 
-    return placed(contract, dict(enumerate(origins)), _ids(translated))
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return placed(_Reader(lines).contract(translated, path=path, root=root, digest=digest), dict(enumerate(origins)), translated)
 
 
 class _Reader(ExpectFields):
