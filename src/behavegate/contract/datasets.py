@@ -8,10 +8,10 @@ with the same keys, decoded by msgspec into one typed record.
 
 Every problem is named ``file:line:column: message`` (the line a row starts on, counting
 the header and the lines a quoted CSV cell spans), including the problems the contract
-reader finds later in a row's expectations (:func:`locate`); its scenario points at that
-file and line too (:func:`placed`), so annotations, SARIF and the summary land on the row. Sizes are
-bounded by limits.py: the file as a contract is, rows as scenarios are, each cell as
-any text is, and reading stops after ``DATASET_MAX_PROBLEMS`` problems.
+reader finds later in a row's expectations (:func:`locate`); the row's scenario points at
+that file and line too (:func:`placed`), so annotations, SARIF and the summary land on the
+row. Sizes are bounded by limits.py: the file as a contract is, rows as scenarios are, each
+cell as any text is, and reading stops after ``DATASET_MAX_PROBLEMS`` problems.
 """
 
 from __future__ import annotations
