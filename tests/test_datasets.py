@@ -1,5 +1,6 @@
 """Golden sets from CSV and JSON Lines (issue 40 item 2): the same verdicts as the YAML golden
-queries, and every problem named by file, row and column."""
+queries; every problem named by file, line and column; a row's scenario and problems placed
+at the line the row starts on."""
 
 from __future__ import annotations
 
@@ -131,3 +132,74 @@ def test_the_editor_schema_takes_a_golden_set_file_as_queries() -> None:
     validator.validate(document)
     validator.validate({**document, "queries": "rows.JSONL"})
     assert not validator.is_valid({**document, "queries": "golden.txt"})
+
+
+# A quoted cell spanning two lines: the failing row "late" starts on line 4 (a spreadsheet's row 3).
+_CSV_ROWS = 'id,query,expected_elements\nearly,"Where is\nmy order?",friday\nlate,When does it ship?,tomorrow\n'
+_JSONL_ROWS = '{"id": "early", "query": "Where is my order?", "expected_elements": ["friday"]}\n\n\n'
+_JSONL_ROWS += '{"id": "late", "query": "When does it ship?", "expected_elements": ["tomorrow"]}\n'
+_OBSERVED = {"early": "It arrives on Friday.", "late": "It ships next week."}
+
+
+def _row_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str) -> tuple[int, Path]:
+    (tmp_path / "rows").mkdir()
+    (tmp_path / "rows" / name).write_text(text)
+    (tmp_path / "rows" / "golden.yml").write_text(HEAD.replace("{name}", name))
+    observed = [
+        {"id": key, "response": answer, "finish_reason": "stop", "response_complete": True, "tool_calls_complete": True}
+        for key, answer in _OBSERVED.items()
+    ]
+    (tmp_path / "observations.json").write_text(json.dumps({"version": 2, "scenarios": observed}))
+    monkeypatch.chdir(tmp_path)
+    args = ["test", "rows/golden.yml", "--observations", "observations.json", "--no-artifacts", "--annotations"]
+    return main([*args, "--sarif", "out.sarif", "--summary", "summary.md", "--format", "json", "--output", "out.json"]), tmp_path
+
+
+@pytest.mark.parametrize(("name", "text", "first"), [("golden.csv", _CSV_ROWS, 2), ("golden.jsonl", _JSONL_ROWS, 1)])
+def test_a_failing_golden_set_row_is_annotated_on_its_own_file_and_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str, text: str, first: int
+) -> None:
+    code, folder = _row_run(tmp_path, monkeypatch, name, text)
+    annotations = [line for line in capsys.readouterr().err.splitlines() if line.startswith("::error")]
+    assert code == 1
+    assert len(annotations) == 1 and annotations[0].startswith(f"::error file=rows/{name},line=4,title=behavegate fail%3A late ")
+    sarif = json.loads((folder / "out.sarif").read_text())
+    located = [r["locations"][0]["physicalLocation"] for r in sarif["runs"][0]["results"] if r["level"] == "error"]
+    assert [(p["artifactLocation"]["uri"], p["region"]["startLine"]) for p in located] == [(f"rows/{name}", 4)]
+    assert f"rows/{name}:4" in (folder / "summary.md").read_text()
+    where = json.loads((folder / "out.json").read_text())["behavegate"]["scenarios"]
+    assert where["early"] == {"file": f"rows/{name}", "line": first, "assertion_lines": {"response.icontains[0]": first}}
+    assert where["late"]["file"] == f"rows/{name}" and where["late"]["line"] == 4
+
+
+def test_a_row_problem_is_named_and_annotated_at_the_rows_physical_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = _CSV_ROWS.replace(",tomorrow\n", ',"[tomorrow"\n')
+    assert problems(tmp_path, "golden.csv", text) == [
+        "golden.csv:4:expected_elements: not valid JSON: Expecting value: line 1 column 2 (char 1)"
+    ]
+    (tmp_path / "run").mkdir()
+    code, _ = _row_run(tmp_path / "run", monkeypatch, "golden.csv", text)
+    annotations = [line for line in capsys.readouterr().err.splitlines() if line.startswith("::error")]
+    assert code == 2
+    assert annotations == [
+        "::error file=rows/golden.csv,line=4,title=behavegate%3A invalid contract::golden.csv:4:expected_elements: "
+        "not valid JSON: Expecting value: line 1 column 2 (char 1)"
+    ]
+
+
+def test_a_scenario_id_repeated_among_rows_names_both_rows_lines(tmp_path: Path) -> None:
+    text = 'id,query,expected_elements\nsame,"two\nlines",x\nother,hi,x\nsame,hello,x\n'
+    assert problems(tmp_path, "golden.csv", text) == ["golden.csv:5:id: Duplicate scenario id: ['same'], also on line 2"]
+    rows = [f'{{"id": "a", "query": "{query}", "expected_elements": ["x"]}}' for query in "xyz"]
+    assert problems(tmp_path, "golden.jsonl", "\n".join(rows) + "\n") == [
+        "golden.jsonl:2:id: Duplicate scenario id: ['a'], also on line 1",
+        "golden.jsonl:3:id: Duplicate scenario id: ['a'], also on lines 1, 2",
+    ]
+
+
+def test_a_csv_syntax_error_is_named_at_the_line_its_record_starts_on(tmp_path: Path) -> None:
+    text = 'query\n"one\ncell"\n"never closed\n'
+    found = problems(tmp_path, "golden.csv", text)
+    assert len(found) == 1 and found[0].startswith("golden.csv:4: not readable as CSV: ")

@@ -100,6 +100,10 @@ def test_a_jsonl_run_is_streamed_and_writes_the_whole_run_paths_report_byte_for_
     report = json.loads(text)
     assert report["summary"]["scenario_count"] == 2 * stream_offline.PART + 37
     assert report["behavegate"]["scores"]["tags"].keys() == {"orders", "vip"}
+    # Each row points at its own line of the golden set, in every part.
+    where = report["behavegate"]["scenarios"]
+    assert (where["order-0001"]["file"], where["order-0001"]["line"]) == ("golden.jsonl", 2)
+    assert (where["query-2036"]["file"], where["query-2036"]["line"]) == ("golden.jsonl", 2036)
 
 
 _STAMP = re.compile(r' timestamp="[^"]*"')

@@ -49,10 +49,13 @@ class Problem(Frozen):
     path: str = ""
     line: int | None = None
     human: str = ""  # what a person reads instead of ``text``, when skylos's words do not fit one line
+    # The file ``line`` is in, relative to the contract's folder ("" = the contract): a golden set's
+    # row (contract/datasets.py), whose ``path`` already names that file and line.
+    file: str = ""
 
     def located(self) -> str:
         where = self.path or "(document)"
-        if self.line is not None:
+        if self.line is not None and not self.file:
             where = f"{where} (line {self.line})"
         return f"{where}: {self._detail()}"
 

@@ -20,7 +20,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from behavegate import __version__
 from behavegate.commands.clock import Clock
@@ -31,6 +31,9 @@ from behavegate.github.views import OutputPaths, Views
 from behavegate.judge.scores import ScoreTotals
 from behavegate.model import Contract, Observation, RunFacts, Status, Timing
 from behavegate.text import one_line
+
+if TYPE_CHECKING:
+    from behavegate.contract.datasets import Origin  # imported for a golden set alone
 
 PART = 1000  # scenarios judged together: a part's results are all that is ever held
 _STREAMED_REQUEST = ("max_scenarios", "max_seconds", "max_assertions")  # the request flags this path honours
@@ -196,14 +199,14 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
     return run
 
 
-def _golden_parts(queries: Iterator[dict[str, Any]], source: str, path: Path, root: Path) -> Iterator[Contract]:
-    """A golden-query file's JSON Lines rows, a part at a time."""
+def _golden_parts(rows: Iterator[tuple[Origin, dict[str, Any]]], source: str, path: Path, root: Path) -> Iterator[Contract]:
+    """A golden-query file's JSON Lines rows, a part at a time, each at its file and line."""
     from behavegate.contract.load import golden_part
 
     before = 0
-    while part := _next_part(queries, before):
+    while part := _next_part(rows, before):
         before += len(part)
-        yield golden_part(source, path, root, part)
+        yield golden_part(source, path, root, [query for _, query in part], [origin for origin, _ in part])
 
 
 def _inline_parts(raw: dict[str, Any], lines: Any, source: str, path: Path, root: Path) -> Iterator[Contract]:
@@ -234,11 +237,11 @@ def _inline_parts(raw: dict[str, Any], lines: Any, source: str, path: Path, root
     return inline_parts(raw, lines, path, root, digest, PART)
 
 
-def _next_part(queries: Iterator[dict[str, Any]], before: int) -> list[dict[str, Any]]:
-    part: list[dict[str, Any]] = []
-    for query in queries:
+def _next_part(rows: Iterator[tuple[Origin, dict[str, Any]]], before: int) -> list[tuple[Origin, dict[str, Any]]]:
+    part: list[tuple[Origin, dict[str, Any]]] = []
+    for origin, query in rows:
         # A row without an id is named by its place in the whole set, as the whole-run path names it.
-        part.append(query if "id" in query else {"id": f"query-{before + len(part) + 1:03d}", **query})
+        part.append((origin, query if "id" in query else {"id": f"query-{before + len(part) + 1:03d}", **query}))
         if len(part) == PART:
             break
     return part

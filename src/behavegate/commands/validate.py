@@ -18,7 +18,7 @@ from behavegate.text import one_line
 if TYPE_CHECKING:
     from behavegate.commands.invocation import ValidateCommand
 
-# A problem a golden set's row holds is already named by its file and row ("golden.csv:4:expect").
+# A problem a golden set's row holds is already named by its file and line ("golden.csv:4:expect").
 _ROW_NAMED = re.compile(r"^[^\s:]+:\d+(?::|$)")
 
 
@@ -52,7 +52,8 @@ def _validate(path: Path, root: Path, shown: str) -> dict[str, Any]:
 
 
 def _entry(problem: Problem) -> dict[str, Any]:
-    return {"path": problem.path, "line": problem.line, "message": problem.detail()}
+    # "line" is the contract's; a golden set's row names its own file and line in "path".
+    return {"path": problem.path, "line": None if problem.file else problem.line, "message": problem.detail()}
 
 
 def _plain(message: str) -> dict[str, Any]:

@@ -6,11 +6,12 @@ holding any other version-2 expectation. A CSV list cell is a JSON array, or val
 separated by ``|``; an empty cell is a column left out. A JSON Lines row is an object
 with the same keys, decoded by msgspec into one typed record.
 
-Every problem is named ``file:row:column: message`` (CSV rows counted as a spreadsheet
-counts them, the header being row 1; JSON Lines rows by line), including the problems
-the contract reader finds later in a row's expectations (:func:`locate`). Sizes are
-bounded by limits.py: the file as a contract is, rows as scenarios are, each cell as
-any text is, and reading stops after ``DATASET_MAX_PROBLEMS`` problems.
+Every problem is named ``file:line:column: message`` (the line a row starts on, counting
+the header and the lines a quoted CSV cell spans), including the problems the contract
+reader finds later in a row's expectations (:func:`locate`); the row's scenario points at
+that file and line too (:func:`placed`), so annotations, SARIF and the summary land on the
+row. Sizes are bounded by limits.py: the file as a contract is, rows as scenarios are, each
+cell as any text is, and reading stops after ``DATASET_MAX_PROBLEMS`` problems.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ import msgspec
 from behavegate.contract import rules as f
 from behavegate.errors import ContractError, InputError, Problem
 from behavegate.files import read_project_text
-from behavegate.frozen import Frozen
+from behavegate.frozen import Frozen, replace
 from behavegate.limits import DATASET_MAX_PROBLEMS, INPUT_MAX_TEXT, V2_INPUT_MAX_VALUES, V2_MAX_INPUT_BYTES, V2_MAX_SCENARIOS
+from behavegate.model import Contract
 from behavegate.text import one_line
 
 COLUMNS = ("id", "query", "expected_tools", "expected_elements", "category", "expect")
@@ -41,8 +43,8 @@ SUFFIXES = (".csv", ".jsonl")
 class Origin(Frozen):
     """Where one query of a golden set came from."""
 
-    file: str  # as the contract names it
-    row: int  # CSV: the row as a spreadsheet numbers it (header = 1); JSON Lines: the line
+    file: str  # as the contract names it (relative to the contract's folder)
+    line: int  # the line the row starts on (header = 1; a quoted CSV cell may span lines)
 
 
 class Dataset(Frozen):
@@ -71,9 +73,9 @@ class _Problems:
         self.file = file
         self.found: list[Problem] = []
 
-    def add(self, row: int, column: str, message: str) -> None:
-        where = f"{self.file}:{row}:{column}" if column else f"{self.file}:{row}"
-        self.found.append(Problem(f"{where}: {message}", where))
+    def add(self, line: int, column: str, message: str) -> None:
+        where = f"{self.file}:{line}:{column}" if column else f"{self.file}:{line}"
+        self.found.append(Problem(f"{where}: {message}", where, line, file=self.file))
         if len(self.found) >= DATASET_MAX_PROBLEMS:
             raise _Stop
 
@@ -93,12 +95,12 @@ def read_dataset(name: str, contract_dir: Path, root: Path) -> Dataset:
     origins: list[Origin] = []
     rows = _csv_rows(text, problems) if suffix == ".csv" else _jsonl_rows(text.split("\n"), problems)
     try:
-        for row, query in rows:
+        for line, query in rows:
             if len(queries) == V2_MAX_SCENARIOS:
-                problems.add(row, "", f"a golden set holds at most {V2_MAX_SCENARIOS:,} rows")
+                problems.add(line, "", f"a golden set holds at most {V2_MAX_SCENARIOS:,} rows")
                 break
             queries.append(query)
-            origins.append(Origin(name, row))
+            origins.append(Origin(name, line))
     except _Stop:
         pass
     if problems.found:
@@ -143,18 +145,18 @@ def _csv_rows(text: str, problems: _Problems) -> Iterator[tuple[int, dict[str, A
 
 
 def _records(reader: Any, problems: _Problems) -> Iterator[tuple[int, list[str]]]:
-    """Each record with its row number; a CSV syntax error is the last problem of the file."""
-    row = 0
+    """Each record with the line it starts on (the reader counts the lines it has read, a
+    quoted cell's included); a CSV syntax error is the last problem of the file."""
     while True:
+        line = reader.line_num + 1
         try:
             cells = next(reader)
         except StopIteration:
             return
         except csv.Error as error:  # an unclosed quote, a cell past the csv module's field limit
-            problems.add(row + 1, "", f"not readable as CSV: {error}")
+            problems.add(line, "", f"not readable as CSV: {error}")
             return
-        row += 1
-        yield row, cells
+        yield line, cells
 
 
 def _header(cells: list[str], problems: _Problems) -> list[str | None]:
@@ -227,15 +229,15 @@ _AT = re.compile(r" - at `\$(?:\.([A-Za-z_]+)|\[)?[^`]*`$")
 _UNKNOWN = re.compile(r"Object contains unknown field `(.*)`")
 
 
-def jsonl_queries(name: str, lines: Iterable[str]) -> Iterator[dict[str, Any]]:
-    """The golden queries of a JSON Lines golden set read a line at a time (a streamed run:
-    commands/stream_offline.py). The first problem raises ContractError; the whole-file
-    limits (rows, size) are the caller's."""
+def jsonl_queries(name: str, lines: Iterable[str]) -> Iterator[tuple[Origin, dict[str, Any]]]:
+    """The golden queries of a JSON Lines golden set read a line at a time, each with where it
+    came from (a streamed run: commands/stream_offline.py). The first problem raises
+    ContractError; the whole-file limits (rows, size) are the caller's."""
     problems = _Problems(name)
-    for _, query in _jsonl_rows(lines, problems):
+    for line, query in _jsonl_rows(lines, problems):
         if problems.found:
             break
-        yield query
+        yield Origin(name, line), query
     if problems.found:
         raise ContractError(problems.found)
 
@@ -295,14 +297,73 @@ _COLUMN_OF = (
 
 
 def locate(problem: Problem, origins: Mapping[int, Origin]) -> Problem:
-    """A problem in the scenario made from a golden-set row, named by its file, row and column."""
+    """A problem in the scenario made from a golden-set row, named by its file, line and column."""
     found = _QUERY.match(problem.path)
     if found is None or int(found[1]) not in origins:
         return problem
     origin, rest = origins[int(found[1])], found[2]
     column = next((name for prefix, name in _COLUMN_OF if rest.startswith(prefix)), "")
-    where = f"{origin.file}:{origin.row}:{column}" if column else f"{origin.file}:{origin.row}"
+    where = f"{origin.file}:{origin.line}:{column}" if column else f"{origin.file}:{origin.line}"
     # "scenarios[2].expect.tools.max_calls must be ..." reads "expect.tools.max_calls must be ...".
     inner = re.compile(rf"\b(?:scenarios|queries)\[{found[1]}\]\.?")
     human = inner.sub("", problem.human) if problem.human else ""
-    return Problem(f"{where}: {inner.sub('', problem.text)}", where, None, human)
+    return Problem(f"{where}: {inner.sub('', problem.text)}", where, origin.line, human, origin.file)
+
+
+_DUPLICATE_IDS = "Duplicate scenario id: "
+
+
+def _ids(translated: Mapping[str, Any]) -> list[Any]:
+    """Each translated golden query's scenario id, by its index."""
+    return [item.get("id") if isinstance(item, dict) else None for item in translated.get("scenarios") or ()]
+
+
+def located(problems: Iterable[Problem], origins: Mapping[int, Origin], translated: Mapping[str, Any]) -> list[Problem]:
+    """The contract reader's problems, those in a golden set's rows named by file and line
+    (:func:`locate`); a scenario id repeated among the rows is named at each later row with
+    the lines of the rows before it (``translated``: the contract golden_queries made)."""
+    out: list[Problem] = []
+    for problem in problems:
+        if problem.path == "scenarios" and problem.text.startswith(_DUPLICATE_IDS) and (rows := _repeated(origins, translated)):
+            out += rows
+        else:
+            out.append(locate(problem, origins))
+    return out
+
+
+def _repeated(origins: Mapping[int, Origin], translated: Mapping[str, Any]) -> list[Problem]:
+    ids = _ids(translated)
+    lines: dict[Any, list[Origin]] = {}
+    for index, origin in origins.items():
+        if index < len(ids) and isinstance(ids[index], str):
+            lines.setdefault(ids[index], []).append(origin)
+    found: list[Problem] = []
+    for scenario_id, rows in lines.items():
+        for later, origin in enumerate(rows[1:], start=1):
+            where = f"{origin.file}:{origin.line}:id"
+            before = ", ".join(str(row.line) for row in rows[:later])
+            text = f"{where}: {_DUPLICATE_IDS}{[scenario_id]}, also on line{'s' * (later > 1)} {before}"
+            found.append(Problem(text, where, origin.line, file=origin.file))
+    return found
+
+
+def placed(contract: Contract, origins: Mapping[int, Origin], translated: Mapping[str, Any]) -> Contract:
+    """The contract with each golden-set row's scenario (``origins``: by its index in the
+    ``translated`` contract) at its file and line, every one of its assertions on that line:
+    what annotations, SARIF and the summary point at."""
+    if not origins:
+        return contract
+    ids = _ids(translated)
+    where = {ids[index]: origin for index, origin in origins.items() if index < len(ids)}
+    scenarios = tuple(
+        replace(
+            scenario,
+            file=origin.file,
+            line=origin.line,
+            assertion_lines={assertion: origin.line for assertion in scenario.assertion_lines},
+        )
+        if not scenario.source and (origin := where.get(scenario.id)) is not None
+        else scenario
+        for scenario in contract.scenarios
+    )
+    return replace(contract, scenarios=scenarios)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,19 +95,25 @@ def parse_contract_text(source: str, path: Path, root: Path, *, max_assertions: 
         if golden.is_golden(raw):
             raw, origins, reader.included = golden.to_contract(raw, lines, path, root)
     try:
-        return reader.contract(raw, path=path, root=root, digest=digest)
+        contract = reader.contract(raw, path=path, root=root, digest=digest)
     except ContractError as error:
         if not origins:
             raise
-        from behavegate.contract.datasets import locate
+        from behavegate.contract.datasets import located
 
-        raise ContractError([locate(problem, origins) for problem in error.problems]) from None
+        raise ContractError(located(error.problems, origins, raw)) from None
+    if not origins:
+        return contract
+    from behavegate.contract.datasets import placed
+
+    return placed(contract, origins, raw)
 
 
-def golden_part(source: str, path: Path, root: Path, queries: list[Any]) -> Contract:
+def golden_part(source: str, path: Path, root: Path, queries: list[Any], origins: Sequence[Origin] = ()) -> Contract:
     """The golden-query file ``source`` (at ``path``) with ``queries`` in place of its golden
-    set's rows: one part of a streamed run (commands/stream_offline.py). The reader's checks
-    hold within the part; the caller checks what spans parts (ids, counts)."""
+    set's rows, each placed at its ``origins`` (file and line): one part of a streamed run
+    (commands/stream_offline.py). The reader's checks hold within the part; the caller checks
+    what spans parts (ids, counts)."""
     from behavegate.contract import golden_queries as golden
 
     raw, lines = load_yaml(source, max_values=V2_INPUT_MAX_VALUES)
@@ -114,7 +121,10 @@ def golden_part(source: str, path: Path, root: Path, queries: list[Any]) -> Cont
         raise ContractError([Problem("not a golden-query file")])
     raw["queries"] = queries  # the same dict: its keys keep their lines
     translated, _, _ = golden.to_contract(raw, lines, path, root)
-    return _Reader(lines).contract(translated, path=path, root=root, digest=hashlib.sha256(source.encode("utf-8")).hexdigest())
+    from behavegate.contract.datasets import placed
+
+    digest = hashlib.sha256(source.encode("utf-8")).hexdigest()
+    return placed(_Reader(lines).contract(translated, path=path, root=root, digest=digest), dict(enumerate(origins)), translated)
 
 
 class _Reader(ExpectFields):

@@ -8,6 +8,7 @@ import contextlib
 import itertools
 import json
 import os
+import posixpath
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -231,7 +232,8 @@ def deliver_ci_error(
         from behavegate.render.annotations import command
 
         lines = [
-            command("error", p.located(), file=contract_path, line=p.line, title="behavegate: invalid contract") for p in problems
+            command("error", p.located(), file=_problem_file(contract_path, p), line=p.line, title="behavegate: invalid contract")
+            for p in problems
         ]
         console.commands(lines or [command("error", message, title=title)], stderr=views.json_on_stdout)
     if paths.github_output:
@@ -250,3 +252,11 @@ def deliver_ci_error(
             "cost": "",
         }
         quietly(paths.github_output, output_block(step_paths(values, root)), "--github-output", append=True)
+
+
+def _problem_file(contract_path: str, problem: Problem) -> str:
+    """The file a problem is in as the annotations name it: the contract's, or a golden set's
+    (``problem.file``, relative to the contract's folder) beside it."""
+    if not problem.file:
+        return contract_path
+    return posixpath.normpath(posixpath.join(posixpath.dirname(contract_path), problem.file))
