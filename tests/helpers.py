@@ -718,3 +718,54 @@ TEMPLATE_TAGS = {
     "footer",
     "script",
 }
+
+
+# --- the streamed offline path (commands/stream_offline.py) beside the whole-run path -------
+
+
+def stream_entry(scenario_id: str, i: int, attempt: int = 0) -> dict[str, Any]:
+    """Scenario ``i``'s observation: some fail a check, some are cut off (incomplete); the
+    latency differs by attempt."""
+    calls: list[dict[str, Any]] = [{"name": "lookup_order", "arguments": {"order_id": f"A-{i}"}}]
+    if i % 7 == 3:
+        calls.append({"name": "delete_account", "arguments": "{}"})
+    return {
+        "id": scenario_id,
+        "response": f"Order A-{i} ships tomorrow." if i % 11 else "As an AI I cannot.",
+        "finish_reason": "stop" if i % 13 else "length",
+        "response_complete": bool(i % 13),
+        "tool_calls_complete": bool(i % 13),
+        "tool_calls": calls,
+        "latency_ms": 100.5 * (i % 30) + attempt,
+    }
+
+
+def offline_path_run(monkeypatch: pytest.MonkeyPatch, args: Sequence[str], *, whole: bool) -> tuple[int, bool]:
+    """``main(args)``: (exit, whether the streamed path took the run). ``whole``: forced onto
+    the whole-run path, for the rest of the test (so call it last)."""
+    from behavegate.commands import stream_offline
+
+    streamed: list[int | None] = []
+    real = stream_offline.run_streaming
+
+    def spy(*spied: Any) -> int | None:
+        streamed.append(real(*spied))
+        return streamed[-1]
+
+    monkeypatch.setattr(stream_offline, "run_streaming", spy)
+    if whole:
+        monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
+    code = main(list(args))
+    return code, bool(streamed) and streamed[0] is not None
+
+
+def streamed_and_whole(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, *extra: str
+) -> tuple[tuple[int, str, bool], tuple[int, str]]:
+    """contract.yml judged against observations.jsonl in ``folder``: (exit, JSON report,
+    streamed) by the default path, then (exit, JSON report) by the whole-run path."""
+    monkeypatch.chdir(folder)
+    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts", *extra]
+    code, streamed = offline_path_run(monkeypatch, [*args, "--output", "stream.json"], whole=False)
+    whole_code, _ = offline_path_run(monkeypatch, [*args, "--output", "whole.json"], whole=True)
+    return (code, (folder / "stream.json").read_text(), streamed), (whole_code, (folder / "whole.json").read_text())

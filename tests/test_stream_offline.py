@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import offline_path_run, stream_entry, streamed_and_whole
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -47,20 +48,7 @@ def _row(i: int) -> dict[str, Any]:
 
 
 def _entry(i: int, attempt: int = 0) -> dict[str, Any]:
-    sid = f"order-{i:04d}" if i % 5 else f"query-{i + 1:03d}"
-    calls = [{"name": "lookup_order", "arguments": {"order_id": f"A-{i}"}}]
-    if i % 7 == 3:
-        calls.append({"name": "delete_account", "arguments": "{}"})
-    entry: dict[str, Any] = {
-        "id": sid,
-        "response": f"Order A-{i} ships tomorrow." if i % 11 else "As an AI I cannot.",
-        "finish_reason": "stop" if i % 13 else "length",
-        "response_complete": bool(i % 13),
-        "tool_calls_complete": bool(i % 13),
-        "tool_calls": calls,
-        "latency_ms": 100.5 * (i % 30) + attempt,
-    }
-    return entry
+    return stream_entry(f"order-{i:04d}" if i % 5 else f"query-{i + 1:03d}", i, attempt)
 
 
 def _suite(folder: Path, rows: int, entries: list[dict[str, Any]] | None = None) -> None:
@@ -70,30 +58,11 @@ def _suite(folder: Path, rows: int, entries: list[dict[str, Any]] | None = None)
     (folder / "observations.jsonl").write_text("".join(json.dumps(e) + "\n" for e in found))
 
 
-def _both(folder: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[tuple[int, str, bool], tuple[int, str]]:
-    """(exit, report text, streamed) by the default path, then (exit, report text) by the whole-run path."""
-    monkeypatch.chdir(folder)
-    streamed: list[int | None] = []
-    real = stream_offline.run_streaming
-
-    def spy(*args: Any) -> int | None:
-        streamed.append(real(*args))
-        return streamed[-1]
-
-    monkeypatch.setattr(stream_offline, "run_streaming", spy)
-    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts", *extra]
-    first = main([*args, "--output", "stream.json"])
-    monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
-    second = main([*args, "--output", "whole.json"])
-    took = bool(streamed) and streamed[0] is not None
-    return (first, (folder / "stream.json").read_text(), took), (second, (folder / "whole.json").read_text())
-
-
 def test_a_jsonl_run_is_streamed_and_writes_the_whole_run_paths_report_byte_for_byte(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _suite(tmp_path, 2 * stream_offline.PART + 37)  # three parts, the last one short
-    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    (code, text, streamed), (whole_code, whole_text) = streamed_and_whole(tmp_path, monkeypatch)
     assert streamed
     assert code == whole_code == 1
     assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)  # all but the clock's readings
@@ -112,19 +81,9 @@ _STAMP = re.compile(r' timestamp="[^"]*"')
 def _views(folder: Path, out: str, monkeypatch: pytest.MonkeyPatch, *, whole: bool) -> tuple[int, str, str, bool]:
     """(exit, JUnit, summary, streamed) of a run by the default path, or by the whole-run one."""
     monkeypatch.chdir(folder)
-    streamed: list[int | None] = []
-    real = stream_offline.run_streaming
-
-    def spy(*args: Any) -> int | None:
-        streamed.append(real(*args))
-        return streamed[-1]
-
-    monkeypatch.setattr(stream_offline, "run_streaming", spy)
-    if whole:
-        monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
     args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts"]
-    code = main([*args, "--output", f"{out}/report.json", "--junit", f"{out}/junit.xml", "--summary", f"{out}/summary.md"])
-    took = bool(streamed) and streamed[0] is not None
+    views = ["--output", f"{out}/report.json", "--junit", f"{out}/junit.xml", "--summary", f"{out}/summary.md"]
+    code, took = offline_path_run(monkeypatch, [*args, *views], whole=whole)
     return code, (folder / out / "junit.xml").read_text(), (folder / out / "summary.md").read_text(), took
 
 
@@ -157,7 +116,7 @@ def test_observations_out_of_the_rows_order_give_way_to_the_whole_run_path(
     entries = [_entry(i) for i in range(40)]
     entries[3], entries[30] = entries[30], entries[3]
     _suite(tmp_path, 40, entries)
-    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    (code, text, streamed), (whole_code, whole_text) = streamed_and_whole(tmp_path, monkeypatch)
     assert not streamed
     assert code == whole_code and _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)
 
@@ -166,7 +125,7 @@ def test_an_observation_of_no_scenario_is_refused_as_the_whole_run_path_refuses_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _suite(tmp_path, 10, [*(_entry(i) for i in range(10)), {**_entry(1), "id": "stranger"}])
-    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    (code, text, streamed), _ = streamed_and_whole(tmp_path, monkeypatch)
     assert (code, streamed) == (2, False)
     assert "observations contain scenarios not defined by the contract: ['stranger']" in text
 
@@ -192,7 +151,7 @@ def test_a_file_past_the_value_cap_only_as_a_whole_is_refused_as_the_whole_run_p
     cap = total - 1  # every line far within it, the file one value past it
     monkeypatch.setattr(limits, "V2_INPUT_MAX_VALUES", cap)
     monkeypatch.setattr(observation_file, "V2_INPUT_MAX_VALUES", cap)
-    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    (code, text, streamed), (whole_code, whole_text) = streamed_and_whole(tmp_path, monkeypatch)
     assert (code, streamed, whole_code) == (2, False, 2)
     assert f"Observation file exceeds {cap} values" in text and text == whole_text
 
@@ -233,14 +192,19 @@ def test_a_jsonl_observation_file_with_a_bad_line_names_the_line(
     assert "Invalid observation JSON: line 5:" in capsys.readouterr().out
 
 
+# The child's own peak is its VmHWM, which exec starts afresh. Not ru_maxrss: on Linux a child
+# inherits in it the peak of the process that spawned it, so under xdist a worker that had
+# judged big suites in process made this run look like the whole-run path's (the old xfail).
 _PEAK = """
-import resource, runpy, sys
+import runpy, sys
 sys.argv = ["behavegate", *sys.argv[1:]]
 try:
     runpy.run_module("behavegate", run_name="__main__")
 except SystemExit as done:
     code = done.code
-print("peak", code, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+with open("/proc/self/status", encoding="ascii") as status:
+    peak = next(int(line.split()[1]) for line in status if line.startswith("VmHWM:"))
+print("peak", code, peak // 1024)
 """
 
 
@@ -298,6 +262,6 @@ def test_a_key_written_twice_in_an_observation_line_is_refused_by_the_whole_run_
     lines = (tmp_path / "observations.jsonl").read_text().splitlines()
     lines[1] = lines[1][:-1] + ', "refusal": false, "refusal": true}'
     (tmp_path / "observations.jsonl").write_text("\n".join(lines) + "\n")
-    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    (code, text, streamed), _ = streamed_and_whole(tmp_path, monkeypatch)
     assert (code, streamed) == (2, False)
     assert "Duplicate observation mapping key: 'refusal'" in text

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import stream_entry, streamed_and_whole
 
-from behavegate.cli import main
 from behavegate.commands import stream_offline
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,38 +40,7 @@ def _id(i: int) -> str:
 
 
 def _entry(i: int, attempt: int = 0) -> dict[str, Any]:
-    """Scenario ``i``'s answer: some fail a check, some are cut off (incomplete), some tried twice."""
-    calls = [{"name": "lookup_order", "arguments": {"order_id": f"A-{i}"}}]
-    if i % 7 == 3:
-        calls.append({"name": "delete_account", "arguments": "{}"})
-    return {
-        "id": _id(i),
-        "response": f"Order A-{i} ships tomorrow." if i % 11 else "As an AI I cannot.",
-        "finish_reason": "stop" if i % 13 else "length",
-        "response_complete": bool(i % 13),
-        "tool_calls_complete": bool(i % 13),
-        "tool_calls": calls,
-        "latency_ms": 100.5 * (i % 30) + attempt,
-    }
-
-
-def _both(folder: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple[int, str, bool], tuple[int, str]]:
-    """(exit, report text, streamed) by the default path, then (exit, report text) by the whole-run path."""
-    monkeypatch.chdir(folder)
-    streamed: list[int | None] = []
-    real = stream_offline.run_streaming
-
-    def spy(*args: Any) -> int | None:
-        streamed.append(real(*args))
-        return streamed[-1]
-
-    monkeypatch.setattr(stream_offline, "run_streaming", spy)
-    args = ["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts"]
-    first = main([*args, "--output", "stream.json"])
-    monkeypatch.setattr(stream_offline, "streamable", lambda command: False)
-    second = main([*args, "--output", "whole.json"])
-    took = bool(streamed) and streamed[0] is not None
-    return (first, (folder / "stream.json").read_text(), took), (second, (folder / "whole.json").read_text())
+    return stream_entry(_id(i), i, attempt)
 
 
 def _inline_scenario(i: int) -> str:
@@ -101,7 +70,7 @@ def test_a_yaml_contracts_own_scenarios_are_streamed_into_the_whole_run_paths_re
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _inline_suite(tmp_path, 2 * stream_offline.PART + 37)  # three parts, the last one short
-    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    (code, text, streamed), (whole_code, whole_text) = streamed_and_whole(tmp_path, monkeypatch)
     assert streamed
     assert code == whole_code == 1
     assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)  # lines of scenarios and assertions included
@@ -120,7 +89,7 @@ def test_a_problem_in_a_later_part_of_a_yaml_contract_is_worded_with_its_place_i
     lines = (tmp_path / "contract.yml").read_text().splitlines(keepends=True)
     lines[line - 1] = lines[line - 1].replace("prompt:", "promt:")
     (tmp_path / "contract.yml").write_text("".join(lines))
-    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    (code, text, streamed), (whole_code, whole_text) = streamed_and_whole(tmp_path, monkeypatch)
     assert (code, streamed) == (whole_code, False) == (2, False)
     assert f"scenarios[{index}].promt (line {line}): Unknown behavior contract key" in text
     assert _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)
@@ -133,7 +102,7 @@ def test_a_scenario_id_repeated_across_parts_of_a_yaml_contract_is_named_by_the_
     late = _id(stream_offline.PART + 5)
     text = (tmp_path / "contract.yml").read_text().replace(f"id: {late}\n", f"id: {_id(1)}\n")
     (tmp_path / "contract.yml").write_text(text)
-    (code, text, streamed), _ = _both(tmp_path, monkeypatch)
+    (code, text, streamed), _ = streamed_and_whole(tmp_path, monkeypatch)
     assert (code, streamed) == (2, False)
     assert f"Duplicate scenario id: ['{_id(1)}']" in text
 
@@ -198,6 +167,6 @@ def test_a_yaml_contract_whose_scenarios_ask_for_more_than_one_run_keeps_to_the_
     _inline_suite(tmp_path, 30)
     text = (tmp_path / "contract.yml").read_text().replace("    tags: [vip]\n", "    tags: [vip]\n    runs: 2\n", 1)
     (tmp_path / "contract.yml").write_text(text)
-    (code, text, streamed), (whole_code, whole_text) = _both(tmp_path, monkeypatch)
+    (code, text, streamed), (whole_code, whole_text) = streamed_and_whole(tmp_path, monkeypatch)
     assert not streamed
     assert code == whole_code and _CLOCK.sub("", text) == _CLOCK.sub("", whole_text)
