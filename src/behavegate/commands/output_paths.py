@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from behavegate.errors import InputError
+from behavegate.errors import InputError, OutputClash
 from behavegate.files import Place
 
 if TYPE_CHECKING:
@@ -34,13 +34,40 @@ def place_flag(paths: OutputPaths, flag: str, root: Path) -> Place:
         raise
 
 
-def check_outputs(paths: OutputPaths, root: Path) -> None:
-    """Refuse a bad output path now, not after a paid-for live run."""
+def check_outputs(paths: OutputPaths, root: Path, inputs: Mapping[str, Path | None] | None = None) -> None:
+    """Refuse a bad output path now, not after a paid-for live run: each one by the path rule,
+    and any two flags that would replace the same file (the later file silently took the
+    earlier one's place: a JUnit file holding the summary), or a file the run reads
+    (``inputs``, by what names it: the report written over the observations it judged)."""
     from behavegate.files import check_output
 
+    seen: dict[tuple[object, ...], str] = {}  # a file -> the flag (or the input) naming it
+    for name, read in (inputs or {}).items():
+        if read is not None:
+            seen.setdefault(_same_file_key(Path(os.path.abspath(read))), name)
     for flag, path in paths.by_flag().items():
         if path:
-            check_output(place_flag(paths, flag, root), "--" + flag.replace("_", "-"))
+            label = "--" + flag.replace("_", "-")
+            place = place_flag(paths, flag, root)
+            check_output(place, label)
+            if place.append:  # the runner's own files are appended to: nothing there is replaced
+                continue
+            if (other := seen.setdefault(_same_file_key(place.path), flag)) == flag:
+                continue
+            if other in paths.by_flag():
+                shown = "--" + other.replace("_", "-")
+                raise OutputClash(f"{label} {path} names the same file as {shown}: one would replace the other", (other, flag))
+            raise OutputClash(f"{label} {path} names the file of {other}: the run would write over what it reads", (flag,))
+
+
+def _same_file_key(path: Path) -> tuple[object, ...]:
+    """What identifies the file at ``path``: its device and inode when it exists (a hard link,
+    another spelling of the name), else its absolute path."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return ("path", str(path))
+    return ("inode", info.st_dev, info.st_ino)
 
 
 def show_output(views: Views, output: str | Iterable[str], root: Path, console: Console, noun: str) -> dict[str, str]:

@@ -1,0 +1,94 @@
+"""A hostile review of issue 41's changes (records as frozen msgspec Structs, the streamed
+offline path with its JUnit and summary): each test pins a finding, as an attacker or a
+careless user would meet it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from behavegate.cli import main
+
+CONTRACT = """\
+version: 2
+agent:
+  model: m
+queries: golden.jsonl
+"""
+
+
+@pytest.fixture(autouse=True)
+def _in_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+
+
+def _suite(folder: Path, rows: int = 3) -> None:
+    (folder / "contract.yml").write_text(CONTRACT)
+    golden = ({"id": f"s{i}", "query": f"q{i}", "expect": {"response": {"contains": [f"A{i}"]}}} for i in range(rows))
+    (folder / "golden.jsonl").write_text("".join(json.dumps(row) + "\n" for row in golden))
+    entries = (
+        {"id": f"s{i}", "response": f"A{i}", "response_complete": True, "tool_calls_complete": True, "tool_calls": []}
+        for i in range(rows)
+    )
+    (folder / "observations.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in entries))
+
+
+def _test(*flags: str) -> int:
+    return main(["test", "contract.yml", "--observations", "observations.jsonl", "--format", "json", "--no-artifacts", *flags])
+
+
+# --- two output flags, or an output flag and an input, naming one file -----------------------
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--output", "r.json", "--junit", "x.txt", "--summary", "x.txt"], "--summary x.txt names the same file as --junit"),
+        (["--output", "x.txt", "--junit", "x.txt"], "--junit x.txt names the same file as --output"),
+        (["--output", "out/../r.json"], "must not contain '..'"),
+        (["--output", "r.json", "--summary", "./r.json"], "--summary ./r.json names the same file as --output"),
+    ],
+)
+def test_two_output_flags_naming_one_file_are_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str], named: str
+) -> None:
+    # Before: exit 1 with x.txt holding the summary only; the JUnit file CI was told to read was gone.
+    _suite(tmp_path)
+    assert _test(*flags) == 2
+    assert named in capsys.readouterr().err
+    assert not (tmp_path / "x.txt").exists()  # neither clashing file is written, not even with the error
+    if (tmp_path / "r.json").exists():  # an --output no other flag names still says why
+        assert json.loads((tmp_path / "r.json").read_text())["error"].startswith(named)
+
+
+def test_a_hard_link_to_another_output_is_the_same_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _suite(tmp_path)
+    (tmp_path / "junit.xml").write_text("old")
+    (tmp_path / "summary.md").hardlink_to(tmp_path / "junit.xml")
+    assert _test("--output", "r.json", "--junit", "junit.xml", "--summary", "summary.md") == 2
+    assert "--summary summary.md names the same file as --junit" in capsys.readouterr().err
+    assert (tmp_path / "junit.xml").read_text() == "old"
+
+
+@pytest.mark.parametrize(("flag", "named"), [("--junit", "--observations"), ("--output", "the contract")])
+def test_an_output_flag_naming_a_file_the_run_reads_is_refused_and_the_file_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, named: str
+) -> None:
+    # Before: exit 1, and the observation file (or the contract) replaced by the JUnit file (or the report).
+    _suite(tmp_path)
+    target = "observations.jsonl" if named == "--observations" else "contract.yml"
+    before = (tmp_path / target).read_bytes()
+    flags = ["--output", "r.json"] if flag == "--junit" else []
+    assert _test(*flags, flag, target) == 2
+    assert f"{flag} {target} names the file of {named}: the run would write over what it reads" in capsys.readouterr().err
+    assert (tmp_path / target).read_bytes() == before
+
+
+def test_distinct_output_files_are_all_written(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    assert _test("--output", "r.json", "--junit", "junit.xml", "--summary", "summary.md") == 0
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "pass"
+    assert (tmp_path / "junit.xml").read_text().startswith("<?xml")
+    assert (tmp_path / "summary.md").read_text().startswith("## ")
