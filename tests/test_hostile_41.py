@@ -92,3 +92,20 @@ def test_distinct_output_files_are_all_written(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "r.json").read_text())["status"] == "pass"
     assert (tmp_path / "junit.xml").read_text().startswith("<?xml")
     assert (tmp_path / "summary.md").read_text().startswith("## ")
+
+
+# --- records: a field left out of the repr stays out of every printed form --------------------
+
+
+def test_a_token_left_out_of_the_repr_is_not_given_to_pretty_printers() -> None:
+    # rich (a user's traceback with show_locals, pretty.pprint) prints a Struct by __rich_repr__,
+    # which msgspec fills with every field: before, the judge's and the agent's tokens were shown.
+    from behavegate.evidence.judge_client import JudgeSettings
+    from behavegate.evidence.trust import Credentials
+
+    credentials = Credentials("tok-SECRET")
+    settings = JudgeSettings(None, credentials, "m", 1.0, 10, 1, hidden=("tok-SECRET", "agent-SECRET"))
+    for record in (credentials, settings):
+        for text in (repr(record), str(record), f"{record!r}", repr(list(record.__rich_repr__()))):
+            assert "SECRET" not in text
+    assert dict(settings.__rich_repr__())["model"] == "m"  # the rest is shown as before

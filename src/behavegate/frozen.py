@@ -16,7 +16,7 @@ of equality or out of their repr say so with :func:`not_compared` and :func:`not
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, dataclass_transform
 
 import msgspec
@@ -57,7 +57,10 @@ def not_compared(*names: str) -> Callable[[type[T]], type[T]]:
 
 
 def not_shown(*names: str) -> Callable[[type[T]], type[T]]:
-    """Leave ``names`` out of a record's repr (a token, what a secret-scrubber hides)."""
+    """Leave ``names`` out of a record's repr (a token, what a secret-scrubber hides), and out of
+    what a Struct gives pretty-printers (``__rich_repr__``: rich, as a user's traceback with
+    locals shows a record, would otherwise print every field, where a dataclass's
+    ``repr=False`` field stayed hidden)."""
 
     def decorate(cls: type[T]) -> type[T]:
         shown = tuple(name for name in cls.__struct_fields__ if name not in names)  # type: ignore[attr-defined]
@@ -66,7 +69,12 @@ def not_shown(*names: str) -> Callable[[type[T]], type[T]]:
             inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
             return f"{type(self).__name__}({inner})"
 
+        def __rich_repr__(self: Any) -> Iterator[tuple[str, Any]]:
+            for name in shown:
+                yield name, getattr(self, name)
+
         cls.__repr__ = __repr__  # type: ignore[method-assign]
+        cls.__rich_repr__ = __rich_repr__  # type: ignore[attr-defined]
         return cls
 
     return decorate
