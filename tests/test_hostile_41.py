@@ -109,3 +109,19 @@ def test_a_token_left_out_of_the_repr_is_not_given_to_pretty_printers() -> None:
         for text in (repr(record), str(record), f"{record!r}", repr(list(record.__rich_repr__()))):
             assert "SECRET" not in text
     assert dict(settings.__rich_repr__())["model"] == "m"  # the rest is shown as before
+
+
+def test_a_record_leaving_a_field_out_of_equality_still_equals_itself_holding_nan() -> None:
+    # A Struct's own __eq__ and a dataclass's (a tuple comparison) take identity first; the
+    # replacement not_compared installs compared with == alone, so Q(nan) != Q(nan).
+    from behavegate.frozen import Frozen, not_compared
+
+    @not_compared("note")
+    class Measured(Frozen):
+        value: float
+        note: str = ""
+
+    nan = float("nan")
+    one = Measured(nan, "a")
+    assert one == one and one == Measured(nan, "b") and hash(one) == hash(Measured(nan, "b"))
+    assert Measured(1.0) != Measured(2.0) and Measured(1.0, "a") == Measured(1.0, "b")

@@ -44,7 +44,9 @@ def not_compared(*names: str) -> Callable[[type[T]], type[T]]:
         def __eq__(self: Any, other: object) -> bool:
             if type(other) is not type(self):
                 return NotImplemented
-            return all(getattr(self, name) == getattr(other, name) for name in kept)
+            # Identity first, as a dataclass's tuple comparison does: a record holding NaN (or any
+            # value unequal to itself) still equals itself, as a Struct's own __eq__ has it too.
+            return all((a := getattr(self, name)) is (b := getattr(other, name)) or a == b for name in kept)
 
         def __hash__(self: Any) -> int:
             return hash(tuple(getattr(self, name) for name in kept))
