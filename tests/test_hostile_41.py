@@ -125,3 +125,17 @@ def test_a_record_leaving_a_field_out_of_equality_still_equals_itself_holding_na
     one = Measured(nan, "a")
     assert one == one and one == Measured(nan, "b") and hash(one) == hash(Measured(nan, "b"))
     assert Measured(1.0) != Measured(2.0) and Measured(1.0, "a") == Measured(1.0, "b")
+
+
+def test_a_request_exchange_never_shows_its_authorization_header() -> None:
+    # The headers an Exchange carries hold "Bearer <token>": a traceback with locals
+    # (pytest --showlocals, rich) printed them with the rest of the record.
+    from behavegate.evidence.transport import Exchange, endpoint_target
+    from behavegate.evidence.trust import Credentials, Endpoint
+
+    endpoint = Endpoint("http://127.0.0.1:9/v1", "cli_override", "f", False, "127.0.0.1")
+    url, headers = endpoint_target(endpoint, Credentials("tok-SECRET"))
+    exchange = Exchange(url, (b"{}",), headers, 0.0)
+    assert headers["Authorization"] == "Bearer tok-SECRET"
+    assert "SECRET" not in repr(exchange) and "SECRET" not in repr(list(exchange.__rich_repr__()))
+    assert "127.0.0.1:9" in repr(exchange)
