@@ -139,3 +139,27 @@ def test_a_request_exchange_never_shows_its_authorization_header() -> None:
     assert headers["Authorization"] == "Bearer tok-SECRET"
     assert "SECRET" not in repr(exchange) and "SECRET" not in repr(list(exchange.__rich_repr__()))
     assert "127.0.0.1:9" in repr(exchange)
+
+
+def test_step_outputs_are_never_appended_to_the_observation_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # --github-output appends wherever it points: at the evidence, it added "status=..." lines to it.
+    _suite(tmp_path)
+    before = (tmp_path / "observations.jsonl").read_bytes()
+    assert _test("--output", "r.json", "--github-output", "observations.jsonl") == 2
+    assert "--github-output observations.jsonl names the file of --observations" in capsys.readouterr().err
+    assert (tmp_path / "observations.jsonl").read_bytes() == before
+
+
+def test_the_runners_step_summary_may_take_the_summary_and_the_step_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _suite(tmp_path)
+    runner = tmp_path / "runner"
+    runner.mkdir()
+    (runner / "step_summary").write_text("before\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(runner / "step_summary"))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(runner / "step_summary"))
+    summary = str(runner / "step_summary")
+    assert _test("--output", "r.json", "--summary", summary, "--github-output", summary) == 0
+    text = (runner / "step_summary").read_text()
+    assert text.startswith("before\n") and "## " in text and "status=pass" in text

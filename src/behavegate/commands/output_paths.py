@@ -41,19 +41,19 @@ def check_outputs(paths: OutputPaths, root: Path, inputs: Mapping[str, Path | No
     (``inputs``, by what names it: the report written over the observations it judged)."""
     from behavegate.files import check_output
 
-    seen: dict[tuple[object, ...], str] = {}  # a file -> the flag (or the input) naming it
+    seen: dict[tuple[object, ...], tuple[str, bool]] = {}  # a file -> the flag (or the input) naming it, appended to
     for name, read in (inputs or {}).items():
         if read is not None:
-            seen.setdefault(_same_file_key(Path(os.path.abspath(read))), name)
+            seen.setdefault(_same_file_key(Path(os.path.abspath(read))), (name, False))
     for flag, path in paths.by_flag().items():
         if path:
             label = "--" + flag.replace("_", "-")
             place = place_flag(paths, flag, root)
             check_output(place, label)
-            if place.append:  # the runner's own files are appended to: nothing there is replaced
-                continue
-            if (other := seen.setdefault(_same_file_key(place.path), flag)) == flag:
-                continue
+            key = _same_file_key(place.path)
+            other, appended = seen.setdefault(key, (flag, place.append))
+            if other == flag or (appended and place.append and other in paths.by_flag()):
+                continue  # the runner's files ($GITHUB_STEP_SUMMARY, $GITHUB_OUTPUT) take appends from several flags
             if other in paths.by_flag():
                 shown = "--" + other.replace("_", "-")
                 raise OutputClash(f"{label} {path} names the same file as {shown}: one would replace the other", (other, flag))
