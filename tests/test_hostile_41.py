@@ -163,3 +163,17 @@ def test_the_runners_step_summary_may_take_the_summary_and_the_step_outputs(
     assert _test("--output", "r.json", "--summary", summary, "--github-output", summary) == 0
     text = (runner / "step_summary").read_text()
     assert text.startswith("before\n") and "## " in text and "status=pass" in text
+
+
+@pytest.mark.parametrize("flag", ["--output", "--junit"])
+def test_an_output_flag_naming_the_golden_set_is_refused_and_the_golden_set_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    # Before: exit 0, and golden.jsonl replaced by the report (or JUnit) it was judged into.
+    _suite(tmp_path)
+    before = (tmp_path / "golden.jsonl").read_bytes()
+    flags = [] if flag == "--output" else ["--output", "r.json"]
+    assert _test(*flags, flag, "golden.jsonl") == 2
+    err = capsys.readouterr().err
+    assert f"{flag} golden.jsonl names the file of the contract's golden.jsonl: the run would write over what it reads" in err
+    assert (tmp_path / "golden.jsonl").read_bytes() == before

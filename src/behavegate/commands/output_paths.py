@@ -60,6 +60,14 @@ def check_outputs(paths: OutputPaths, root: Path, inputs: Mapping[str, Path | No
             raise OutputClash(f"{label} {path} names the file of {other}: the run would write over what it reads", (flag,))
 
 
+def check_included_outputs(paths: OutputPaths, root: Path, contract_path: Path, included: Iterable[str]) -> None:
+    """Refuse an output flag naming a file the contract reads (its golden set, an included
+    library), found only once the contract is loaded; as :func:`check_outputs` words it."""
+    read = {f"the contract's {name}": contract_path.parent / name for name in included if not name.startswith("builtin:")}
+    if read:
+        check_outputs(paths, root, read)
+
+
 def _same_file_key(path: Path) -> tuple[object, ...]:
     """What identifies the file at ``path``: its device and inode when it exists (a hard link,
     another spelling of the name), else its absolute path."""

@@ -135,6 +135,9 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         name = raw.get("queries")
         if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
             raise NotStreamable("the golden set is not a .jsonl file")
+        from behavegate.commands.output_paths import check_included_outputs
+
+        check_included_outputs(command.views.paths, root, resolved, [name])  # an output over it: the whole-run path words it
         rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
         parts = _golden_parts(datasets.jsonl_queries(name, rows.lines()), source, resolved, root)
     else:

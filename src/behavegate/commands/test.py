@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
-from behavegate.commands.output_paths import check_outputs, place_flag, show_and_deliver
+from behavegate.commands.output_paths import check_included_outputs, check_outputs, place_flag, show_and_deliver
 from behavegate.errors import BehavegateError, ContractError, ExitCode, OutputClash, UsageError
 from behavegate.gating import FailOn
 from behavegate.github.console import Console
@@ -164,6 +164,7 @@ def _prepare(
     if max_assertions is not None and not 1 <= max_assertions <= MAX_ASSERTIONS_CEILING:
         raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
     contract = loaded or load_contract(contract_path, root, max_assertions=max_assertions)
+    check_included_outputs(command.views.paths, root, contract.path, contract.included)
     if max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     # This contract's own settings: in a suite, the others' stay theirs.
