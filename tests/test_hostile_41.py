@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -177,3 +178,37 @@ def test_an_output_flag_naming_the_golden_set_is_refused_and_the_golden_set_kept
     err = capsys.readouterr().err
     assert f"{flag} golden.jsonl names the file of the contract's golden.jsonl: the run would write over what it reads" in err
     assert (tmp_path / "golden.jsonl").read_bytes() == before
+
+
+# --- the streamed path: the observation file's value limit is the whole file's ----------------
+
+
+def test_an_observation_file_past_the_value_limit_only_in_total_is_refused_as_the_whole_run_path_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Each line alone is within the limit, the file is not: the whole-run path refuses the file
+    # (exit 2), where the streamed one checked line by line and wrote a passing report (exit 0).
+    # At the real limit (10,000,000) that is 7 lines of 800,000-item arguments, 11 MB.
+    from behavegate import limits
+    from behavegate.commands import stream_offline
+    from behavegate.evidence import observation_file
+
+    _suite(tmp_path, rows=7)
+    entries = [json.loads(line) for line in (tmp_path / "observations.jsonl").read_text().splitlines()]
+    for entry in entries:
+        entry["tool_calls"] = [{"name": "t", "arguments": {"x": [0] * 30}}]
+    (tmp_path / "observations.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
+    for module in (limits, observation_file):
+        monkeypatch.setattr(module, "V2_INPUT_MAX_VALUES", 400)  # a line is about 80 values, the file about 570
+    gave: list[int | None] = []
+    real = stream_offline.run_streaming
+
+    def spy(*args: Any) -> int | None:
+        gave.append(real(*args))
+        return gave[-1]
+
+    monkeypatch.setattr(stream_offline, "run_streaming", spy)
+    assert _test("--output", "r.json", "--summary", "s.md") == 2
+    assert gave == [None]  # the streamed path gave way
+    assert "Observation file exceeds 400 values" in capsys.readouterr().err
+    assert not (tmp_path / "s.md").read_text().startswith("## ✅")

@@ -186,6 +186,8 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         _judge_part(run, contract, entries)
         if entries.count > V2_MAX_OBSERVATION_ENTRIES:
             raise NotStreamable("more observation entries than allowed")
+        if entries.values > V2_INPUT_MAX_VALUES:
+            raise NotStreamable("the observation file may hold more values than allowed")  # the whole-run path counts them
     if run is None or entries.pending is not None or entries.problem:
         raise NotStreamable(
             "no rows, or observations of no scenario or out of order"
@@ -242,6 +244,14 @@ def _next_part(queries: Iterator[dict[str, Any]], before: int) -> list[dict[str,
     return part
 
 
+def most_values(line: str) -> int:
+    """At most the values (keys, values, list indexes) ``check_shape`` counts in the JSON
+    value ``line``: each container's members are at most its commas plus one, each member
+    two values (a key or an index, and its value), the value itself one more. A comma or
+    bracket inside a string only makes it larger. Within 10% for observation entries."""
+    return 1 + 2 * (line.count(",") + line.count("[") + line.count("{"))
+
+
 class _Entries:
     """The observation file's entries in order, each scenario's attempts taken while they
     come together; an entry of a scenario later in the set waits for it."""
@@ -251,6 +261,9 @@ class _Entries:
 
         self._raw = jsonl_lines(lines)
         self.count = 0
+        # No fewer than the values the whole-run path counts in the document the file stands for,
+        # {"version": 2, "scenarios": [...]}: its value limit is the whole file's, not a line's.
+        self.values = 5
         self.problem = False
         self.pending: Any = None
         self.line = ""  # the pending entry's text
@@ -260,6 +273,7 @@ class _Entries:
         self.line, self.pending = next(self._raw, ("", None))
         if self.pending is not None:
             self.count += 1
+            self.values += 1 + most_values(self.line)  # its index in the list, then its own
 
     def take(self, scenario_id: str) -> Iterator[tuple[int, str, Any]]:
         while isinstance(self.pending, dict) and self.pending.get("id") == scenario_id:
