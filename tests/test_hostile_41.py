@@ -212,3 +212,16 @@ def test_an_observation_file_past_the_value_limit_only_in_total_is_refused_as_th
     assert gave == [None]  # the streamed path gave way
     assert "Observation file exceeds 400 values" in capsys.readouterr().err
     assert not (tmp_path / "s.md").read_text().startswith("## ✅")
+
+
+def test_cache_with_an_observation_file_is_refused_on_the_streamed_path_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The streamed path read no --cache: it judged the file (exit 0) where the whole-run path
+    # refuses the flag (exit 2), under CI=true or not.
+    _suite(tmp_path)
+    assert _test("--output", "r.json", "--cache", "answers") == 2
+    assert "--cache keeps a live agent's answers: --observations and --traces are already recorded evidence" in (
+        capsys.readouterr().err
+    )
+    assert json.loads((tmp_path / "r.json").read_text())["behavegate"]["status"] == "error"

@@ -57,6 +57,7 @@ def streamable(command: TestCommand) -> bool:
         and command.request == request
         and not command.live.given()
         and command.live.tools_mcp is None
+        and command.live.cache is None  # refused with --observations, by the whole-run path (commands/cache_policy.py)
         and command.shard is None
         and command.cases is None
         and command.gating.baseline is None
