@@ -225,3 +225,14 @@ def test_cache_with_an_observation_file_is_refused_on_the_streamed_path_too(
         capsys.readouterr().err
     )
     assert json.loads((tmp_path / "r.json").read_text())["behavegate"]["status"] == "error"
+
+
+def test_fail_on_regression_without_a_baseline_is_refused_on_the_streamed_path_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The streamed path checked only that no --baseline was given: it judged the run (exit 0)
+    # where the whole-run path refuses --fail-on regression without one (exit 2).
+    _suite(tmp_path)
+    assert _test("--output", "r.json", "--junit", "j.xml", "--fail-on", "regression") == 2
+    assert "--fail-on regression needs --baseline REPORT" in capsys.readouterr().err
+    assert json.loads((tmp_path / "r.json").read_text())["behavegate"]["status"] == "error"

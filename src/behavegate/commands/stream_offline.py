@@ -61,6 +61,7 @@ def streamable(command: TestCommand) -> bool:
         and command.shard is None
         and command.cases is None
         and command.gating.baseline is None
+        and command.gating.fail_on != "regression"  # refused without --baseline, by the whole-run path
         and len(command.contracts) <= 1
     )
 
