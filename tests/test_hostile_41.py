@@ -236,3 +236,14 @@ def test_fail_on_regression_without_a_baseline_is_refused_on_the_streamed_path_t
     assert _test("--output", "r.json", "--junit", "j.xml", "--fail-on", "regression") == 2
     assert "--fail-on regression needs --baseline REPORT" in capsys.readouterr().err
     assert json.loads((tmp_path / "r.json").read_text())["behavegate"]["status"] == "error"
+
+
+@pytest.mark.parametrize("most", ["0", "999999999"])
+def test_max_assertions_out_of_its_range_is_refused_on_the_streamed_path_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], most: str
+) -> None:
+    # 0 read as "no cap" and a cap past the ceiling were taken on the streamed path (exit 0),
+    # where the whole-run path refuses both (exit 2).
+    _suite(tmp_path)
+    assert _test("--output", "r.json", "--max-assertions", most) == 2
+    assert "--max-assertions must be between 1 and" in capsys.readouterr().err

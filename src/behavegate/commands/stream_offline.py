@@ -45,8 +45,11 @@ class NotStreamable(Exception):
 
 def streamable(command: TestCommand) -> bool:
     """Only flags whose effect this path reproduces: a JSON report in a file, JUnit, the summary."""
+    from behavegate.limits import MAX_ASSERTIONS_CEILING
+
     views, evidence = command.views, command.evidence
     request = TestRequest(**{**{k: getattr(command.request, k) for k in _STREAMED_REQUEST}, "artifacts": False})
+    most = command.request.max_assertions  # out of its range: the whole-run path refuses it
     paths = OutputPaths(output=views.paths.output, junit=views.paths.junit, summary=views.paths.summary)
     return (
         views == Views(format="json", detail=views.detail, paths=paths)
@@ -55,6 +58,7 @@ def streamable(command: TestCommand) -> bool:
         and evidence.observations.lower().endswith(".jsonl")
         and not evidence.traces
         and command.request == request
+        and (most is None or 1 <= most <= MAX_ASSERTIONS_CEILING)
         and not command.live.given()
         and command.live.tools_mcp is None
         and command.live.cache is None  # refused with --observations, by the whole-run path (commands/cache_policy.py)
