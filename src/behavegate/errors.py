@@ -100,6 +100,15 @@ class InputError(BehavegateError):
     """A file or path could not be used (missing, too large, outside the project)."""
 
 
+class OutputClash(InputError):
+    """Output flags naming one file, or a file the run reads: ``flags`` (as OutputPaths names
+    them) are not written even to say why, or the error would do what it refuses."""
+
+    def __init__(self, message: str, flags: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.flags = flags
+
+
 class UsageError(BehavegateError):
     """A flag value or combination is invalid."""
 

@@ -16,7 +16,7 @@ of equality or out of their repr say so with :func:`not_compared` and :func:`not
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, dataclass_transform
 
 import msgspec
@@ -44,7 +44,9 @@ def not_compared(*names: str) -> Callable[[type[T]], type[T]]:
         def __eq__(self: Any, other: object) -> bool:
             if type(other) is not type(self):
                 return NotImplemented
-            return all(getattr(self, name) == getattr(other, name) for name in kept)
+            # Identity first, as a dataclass's tuple comparison does: a record holding NaN (or any
+            # value unequal to itself) still equals itself, as a Struct's own __eq__ has it too.
+            return all((a := getattr(self, name)) is (b := getattr(other, name)) or a == b for name in kept)
 
         def __hash__(self: Any) -> int:
             return hash(tuple(getattr(self, name) for name in kept))
@@ -57,7 +59,10 @@ def not_compared(*names: str) -> Callable[[type[T]], type[T]]:
 
 
 def not_shown(*names: str) -> Callable[[type[T]], type[T]]:
-    """Leave ``names`` out of a record's repr (a token, what a secret-scrubber hides)."""
+    """Leave ``names`` out of a record's repr (a token, what a secret-scrubber hides), and out of
+    what a Struct gives pretty-printers (``__rich_repr__``: rich, as a user's traceback with
+    locals shows a record, would otherwise print every field, where a dataclass's
+    ``repr=False`` field stayed hidden)."""
 
     def decorate(cls: type[T]) -> type[T]:
         shown = tuple(name for name in cls.__struct_fields__ if name not in names)  # type: ignore[attr-defined]
@@ -66,7 +71,12 @@ def not_shown(*names: str) -> Callable[[type[T]], type[T]]:
             inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
             return f"{type(self).__name__}({inner})"
 
+        def __rich_repr__(self: Any) -> Iterator[tuple[str, Any]]:
+            for name in shown:
+                yield name, getattr(self, name)
+
         cls.__repr__ = __repr__  # type: ignore[method-assign]
+        cls.__rich_repr__ = __rich_repr__  # type: ignore[attr-defined]
         return cls
 
     return decorate

@@ -48,8 +48,11 @@ class NotStreamable(Exception):
 
 def streamable(command: TestCommand) -> bool:
     """Only flags whose effect this path reproduces: a JSON report in a file, JUnit, the summary."""
+    from behavegate.limits import MAX_ASSERTIONS_CEILING
+
     views, evidence = command.views, command.evidence
     request = TestRequest(**{**{k: getattr(command.request, k) for k in _STREAMED_REQUEST}, "artifacts": False})
+    most = command.request.max_assertions  # out of its range: the whole-run path refuses it
     paths = OutputPaths(output=views.paths.output, junit=views.paths.junit, summary=views.paths.summary)
     return (
         views == Views(format="json", detail=views.detail, paths=paths)
@@ -58,11 +61,14 @@ def streamable(command: TestCommand) -> bool:
         and evidence.observations.lower().endswith(".jsonl")
         and not evidence.traces
         and command.request == request
+        and (most is None or 1 <= most <= MAX_ASSERTIONS_CEILING)
         and not command.live.given()
         and command.live.tools_mcp is None
+        and command.live.cache is None  # refused with --observations, by the whole-run path (commands/cache_policy.py)
         and command.shard is None
         and command.cases is None
         and command.gating.baseline is None
+        and command.gating.fail_on != "regression"  # refused without --baseline, by the whole-run path
         and len(command.contracts) <= 1
     )
 
@@ -138,6 +144,9 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         name = raw.get("queries")
         if not isinstance(name, str) or not name.lower().endswith(".jsonl"):
             raise NotStreamable("the golden set is not a .jsonl file")
+        from behavegate.commands.output_paths import check_included_outputs
+
+        check_included_outputs(command.views.paths, root, resolved, [name])  # an output over it: the whole-run path words it
         rows = ProjectLines(resolved.parent / name, root, "Golden set", V2_MAX_INPUT_BYTES)
         parts = _golden_parts(datasets.jsonl_queries(name, rows.lines()), source, resolved, root)
     else:
@@ -186,10 +195,8 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         _judge_part(run, contract, entries)
         if entries.count > V2_MAX_OBSERVATION_ENTRIES:
             raise NotStreamable("more observation entries than allowed")
-        # The whole-run path counts the values of the whole file ({"version": 2, "scenarios":
-        # [...]}: five, then an index and an entry's own a line), not of each line: past the
-        # cap by the text's bound, it counts them and words the refusal.
-        if 5 + entries.values > V2_INPUT_MAX_VALUES:
+        # Past the cap by the lines' bound, the whole-run path counts the file's values and words the refusal.
+        if entries.values > V2_INPUT_MAX_VALUES:
             raise NotStreamable("the observation file may hold more values than allowed")
     if run is None or entries.pending is not None or entries.problem:
         raise NotStreamable(
@@ -256,7 +263,9 @@ class _Entries:
 
         self._raw = jsonl_lines(lines)
         self.count = 0
-        self.values = 0  # at most: what the entries read so far add to the file's value count
+        # No fewer than the values the whole-run path counts in the document the file stands for,
+        # {"version": 2, "scenarios": [...]}: its value limit is the whole file's, not a line's.
+        self.values = 5
         self.problem = False
         self.pending: Any = None
         self.line = ""  # the pending entry's text
@@ -268,7 +277,7 @@ class _Entries:
         self.line, self.pending = next(self._raw, ("", None))
         if self.pending is not None:
             self.count += 1
-            self.values += 1 + values_at_most(self.line)  # its index in the list, and the entry
+            self.values += 1 + values_at_most(self.line)  # its index in the list, then its own
 
     def take(self, scenario_id: str) -> Iterator[tuple[int, str, Any]]:
         while isinstance(self.pending, dict) and self.pending.get("id") == scenario_id:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from behavegate import frozen as records
 from behavegate.commands.clock import Clock
-from behavegate.commands.output_paths import check_outputs, place_flag, show_and_deliver
-from behavegate.errors import BehavegateError, ContractError, ExitCode, UsageError
+from behavegate.commands.output_paths import check_included_outputs, check_outputs, place_flag, show_and_deliver
+from behavegate.errors import BehavegateError, ContractError, ExitCode, OutputClash, UsageError
 from behavegate.gating import FailOn
 from behavegate.github.console import Console
 from behavegate.limits import CONSOLE_MAX_PROBLEMS, MAX_ASSERTIONS_CEILING
@@ -52,7 +52,12 @@ def run(command: TestCommand, console: Console) -> int:
         if files:
             command = records.replace(command, contract=str(files[0]))
         contract_path, root = locate_contract(command.contract, root)
-        check_outputs(command.views.paths, root)
+        observed = command.evidence.observations
+        inputs = {
+            "the contract": contract_path,
+            "--observations": root / observed if observed and "\x00" not in observed else None,
+        }
+        check_outputs(command.views.paths, root, inputs)
         from behavegate.commands import stream_offline
 
         if stream_offline.streamable(command):  # JSON Lines in, one JSON report out: a part at a time
@@ -159,6 +164,7 @@ def _prepare(
     if max_assertions is not None and not 1 <= max_assertions <= MAX_ASSERTIONS_CEILING:
         raise UsageError(f"--max-assertions must be between 1 and {MAX_ASSERTIONS_CEILING}")
     contract = loaded or load_contract(contract_path, root, max_assertions=max_assertions)
+    check_included_outputs(command.views.paths, root, contract.path, contract.included)
     if max_assertions is not None and contract.version < 2:
         raise UsageError("--max-assertions needs a version 2 contract: version 1 keeps skylos's cap of 250 assertions")
     # This contract's own settings: in a suite, the others' stay theirs.
@@ -397,6 +403,7 @@ def report_error(views: Views, root: Path, exc: Exception, console: Console, *, 
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     text = error_text(exc)
     console.err(text)
+    views = unclashed(views, exc)
     if views.format == "json":
         payload = _error_payload(message, details, error_status(exc), shard)
         if views.paths.output:
@@ -433,7 +440,15 @@ def report_error_to_ci(command: TestCommand | MergeCommand, exc: Exception, cons
     message = str(exc)
     details = exc.details() if isinstance(exc, BehavegateError) else [message]
     status = error_status(exc)
-    deliver_ci_error(command.views, _error_payload(message, details, status, shard), where, problems, console, root)
+    views = unclashed(command.views, exc)
+    deliver_ci_error(views, _error_payload(message, details, status, shard), where, problems, console, root)
+
+
+def unclashed(views: Views, exc: Exception) -> Views:
+    """``views`` without the files an OutputClash names: its error is not written over them."""
+    if not isinstance(exc, OutputClash):
+        return views
+    return records.replace(views, paths=records.replace(views.paths, **dict.fromkeys(exc.flags)))
 
 
 def _shard_named(text: str | None) -> tuple[int, int] | None:

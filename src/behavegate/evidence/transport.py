@@ -31,7 +31,7 @@ from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
 from behavegate.evidence.lean_httpx import httpx
 from behavegate.evidence.trust import Credentials, Endpoint
-from behavegate.frozen import Frozen
+from behavegate.frozen import Frozen, not_shown
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
 
 DEADLINE_MESSAGE = "agent endpoint exceeded request deadline"
@@ -65,6 +65,7 @@ class Retryable(EndpointError):
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 
 
+@not_shown("headers")  # they carry the bearer token (Credentials.header): never in a repr
 class Exchange(Frozen):
     url: str
     body: tuple[bytes, ...]  # the JSON request body, in pieces (chat.encode_request)
