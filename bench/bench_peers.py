@@ -143,11 +143,18 @@ def run(cmd: list[str], cwd: Path, agent: bench_live.LoopbackAgent, env: dict[st
     return proc.returncode, time.perf_counter() - start, (proc.stderr or proc.stdout)[-400:]
 
 
+# Python children read compiled modules, as an installed package does: this machine sets
+# PYTHONDONTWRITEBYTECODE, and behavegate here is an editable checkout (its sources, where
+# a pip install has compiled them), so without this it would compile ~200 modules each run.
+_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+_COMPILE = "import behavegate, compileall, os; compileall.compile_dir(os.path.dirname(behavegate.__file__), quiet=1)"
+
+
 def time_behavegate(work: Path, url: str, args: argparse.Namespace, agent: bench_live.LoopbackAgent) -> Timed:
     (work / "contract.yml").write_text(behavegate_contract(args.scenarios, args.fail_every))
     cmd = [str(REPO / ".venv" / "bin" / "behavegate"), "test", "contract.yml", "--endpoint", url]
     cmd += ["--concurrency", str(args.concurrency), "--no-artifacts", "--format", "json", "--output", "out.json"]
-    rc, wall, tail = run(cmd, work, agent, dict(os.environ))
+    rc, wall, tail = run(cmd, work, agent, dict(_ENV))
     try:
         report = json.loads((work / "out.json").read_text())
         failed = sum(1 for s in report["scenarios"] if s["status"] == "fail")
@@ -177,7 +184,7 @@ def time_inspect(cmd: list[str], work: Path, url: str, args: argparse.Namespace,
         rows.append({"id": f"s{i:04d}", "prompt": prompt_of(i), "kind": kind, "value": value})
     (work / "inspect_rows.json").write_text(json.dumps(rows))
     (work / "suite.py").write_text(INSPECT_TASK)
-    env = dict(os.environ, OPENAI_API_KEY="unused", OPENAI_BASE_URL=url.rsplit("/chat/completions", 1)[0])
+    env = dict(_ENV, OPENAI_API_KEY="unused", OPENAI_BASE_URL=url.rsplit("/chat/completions", 1)[0])
     env["INSPECT_LOG_DIR"] = str(work / "logs")
     argv = [*cmd, "eval-set", "suite.py", "--model", "openai/m", "-M", "responses_api=false"]
     argv += ["--max-connections", str(args.concurrency)]
@@ -204,6 +211,7 @@ def time_inspect(cmd: list[str], work: Path, url: str, args: argparse.Namespace,
 
 def time_floor(work: Path, url: str, args: argparse.Namespace, agent: bench_live.LoopbackAgent) -> Timed:
     bench_live.N_SCENARIOS = args.scenarios
+    bench_live.CHILD_ENV = dict(_ENV)  # the floor reads compiled modules too
     floor = bench_live.run_floor(sys.executable, bench_live.FLOOR_STDLIB, url, args.concurrency, work, agent)
     return Timed("bare asyncio client", floor.wall, None, floor.served)
 
@@ -222,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         args.promptfoo, "promptfoo", Path(os.environ.get("PEERS_NODE", "/nonexistent")) / "node_modules/.bin/promptfoo"
     )
     inspect = found(args.inspect, "inspect", Path(os.environ.get("PEERS_VENV", "/nonexistent")) / "bin" / "inspect")
+    subprocess.run([str(REPO / ".venv" / "bin" / "python"), "-c", _COMPILE], check=True, env=_ENV)
     agent = bench_live.LoopbackAgent(args.delay)
     url = agent.start()
     results: list[Timed] = []
