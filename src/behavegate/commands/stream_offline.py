@@ -199,9 +199,7 @@ def _judge(command: TestCommand, contract_path: Path, root: Path, folder: Path, 
         if entries.values > V2_INPUT_MAX_VALUES:
             raise NotStreamable("the observation file may hold more values than allowed")
     if run is None or entries.pending is not None or entries.problem:
-        raise NotStreamable(
-            "no rows, or observations of no scenario or out of order"
-        )  # no rows; or observations of no scenario, or out of order: the whole-run path says so
+        raise NotStreamable("no rows, or observations of no scenario or out of order")  # the whole-run path says which
     run.provenance["source_digest"] = evidence.digest
     return run
 
@@ -471,15 +469,9 @@ def _write_views(
 
     def render(flag: str) -> str | Iterator[str]:
         if flag == "junit":
-            from behavegate.render.junit import suite_properties
+            from behavegate.render.junit import head_properties, suite_properties
 
-            head = {
-                "behavegate.status": status,
-                "behavegate.mode": "offline",
-                "behavegate.contract_digest": run.head.digest,
-                "behavegate.evidence_digest": evidence_digest,
-                "behavegate.evidence_trust": trust,
-            }
+            head = head_properties(status, "offline", run.head.digest, evidence_digest, trust)
             return run.junit.pieces(run.shown, started_at, suite_properties(head, latency, None, (), {}))  # type: ignore[no-any-return]
         return run.summary.render(  # type: ignore[no-any-return]
             fail_on=command.gating.fail_on,

@@ -150,11 +150,9 @@ def properties(report: Report) -> dict[str, Any]:
     """The contract suite's <properties>."""
     return suite_properties(
         {
-            "behavegate.status": report.status,
-            "behavegate.mode": report.mode,
-            "behavegate.contract_digest": report.contract.digest,
-            "behavegate.evidence_digest": report.evidence_digest,
-            "behavegate.evidence_trust": report.provenance.get("trust"),
+            **head_properties(
+                report.status, report.mode, report.contract.digest, report.evidence_digest, report.provenance.get("trust")
+            ),
             **{f"behavegate.gate.{g.gate}": f"{g.status}: {g.message}" for g in report.gates},
         },
         report.latency(),
@@ -162,6 +160,17 @@ def properties(report: Report) -> dict[str, Any]:
         report.notes,
         {**_usage_properties(report), **_oxy_properties(report)},
     )
+
+
+def head_properties(status: str, mode: str, contract_digest: str, evidence_digest: str | None, trust: Any) -> dict[str, Any]:
+    """The first properties of the contract's suite, whole run or streamed (commands/stream_offline.py)."""
+    return {
+        "behavegate.status": status,
+        "behavegate.mode": mode,
+        "behavegate.contract_digest": contract_digest,
+        "behavegate.evidence_digest": evidence_digest,
+        "behavegate.evidence_trust": trust,
+    }
 
 
 def suite_properties(
