@@ -214,16 +214,23 @@ def test_an_observation_file_past_the_value_limit_only_in_total_is_refused_as_th
     assert not (tmp_path / "s.md").read_text().startswith("## ✅")
 
 
+@pytest.mark.parametrize("ci", ["", "true"])
 def test_cache_with_an_observation_file_is_refused_on_the_streamed_path_too(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, ci: str
 ) -> None:
     # The streamed path read no --cache: it judged the file (exit 0) where the whole-run path
-    # refuses the flag (exit 2), under CI=true or not.
+    # refuses the flag (exit 2), under CI=true or not. CI itself is pinned: the CI that runs this
+    # test sets it, and the refusal then names CI rather than the evidence.
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("CI", ci)
     _suite(tmp_path)
     assert _test("--output", "r.json", "--cache", "answers") == 2
-    assert "--cache keeps a live agent's answers: --observations and --traces are already recorded evidence" in (
-        capsys.readouterr().err
+    expected = (
+        "--cache is refused under CI=true"
+        if ci
+        else "--cache keeps a live agent's answers: --observations and --traces are already recorded evidence"
     )
+    assert expected in capsys.readouterr().err
     assert json.loads((tmp_path / "r.json").read_text())["behavegate"]["status"] == "error"
 
 
