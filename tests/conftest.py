@@ -66,6 +66,20 @@ class Golden:
         assert text == path.read_text(encoding="utf-8"), f"{name} differs; if intended, run `make golden`"
 
 
+RUNNER_VARIABLES = ("CI", "GITHUB_", "RUNNER_", "BEHAVEGATE_", "ACTIONS_")
+
+
+@pytest.fixture(autouse=True)
+def outside_a_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts as on a developer's machine: the project's own CI (GitHub Actions,
+    or any that sets CI=true) would otherwise turn on the runner's behaviour (stop-commands
+    around stdout, --cache refused, the job summary) in tests that did not ask for it. A
+    test about the runner sets what it needs."""
+    for name in list(os.environ):
+        if name == "CI" or name.startswith(RUNNER_VARIABLES[1:]):
+            monkeypatch.delenv(name)
+
+
 @pytest.fixture
 def golden(request: pytest.FixtureRequest) -> Golden:
     return Golden(bool(request.config.getoption("--update-golden")))
