@@ -18,6 +18,7 @@ import httpx
 import pytest
 from fake_agent import FakeAgent, Reply
 from helpers import PEAK_RSS_SCRIPT, contract
+from mock_transport import MockTransport
 
 from behavegate import limits
 from behavegate.evidence.live import AttemptBudget, LiveSettings, _ask
@@ -110,7 +111,7 @@ def test_a_bloating_multi_turn_agent_at_concurrency_16_stays_under_300_mb_and_ea
     )  # each attempt ended by its bytes, not --max-seconds
 
 
-# --- accounting on httpx.MockTransport -------------------------------------------------------
+# --- accounting on MockTransport -------------------------------------------------------
 
 
 def _run(text: str, handler: Callable[[httpx.Request], httpx.Response], budget: AttemptBudget | None = None) -> Any:
@@ -129,7 +130,7 @@ def _run(text: str, handler: Callable[[httpx.Request], httpx.Response], budget: 
     )
 
     async def go() -> Any:
-        async with httpx.MockTransport(handler) as client:
+        async with MockTransport(handler) as client:
             return await _ask(client, parsed, parsed.scenarios[0], settings)
 
     return asyncio.run(go())
@@ -182,8 +183,8 @@ def test_summed_usage_fails_a_500_token_budget_live_and_replayed(
     def respond(request: httpx.Request) -> httpx.Response:
         return _reply(next(replies))
 
-    def mocked(*args: Any, **kwargs: Any) -> httpx.MockTransport:
-        return httpx.MockTransport(respond)
+    def mocked(*args: Any, **kwargs: Any) -> MockTransport:
+        return MockTransport(respond)
 
     monkeypatch.setattr("behavegate.evidence.live.new_client", mocked)
     monkeypatch.chdir(tmp_path)

@@ -9,10 +9,10 @@ import socket
 import time
 from collections.abc import Callable, Iterator
 
-import httpx
 import pytest
 from fake_agent import RawServer
 
+from behavegate.evidence import http_model
 from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import H11Transport
 
@@ -46,6 +46,14 @@ def scripted(reply: Reply, close_after: bool = False) -> Iterator[Scripted]:
         server.close()
 
 
+def post(url: str, body: bytes, headers: list[tuple[bytes, bytes]] | None = None) -> http_model.Request:
+    return http_model.Request("POST", http_model.parse_url(url), content=body, headers=headers or [])
+
+
+async def read_all(response: http_model.Response) -> bytes:
+    return b"".join([part async for part in response.aiter_raw()])
+
+
 def ask(url: str, times: int = 1, body: bytes = b'{"q": 1}') -> list[tuple[int, bytes]]:
     """``times`` requests in a row on one transport: each answer's status and body."""
 
@@ -53,7 +61,7 @@ def ask(url: str, times: int = 1, body: bytes = b'{"q": 1}') -> list[tuple[int, 
         answers = []
         async with H11Transport(1) as transport:
             for _ in range(times):
-                request = httpx.Request("POST", url, content=body, headers={"Content-Type": "application/json"})
+                request = post(url, body, [(b"Content-Type", b"application/json")])
                 response = await transport.handle_async_request(request)
                 try:
                     answers.append((response.status_code, b"".join([part async for part in response.aiter_raw()])))
@@ -117,8 +125,8 @@ def test_a_connection_the_server_closed_while_idle_is_not_reused() -> None:
             statuses = []
             async with H11Transport(1) as transport:
                 for _ in range(2):
-                    response = await transport.handle_async_request(httpx.Request("POST", server.url, content=b"{}"))
-                    await response.aread()
+                    response = await transport.handle_async_request(post(server.url, b"{}"))
+                    await read_all(response)
                     await response.aclose()
                     statuses.append(response.status_code)
                     await asyncio.sleep(0.2)  # the server's close arrives while the connection is idle
@@ -167,7 +175,7 @@ MALFORMED = {
 def test_a_malformed_answer_is_a_protocol_error_with_its_reason(answer: bytes) -> None:
     with (
         scripted(lambda n: answer, close_after=True) as server,
-        pytest.raises(httpx.RemoteProtocolError, match=MALFORMED[answer][1]),
+        pytest.raises(http_model.RemoteProtocolError, match=MALFORMED[answer][1]),
     ):
         ask(server.url)
 
@@ -189,14 +197,14 @@ def test_a_body_cut_short_or_misframed_is_a_protocol_error(answer: bytes) -> Non
 
         async def main() -> None:
             async with H11Transport(1) as transport:
-                response = await transport.handle_async_request(httpx.Request("POST", server.url, content=b"{}"))
+                response = await transport.handle_async_request(post(server.url, b"{}"))
                 try:
                     async for _ in response.aiter_raw():
                         pass
                 finally:
                     await response.aclose()
 
-        with pytest.raises(httpx.RemoteProtocolError, match=BROKEN_BODIES[answer][1]):
+        with pytest.raises(http_model.RemoteProtocolError, match=BROKEN_BODIES[answer][1]):
             asyncio.run(asyncio.wait_for(main(), 10))
 
 
@@ -205,10 +213,13 @@ def test_a_refused_connection_is_a_connect_error_and_only_http_and_https_are_spo
         unused.bind(("127.0.0.1", 0))
         port = unused.getsockname()[1]
     for scheme in ("http", "https"):
-        with pytest.raises(httpx.ConnectError):
+        with pytest.raises(http_model.ConnectError):
             ask(f"{scheme}://127.0.0.1:{port}/")
-    with pytest.raises(httpx.UnsupportedProtocol):
-        ask("ftp://127.0.0.1:1/")
+    with pytest.raises(http_model.InvalidURL):
+        ask("ftp://127.0.0.1:1/")  # refused as it is read
+    ftp = http_model.URL("ftp://127.0.0.1:1/", "ftp", "127.0.0.1", 1, b"/")
+    with pytest.raises(http_model.UnsupportedProtocol):
+        asyncio.run(H11Transport(0).handle_async_request(http_model.Request("POST", ftp, content=b"{}")))
 
 
 def test_a_server_that_closes_after_each_answer_unannounced_is_asked_on_a_new_connection_each_time() -> None:
@@ -238,7 +249,7 @@ def test_a_malformed_answer_on_a_reused_connection_is_not_sent_again() -> None:
     answers = {0: ok(b"{}"), 1: b"HTTP/1.1 2OO OK\r\n\r\n"}
     with (
         scripted(answers.__getitem__) as server,
-        pytest.raises(httpx.RemoteProtocolError, match="illegal status line"),
+        pytest.raises(http_model.RemoteProtocolError, match="illegal status line"),
     ):
         ask(server.url, 2)
     assert len(server.requests) == 2
@@ -261,7 +272,7 @@ def test_heads_that_h11_reads_for_https_are_read_the_same_here(answer: bytes) ->
 def test_a_folded_value_is_joined_by_a_space() -> None:
     async def main(url: str) -> str | None:
         async with H11Transport(1) as transport:
-            response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
+            response = await transport.handle_async_request(post(url, b"{}"))
             await response.aclose()
             folded: str | None = response.headers.get("X-Folded")
             return folded
@@ -284,8 +295,8 @@ def test_a_spare_the_server_closed_while_idle_is_not_used_and_each_transport_get
         try:
             for _ in range(3):
                 async with H11Transport(1, spares=spares) as transport:
-                    response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
-                    await response.aread()
+                    response = await transport.handle_async_request(post(url, b"{}"))
+                    await read_all(response)
                     await response.aclose()
                     statuses.append(response.status_code)
                 await asyncio.sleep(0.3)  # the spare opened meanwhile is closed by the server
@@ -304,8 +315,8 @@ def test_a_spare_carries_one_request_and_never_comes_back() -> None:
         try:
             for _ in range(4):
                 async with H11Transport(1, spares=spares) as transport:
-                    response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
-                    await response.aread()
+                    response = await transport.handle_async_request(post(url, b"{}"))
+                    await read_all(response)
                     await response.aclose()
                 await asyncio.sleep(0.01)
         finally:
@@ -341,8 +352,8 @@ def test_bytes_that_arrive_while_a_connection_is_idle_are_never_taken_as_the_nex
         bodies = []
         async with H11Transport(1) as transport:
             for _ in range(2):
-                response = await transport.handle_async_request(httpx.Request("POST", url, content=b"{}"))
-                bodies.append(await response.aread())
+                response = await transport.handle_async_request(post(url, b"{}"))
+                bodies.append(await read_all(response))
                 await response.aclose()
                 await asyncio.sleep(0.2)
         return bodies

@@ -1,7 +1,7 @@
 """``response.judge`` end to end: the question (the answer fenced as data), the reply
 format, votes and ties, refusals, malformed replies, timeouts and the request budget,
 against a scripted judge on a real loopback server; the client against
-``httpx.MockTransport``; trust (a judge that is not allowed receives nothing); and
+``MockTransport``; trust (a judge that is not allowed receives nothing); and
 recording: a judged live run replays offline, with no judge, to the same verdicts."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from fake_agent import JUDGE, Request, answer_in, chat, serve
+from mock_transport import MockTransport
 
 from behavegate.cli import main
 from behavegate.evidence.judge_client import JudgeSettings, ask, http_judge, reply_of
@@ -280,7 +281,7 @@ def test_the_question_is_the_same_for_the_same_check_and_answer() -> None:
     assert question(spec, "Paris.") != question(JudgeSpec("Paris", "two cities", 1), "Paris.")
 
 
-# --- the client, with httpx.MockTransport --------------------------------------------------------
+# --- the client, with MockTransport --------------------------------------------------------
 
 
 def settings(max_requests: int = 10) -> JudgeSettings:
@@ -299,7 +300,7 @@ def settings(max_requests: int = 10) -> JudgeSettings:
 
 def ask_with(handler: Callable[[httpx.Request], httpx.Response], spec: JudgeSpec, judge: JudgeSettings) -> JudgeEvidence:
     async def go() -> JudgeEvidence:
-        async with httpx.MockTransport(handler) as client:
+        async with MockTransport(handler) as client:
             return await ask(http_judge(client, judge), judge, spec, "Paris.", None)
 
     return asyncio.run(go())

@@ -1,4 +1,4 @@
-"""The live adapter: request shape and normalization on httpx.MockTransport,
+"""The live adapter: request shape and normalization on MockTransport,
 and every transport outcome against real loopback servers."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import httpx
 import pytest
 from fake_agent import RawServer, Reply, Request, raw_agent, serve
 from helpers import contract
+from mock_transport import MockTransport
 
 from behavegate.evidence.chat import EndpointError, build_request, decode_body, encode_request
 from behavegate.evidence.transport import Exchange, new_client, post, request_headers
@@ -53,7 +54,7 @@ def exchange(url: str, timeout: float = 2.0, payload: dict[str, Any] | None = No
 
 
 async def _post_with(handler: Callable[[httpx.Request], httpx.Response], timeout: float = 2.0) -> bytes:
-    async with httpx.MockTransport(handler) as client:
+    async with MockTransport(handler) as client:
         return await post(client, exchange("http://agent.test/v1/chat/completions", timeout))
 
 

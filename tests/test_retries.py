@@ -1,6 +1,6 @@
 """Opt-in retries (--retries, version 2): which failures are sent again, how long
 behavegate waits, that every wait fits the request's deadline, and that each retry
-is recorded and shown; on httpx.MockTransport, and a real loopback agent through
+is recorded and shown; on MockTransport, and a real loopback agent through
 the CLI."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import httpx
 import pytest
 from fake_agent import Reply, Request, empty_reply, json_reply, serve
 from helpers import contract
+from mock_transport import MockTransport
 
 from behavegate.cli import main
 from behavegate.evidence.chat import EndpointError, encode_request
@@ -64,7 +65,7 @@ def ask(
         settings = LiveSettings(
             Endpoint("http://agent.test/v1", "cli_override", "f", False, "127.0.0.1"), None, 8, 60.0, 1, time.monotonic()
         )
-        async with httpx.MockTransport(handler) as client:
+        async with MockTransport(handler) as client:
             send = retrying(http_sender(client, settings, V2), RetryPolicy(retries), 1, log, sleep=sleep)
             return await send(encode_request({"x": 1}), time.monotonic() + timeout, 1 << 20)
 

@@ -1,5 +1,5 @@
 """Streamed Chat Completions (version 2): deltas assembled into the same evidence as a
-plain answer, on httpx.MockTransport; and real loopback agents, plain and streamed,
+plain answer, on MockTransport; and real loopback agents, plain and streamed,
 hostile and honest, through the CLI."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import httpx
 import pytest
 from fake_agent import DONE, FakeAgent, RawServer, delta, event, raw_agent
 from helpers import PLAIN, SCENARIOS, chat_or_stream, contract, run, verdicts
+from mock_transport import MockTransport
 
 from behavegate.errors import ContractError
 from behavegate.evidence.chat import EndpointError, build_request, encode_request, normalize
@@ -64,7 +65,7 @@ def chat(body: bytes, headers: dict[str, str] | None = None, events: bool = True
             request_headers(None, None, "t"),
             time.monotonic() + 5,
         )
-        async with httpx.MockTransport(handler) as client:
+        async with MockTransport(handler) as client:
             return await post_chat(client, exchange, events)
 
     return asyncio.run(go())

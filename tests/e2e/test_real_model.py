@@ -13,10 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from behavegate.contract.load import load_contract
+from behavegate.evidence import http_model
 from behavegate.evidence.chat import build_request, encode_request, normalize
 from behavegate.evidence.transport import Exchange, new_client, post, request_headers
 
@@ -34,14 +34,21 @@ def contract() -> Any:
     return load_contract("examples/real-model/contract.yml", ROOT)
 
 
-def ask(contract: Any, scenario_id: str) -> tuple[dict[str, Any], httpx.Headers]:
+def ask(contract: Any, scenario_id: str) -> tuple[dict[str, Any], http_model.Headers]:
     scenario = next(s for s in contract.scenarios if s.id == scenario_id)
     payload = build_request(contract.agent, scenario, 256)
 
-    async def go() -> tuple[bytes, httpx.Headers]:
-        async with httpx.AsyncClient(transport=new_client(1)) as client:
-            response = await client.post(URL or "", json=payload)
-            return response.content, response.headers
+    async def go() -> tuple[bytes, http_model.Headers]:
+        async with new_client(1) as client:
+            fields = [(b"Content-Type", b"application/json")]
+            request = http_model.Request(
+                "POST", http_model.parse_url(URL or ""), headers=fields, content=json.dumps(payload).encode()
+            )
+            response = await client.handle_async_request(request)
+            try:
+                return b"".join([piece async for piece in response.aiter_raw()]), response.headers
+            finally:
+                await response.aclose()
 
     body, headers = asyncio.run(go())
     return json.loads(body), headers
@@ -51,7 +58,7 @@ def test_requests_are_not_streamed_and_answers_are_plain_json(contract: Any) -> 
     scenario = contract.scenarios[0]
     assert build_request(contract.agent, scenario, 256)["stream"] is False
     raw, headers = ask(contract, "weather-in-paris")
-    assert headers["content-type"].startswith("application/json")
+    assert headers.get("content-type", "").startswith("application/json")
     assert raw["object"] == "chat.completion"
 
 

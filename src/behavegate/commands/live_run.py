@@ -15,7 +15,7 @@ from behavegate.commands.clock import Clock, scenario_timings
 from behavegate.commands.options import RunOptions
 from behavegate.evidence import live
 from behavegate.evidence.budgets import SpendLimit, spend_limits
-from behavegate.evidence.lean_httpx import httpx
+from behavegate.evidence.http_model import parse_url
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
 from behavegate.judge.assertions import requested_assertions
@@ -69,7 +69,7 @@ def run_live(
     # Checked with every output before the run (commands/output_paths.check_outputs); placed here.
     destination = place_flag(paths, "save_observations", root) if paths.save_observations else None
     progress = Progress(len(live.jobs(contract, options.runs, only)), console, clock.monotonic)
-    with console.capturing_library_output():  # httpx brought logging and threading in
+    with console.capturing_library_output():  # asyncio brought logging and threading in
         report = gather(
             contract, options, clock, settings, display=display, skipped=skipped, only=only, on_attempt=progress.attempt_done
         )
@@ -321,8 +321,8 @@ def unreachable_note(settings: live.LiveSettings, observations: list[Observation
     failed = sum(1 for observation in observations if observation.error == CONNECTION_FAILED)
     if not failed or settings.endpoint is None:
         return None
-    url = httpx.URL(settings.endpoint.url)
-    port = url.port or (443 if url.scheme == "https" else 80)
+    url = parse_url(settings.endpoint.url)
+    port = url.effective_port
     host = f"[{url.host}]" if ":" in url.host else url.host
     return (
         f"could not reach the agent at {host}:{port} in {failed} of {len(observations)} attempts (connection refused, "

@@ -4,7 +4,7 @@ An entry is keyed by the exact request (method, URL without credentials, the bod
 canonical JSON) and the attempt index, so ``runs: 3`` keeps three independent answers.
 Only the request's shape is in the key: no header is, so no token is (nor is one ever
 written to an entry). A hit replays the recorded response bytes (before decoding, with the
-Content-Type and Content-Encoding they came with) as an httpx response: the same status
+Content-Type and Content-Encoding they came with) as a response: the same status
 check, byte caps, decoding, event-stream assembly and parsing read them as read a live
 answer, so a verdict from the cache is the verdict the answer got live.
 
@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from behavegate.errors import BehavegateError
-from behavegate.evidence.lean_httpx import httpx
+from behavegate.evidence import http_model
 from behavegate.files import Place, read_placed, write_file
 from behavegate.limits import MAX_RESPONSE_BYTES
 
@@ -84,6 +84,8 @@ class AnswerCache:
 def request_key(method: str, url: str, body: bytes, attempt: int) -> str:
     """The entry's name: a digest of the request's shape and the attempt index. Credentials
     in the URL (refused before any run) and every header are left out."""
+    from behavegate.evidence.lean_httpx import httpx  # its URL normalization names the entries written so far
+
     parsed = httpx.URL(url)
     bare = parsed.copy_with(username=None, password=None, fragment=None)
     try:  # the same request written with its keys in another order is the same request
@@ -99,6 +101,8 @@ def request_key(method: str, url: str, body: bytes, attempt: int) -> str:
 
 def _where(url: str) -> str:
     """The endpoint as an entry names it, for a person reading the folder: no credentials, no query."""
+    from behavegate.evidence.lean_httpx import httpx
+
     parsed = httpx.URL(url)
     return str(parsed.copy_with(username=None, password=None, query=None, fragment=None))
 
@@ -131,12 +135,15 @@ def read_entry(folder: Place, key: str) -> tuple[int, dict[str, str], bytes, flo
         return None
     if size != len(body) or sha != hashlib.sha256(body).hexdigest() or not isinstance(elapsed, int | float):
         return None
-    if not all(isinstance(k, str) and k in KEPT_HEADERS and isinstance(v, str) for k, v in headers.items()):
+    if not all(
+        isinstance(k, str) and k in KEPT_HEADERS and isinstance(v, str) and max(v, default="") <= "\xff"
+        for k, v in headers.items()
+    ):
         return None
     return status, headers, body, float(elapsed)
 
 
-def write_entry(folder: Place, key: str, url: str, attempt: int, response: httpx.Response, body: bytes, ms: float) -> bool:
+def write_entry(folder: Place, key: str, url: str, attempt: int, response: http_model.Response, body: bytes, ms: float) -> bool:
     """Stored by the project's one writer (files.write_file: a temporary name renamed into
     place, no link followed); False when it could not be (the run goes on, uncached)."""
     if len(body) > MAX_RESPONSE_BYTES:
@@ -147,7 +154,7 @@ def write_entry(folder: Place, key: str, url: str, attempt: int, response: httpx
         "endpoint": _where(url),
         "attempt": attempt,
         "status": response.status_code,
-        "headers": {name: response.headers[name] for name in KEPT_HEADERS if name in response.headers},
+        "headers": {name: response.headers.get(name) for name in KEPT_HEADERS if name in response.headers},
         "body_bytes": len(body),
         "body_sha256": hashlib.sha256(body).hexdigest(),
         "elapsed_ms": round(ms, 3),
@@ -163,10 +170,10 @@ def write_entry(folder: Place, key: str, url: str, attempt: int, response: httpx
     return True
 
 
-class _Recorded(httpx.AsyncByteStream):
+class _Recorded:
     """A live answer's raw bytes, kept as the reading path takes them (up to the cap)."""
 
-    def __init__(self, stream: httpx.AsyncByteStream) -> None:
+    def __init__(self, stream: http_model.Body) -> None:
         self.stream = stream
         self.chunks: list[bytes] = []
         self.size = 0
@@ -182,20 +189,21 @@ class _Recorded(httpx.AsyncByteStream):
         await self.stream.aclose()
 
 
-class CachedTransport(httpx.AsyncBaseTransport):
+class CachedTransport:
     """One attempt's transport with the cache in front: a hit never reaches ``inner``."""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport, cache: AnswerCache, attempt: int, tally: Tally) -> None:
+    def __init__(self, inner: http_model.Transport, cache: AnswerCache, attempt: int, tally: Tally) -> None:
         self.inner = inner
         self.cache = cache
         self.attempt = attempt
         self.tally = tally
-        self.pending: tuple[str, str, httpx.Response, _Recorded, float] | None = None
+        self.pending: tuple[str, str, http_model.Response, _Recorded, float] | None = None
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        body = await request.aread()  # the pieces joined: the key needs the whole body
-        url = str(request.url)
-        key = request_key(request.method, url, body, self.attempt)
+    async def handle_async_request(self, request: http_model.Request) -> http_model.Response:
+        body = b"".join([piece async for piece in request.stream])  # the key needs the whole body
+        request.body = body  # and it is sent from these bytes on a miss
+        url = request.url.text
+        key = request_key(request.method.decode("ascii"), url, body, self.attempt)
         self.pending = None
         found = read_entry(self.cache.folder, key)
         if found is not None:
@@ -203,12 +211,13 @@ class CachedTransport(httpx.AsyncBaseTransport):
             self.cache.hits += 1
             self.tally.hits += 1
             self.tally.replayed_ms += elapsed
-            return httpx.Response(status, headers=headers, stream=httpx.ByteStream(raw), request=request)
+            fields = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+            return http_model.Response(status, headers=fields, stream=http_model.BytesBody(raw))
         started = time.monotonic()
         response = await self.inner.handle_async_request(request)
         self.cache.asked += 1
         if 200 <= response.status_code < 300:
-            recorded = _Recorded(response.stream)  # type: ignore[arg-type]  # httpx's transports give async streams
+            recorded = _Recorded(response.stream)
             response.stream = recorded
             self.pending = (key, url, response, recorded, started)
         return response

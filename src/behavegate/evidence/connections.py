@@ -10,15 +10,16 @@ import ssl
 import time
 from collections import deque
 
-from behavegate.evidence.lean_httpx import httpx
-
 _BUFFERED = 256 * 1024  # unread bytes past which the socket is paused
 
 
 @functools.lru_cache(maxsize=1)
 def default_tls() -> ssl.SSLContext:
-    """httpx's verified context (certifi), built once: loading the store costs more than a request."""
-    context = httpx.create_ssl_context(verify=True, trust_env=False)
+    """A verified context on certifi's store (as httpx verifies, without the environment's
+    SSL_CERT_FILE), built once: loading the store costs more than a request."""
+    import certifi  # only an https endpoint needs it
+
+    context = ssl.create_default_context(cafile=certifi.where())
     context.set_alpn_protocols(["http/1.1"])
     return context
 
@@ -116,7 +117,7 @@ Key = tuple[str, str, int]  # scheme, host, port
 
 
 async def connect(key: Key, tls: ssl.SSLContext | None) -> Wire:
-    """A new connection (TLS for https: ``tls``, else httpx's verified context); OSError when it cannot be made."""
+    """A new connection (TLS for https: ``tls``, else default_tls()); OSError when it cannot be made."""
     scheme, host, port = key
     context = (tls or default_tls()) if scheme == "https" else None
     loop = asyncio.get_running_loop()

@@ -1,11 +1,11 @@
-"""HTTP/1.1 for httpx on asyncio, plain or over TLS, parsed by h11 (the parser httpx's own
+"""HTTP/1.1 on asyncio, plain or over TLS, parsed by h11 (the parser httpx's own
 transport uses).
 
 Why not httpx's transport: httpcore on anyio spent about 2 ms of CPU a request here, more
 than everything else an attempt does; this keeps h11 and drops the layers above it. The
 exchange's deadline, byte caps, decompression and refusal of redirects stay in
-evidence/transport.py. Failures are httpx's exceptions (ConnectError, ReadError, WriteError,
-RemoteProtocolError), so a failure is named the same whichever transport met it.
+evidence/transport.py. Requests, answers and failures are evidence/http_model.py's (ConnectError,
+ReadError, WriteError, RemoteProtocolError, named as httpx names them).
 
 What it adds to HTTP: HTTP/1.1 has no correlation of its own, so an answer is taken only
 from bytes that arrived after its request was written, on a connection that carried
@@ -30,8 +30,8 @@ from typing import cast
 
 import h11
 
+from behavegate.evidence import http_model
 from behavegate.evidence.connections import Key, Spares, Wire, connect
-from behavegate.evidence.lean_httpx import httpx
 from behavegate.limits import FIRST_REQUEST_SETTLE
 
 MAX_HEAD = 64 * 1024  # a response head (status line and headers)
@@ -43,7 +43,7 @@ _JOINED = 1024  # tiny pieces joined into one at most: the reader counts them as
 _SLICE = 0.002  # seconds of parsing before the event loop gets a turn
 
 
-class UnsolicitedResponse(httpx.RemoteProtocolError):
+class UnsolicitedResponse(http_model.RemoteProtocolError):
     """Bytes no request on the connection asked for: sent before the request, or beyond an answer's end."""
 
 
@@ -56,18 +56,18 @@ class _Connection:
         self.head_end = 0  # of those, the bytes up to the end of the answer's head
         self.resting = time.monotonic() + _SLICE
 
-    def parse(self, request: httpx.Request) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
+    def parse(self, request: http_model.Request) -> h11.Event | type[h11.NEED_DATA] | type[h11.PAUSED]:
         """The next event from the bytes at hand; NEED_DATA when none are."""
         while True:
             try:
                 event = self.h11.next_event()
             except h11.RemoteProtocolError as exc:
-                raise httpx.RemoteProtocolError(str(exc), request=request) from None
+                raise http_model.RemoteProtocolError(str(exc), request=request) from None
             if event is not h11.NEED_DATA or not self.wire.chunks:
                 return event
             self._feed(self.wire.take())
 
-    async def event(self, request: httpx.Request) -> h11.Event | type[h11.PAUSED]:
+    async def event(self, request: http_model.Request) -> h11.Event | type[h11.PAUSED]:
         """The next event of the answer, waiting for bytes if need be."""
         while True:
             event = self.parse(request)
@@ -77,10 +77,10 @@ class _Connection:
             try:
                 data = await self.wire.read()
             except OSError as exc:
-                raise httpx.ReadError(str(exc) or type(exc).__name__, request=request) from None
+                raise http_model.ReadError(str(exc) or type(exc).__name__, request=request) from None
             self.resting = time.monotonic() + _SLICE  # the loop ran while we waited
             if not data and not self.received:
-                raise httpx.RemoteProtocolError(NO_RESPONSE, request=request)
+                raise http_model.RemoteProtocolError(NO_RESPONSE, request=request)
             self._feed(data)
 
     async def breathe(self) -> None:
@@ -101,10 +101,10 @@ class _Connection:
         self.wire.close()
 
 
-class H11Transport(httpx.AsyncBaseTransport):
+class H11Transport:
     """Up to ``connections`` idle connections are kept for this transport's own next
     requests, per scheme, host and port (0: none, a connection a request). ``tls``: the
-    context for https (default: httpx's verified one); ``spares``: where a new connection
+    context for https (default: the verified one, connections.default_tls); ``spares``: where a new connection
     may come from ready-made."""
 
     def __init__(self, connections: int, tls: ssl.SSLContext | None = None, spares: Spares | None = None) -> None:
@@ -113,11 +113,11 @@ class H11Transport(httpx.AsyncBaseTransport):
         self._spares = spares
         self._idle: dict[Key, list[_Connection]] = {}
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+    async def handle_async_request(self, request: http_model.Request) -> http_model.Response:
         url = request.url
         if url.scheme not in ("http", "https"):
-            raise httpx.UnsupportedProtocol(f"this transport speaks http and https, not {url.scheme}", request=request)
-        key = (url.scheme, url.host, url.port or (443 if url.scheme == "https" else 80))
+            raise http_model.UnsupportedProtocol(f"this transport speaks http and https, not {url.scheme}", request=request)
+        key = (url.scheme, url.host, url.effective_port)
         idle = await self._take(key)
         if idle is None and self._spares is not None:
             spare = self._spares.take(key)
@@ -131,17 +131,17 @@ class H11Transport(httpx.AsyncBaseTransport):
                 # closes after each answer without saying so): sent again once, on a new one.
                 try:
                     return await self._ask(await self._open(key, request), key, request, reused=False)
-                except httpx.StreamConsumed:  # a body that cannot be sent twice
+                except http_model.StreamConsumed:  # a body that cannot be sent twice
                     raise stale.error from None
         return await self._ask(await self._open(key, request), key, request, reused=False)
 
-    async def _open(self, key: Key, request: httpx.Request) -> _Connection:
+    async def _open(self, key: Key, request: http_model.Request) -> _Connection:
         try:
             return _Connection(await connect(key, self._tls))
         except (OSError, ssl.SSLError) as exc:
-            raise httpx.ConnectError(str(exc) or type(exc).__name__, request=request) from None
+            raise http_model.ConnectError(str(exc) or type(exc).__name__, request=request) from None
 
-    async def _ask(self, connection: _Connection, key: Key, request: httpx.Request, reused: bool) -> httpx.Response:
+    async def _ask(self, connection: _Connection, key: Key, request: http_model.Request, reused: bool) -> http_model.Response:
         try:
             if not connection.asked:
                 # A connection's first request waits until it is FIRST_REQUEST_SETTLE old (spares, opened
@@ -156,7 +156,7 @@ class H11Transport(httpx.AsyncBaseTransport):
             connection.received = 0
             await _send(connection, request)
             status, reason, headers, version = await _read_head(connection, request)
-        except (httpx.WriteError, httpx.ReadError, httpx.RemoteProtocolError) as exc:
+        except (http_model.WriteError, http_model.ReadError, http_model.RemoteProtocolError) as exc:
             connection.close()
             if reused and not connection.received and not isinstance(exc, UnsolicitedResponse):
                 raise _Stale(exc) from None
@@ -166,7 +166,7 @@ class H11Transport(httpx.AsyncBaseTransport):
             raise
         body = ResponseBody(connection, lambda: self._give(key, connection), request)
         extensions = {"http_version": version, "reason_phrase": reason}
-        return httpx.Response(status, headers=headers, stream=body, extensions=extensions, request=request)
+        return http_model.Response(status, headers=headers, stream=body, extensions=extensions)
 
     async def _take(self, key: Key) -> _Connection | None:
         idle = self._idle.get(key)
@@ -190,6 +190,12 @@ class H11Transport(httpx.AsyncBaseTransport):
         else:
             connection.close()
 
+    async def __aenter__(self) -> H11Transport:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
     async def aclose(self) -> None:
         for idle in self._idle.values():
             for connection in idle:
@@ -198,22 +204,20 @@ class H11Transport(httpx.AsyncBaseTransport):
 
 
 class _Stale(Exception):
-    def __init__(self, error: httpx.TransportError) -> None:
+    def __init__(self, error: http_model.TransportError) -> None:
         self.error = error
 
 
-async def _send(connection: _Connection, request: httpx.Request) -> None:
+async def _send(connection: _Connection, request: http_model.Request) -> None:
     """The head and a small body go in one write (two writes cost a syscall each on
     every request); a larger body follows in the pieces the stream gives."""
     h = connection.h11
     wire = connection.wire
     assert wire.transport is not None
     try:
-        head = h11.Request(method=request.method, target=request.url.raw_path or b"/", headers=request.headers.raw)
+        head = h11.Request(method=request.method, target=request.url.target, headers=request.headers.raw)
         pending: bytes | None = h.send(head)
-        stream = request.stream
-        assert isinstance(stream, httpx.AsyncByteStream)  # an AsyncClient's request
-        async for part in stream:
+        async for part in request.stream:
             if not part:
                 continue
             data = h.send(h11.Data(data=part)) or b""
@@ -230,12 +234,12 @@ async def _send(connection: _Connection, request: httpx.Request) -> None:
             wire.transport.write(tail)
         await wire.drain()
     except h11.LocalProtocolError as exc:
-        raise httpx.LocalProtocolError(str(exc), request=request) from None
+        raise http_model.LocalProtocolError(str(exc), request=request) from None
     except OSError as exc:
-        raise httpx.WriteError(str(exc) or type(exc).__name__, request=request) from None
+        raise http_model.WriteError(str(exc) or type(exc).__name__, request=request) from None
 
 
-async def _read_head(connection: _Connection, request: httpx.Request) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
+async def _read_head(connection: _Connection, request: http_model.Request) -> tuple[int, bytes, list[tuple[bytes, bytes]], bytes]:
     """The final response's status, reason, headers and version (1xx answers skipped)."""
     informational = 0
     while True:
@@ -243,26 +247,26 @@ async def _read_head(connection: _Connection, request: httpx.Request) -> tuple[i
         if isinstance(event, h11.InformationalResponse):
             informational += 1
             if informational > MAX_INFORMATIONAL:
-                raise httpx.RemoteProtocolError("too many informational responses", request=request)
+                raise http_model.RemoteProtocolError("too many informational responses", request=request)
             continue
         if not isinstance(event, h11.Response):
-            raise httpx.RemoteProtocolError(f"unexpected {type(event).__name__} before the response", request=request)
+            raise http_model.RemoteProtocolError(f"unexpected {type(event).__name__} before the response", request=request)
         connection.head_end = connection.received - len(connection.h11.trailing_data[0])
         if connection.head_end > MAX_HEAD * (informational + 1):
             # h11 bounds a head still arriving; one that came whole in a single read is bounded here.
-            raise httpx.RemoteProtocolError("response head is too large", request=request)
+            raise http_model.RemoteProtocolError("response head is too large", request=request)
         if len(event.headers) > MAX_HEADERS:
-            raise httpx.RemoteProtocolError("too many response headers", request=request)
+            raise http_model.RemoteProtocolError("too many response headers", request=request)
         return event.status_code, event.reason, list(event.headers.raw_items()), b"HTTP/" + event.http_version
 
 
-class ResponseBody(httpx.AsyncByteStream):
+class ResponseBody:
     """The response body as it arrives, in pieces of up to 64 KiB; ``received`` counts the
     body's bytes as read from the socket (chunk framing included). The
     connection goes back to the pool only when the body was read to its end and nothing
     followed it."""
 
-    def __init__(self, connection: _Connection, give: Callable[[], None], request: httpx.Request) -> None:
+    def __init__(self, connection: _Connection, give: Callable[[], None], request: http_model.Request) -> None:
         self._connection = connection
         self._give = give
         self._request = request
@@ -304,7 +308,7 @@ class ResponseBody(httpx.AsyncByteStream):
                 pieces, size = [], 0
             if isinstance(event, h11.EndOfMessage | h11.ConnectionClosed) or event is h11.PAUSED:
                 break
-            raise httpx.RemoteProtocolError(f"unexpected {type(event).__name__} in the body", request=self._request)
+            raise http_model.RemoteProtocolError(f"unexpected {type(event).__name__} in the body", request=self._request)
         if connection.surplus():
             connection.close()
             raise UnsolicitedResponse("the server sent more than one answer to one request", request=self._request)

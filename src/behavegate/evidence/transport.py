@@ -21,15 +21,14 @@ import time
 import zlib
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 from behavegate import __version__
+from behavegate.evidence import http_model
 from behavegate.evidence.chat import EndpointError, parse_body
 from behavegate.evidence.chat_stream import Assembly, is_event_stream
 from behavegate.evidence.connections import Spares
 from behavegate.evidence.h11_transport import NO_RESPONSE, H11Transport, ResponseBody, UnsolicitedResponse
-from behavegate.evidence.lean_httpx import httpx
 from behavegate.evidence.trust import Credentials, Endpoint
 from behavegate.frozen import Frozen, not_shown
 from behavegate.limits import MAX_RESPONSE_BYTES, RESPONSE_MAX_PIECES
@@ -74,13 +73,13 @@ class Exchange(Frozen):
     limit: int = MAX_RESPONSE_BYTES  # most response bytes to read
 
 
-Client = httpx.AsyncBaseTransport
-"""What carries the requests: an httpx transport, asked directly (no client layer:
-redirects are never followed, cookies, proxies and netrc never read, so it had nothing
-to do but cost more than a loopback request). Tests give an ``httpx.MockTransport``."""
+Client = http_model.Transport
+"""What carries the requests, asked directly (no client layer: redirects are never
+followed, cookies, proxies and netrc never read). Tests give one of their own
+(tests/helpers.MockTransport: an httpx handler's answers)."""
 
 
-def new_client(connections: int, spares: Spares | None = None) -> Client:
+def new_client(connections: int, spares: Spares | None = None) -> H11Transport:
     """http and https by evidence/h11_transport.py. Its connections carry only its own
     requests: evidence/live.py gives each attempt a client of its own, so no attempt can
     read an answer another attempt's request was sent (``connections`` idle ones are kept
@@ -113,7 +112,7 @@ def endpoint_target(endpoint: Endpoint | None, credentials: Credentials | None) 
 async def post(client: Client, exchange: Exchange) -> bytes:
     """POST and return the decoded body, or raise EndpointError with skylos's words."""
 
-    async def read(response: httpx.Response) -> bytes:
+    async def read(response: http_model.Response) -> bytes:
         return (await _read_bounded(response, exchange.limit))[0]
 
     return await _exchange(client, exchange, read)
@@ -125,7 +124,7 @@ async def post_chat(client: Client, exchange: Exchange, events: bool) -> tuple[A
     and assembled (evidence/chat_stream.py), inside the same deadline and byte cap;
     otherwise (version 1) the body is JSON, as skylos reads it."""
 
-    async def read(response: httpx.Response) -> tuple[Any, int]:
+    async def read(response: http_model.Response) -> tuple[Any, int]:
         if events and is_event_stream(response.headers.get("Content-Type", "")):
             return await _read_events(response, exchange.limit, exchange.deadline)
         body, size = await _read_bounded(response, exchange.limit)
@@ -134,7 +133,7 @@ async def post_chat(client: Client, exchange: Exchange, events: bool) -> tuple[A
     return await _exchange(client, exchange, read)
 
 
-async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Response], Awaitable[T]]) -> T:
+async def _exchange(client: Client, exchange: Exchange, read: Callable[[http_model.Response], Awaitable[T]]) -> T:
     loop = asyncio.get_running_loop()
     remaining = exchange.deadline - loop.time()
     if remaining <= 0:
@@ -143,8 +142,7 @@ async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Re
     phase = "send"
     try:
         async with asyncio.timeout_at(exchange.deadline):
-            timeout = {"timeout": httpx.Timeout(remaining).as_dict()}  # httpx's transport reads it; ours has the deadline
-            request = httpx.Request("POST", _url(exchange.url), content=content, headers=headers, extensions=timeout)
+            request = http_model.Request("POST", _url(exchange.url), content=content, headers=headers)
             response = await client.handle_async_request(request)
             try:
                 _check_status(response.status_code, response.headers.get("Retry-After"))
@@ -157,9 +155,9 @@ async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Re
     except UnsolicitedResponse as exc:
         # Never evidence: nothing ties those bytes to this request (HTTP/1.1 has no correlation).
         raise EndpointError(f"unsolicited response: {exc}") from None
-    except (TimeoutError, httpx.TimeoutException):
+    except (TimeoutError, http_model.TimeoutException):
         raise EndpointError(DEADLINE_MESSAGE) from None
-    except httpx.HTTPError as exc:
+    except http_model.HTTPError as exc:
         if loop.time() >= exchange.deadline:
             raise EndpointError(DEADLINE_MESSAGE) from None
         message = f"agent endpoint request failed: {_requests_name(exc, phase)}"
@@ -173,34 +171,35 @@ async def _exchange(client: Client, exchange: Exchange, read: Callable[[httpx.Re
         raise EndpointError(f"agent endpoint response failed: {type(exc).__name__}") from None
 
 
-def _reset(exc: httpx.HTTPError) -> bool:
+def _reset(exc: http_model.HTTPError) -> bool:
     """The connection was reset or closed before a byte of the answer (both transports word it so)."""
-    if isinstance(exc, httpx.RemoteProtocolError):
+    if isinstance(exc, http_model.RemoteProtocolError):
         return str(exc) == NO_RESPONSE
-    return isinstance(exc, httpx.ReadError | httpx.WriteError)
+    return isinstance(exc, http_model.ReadError | http_model.WriteError)
 
 
 @functools.lru_cache(maxsize=16)
-def _url(url: str) -> httpx.URL:
-    """A run asks one or two URLs thousands of times; parsing one cost a fifth of a request's CPU."""
-    return httpx.URL(url)
+def _url(url: str) -> http_model.URL:
+    """A run asks one or two URLs thousands of times: read once (evidence/trust.py already refused
+    what cannot be read: InvalidURL here is a test's own URL)."""
+    return http_model.parse_url(url)
 
 
-def _content(exchange: Exchange) -> tuple[bytes | AsyncIterable[bytes], dict[bytes, bytes]]:
+def _content(exchange: Exchange) -> tuple[bytes | AsyncIterable[bytes], list[tuple[bytes, bytes]]]:
     """One piece goes as it is (the version-1 request, unchanged); several are
-    streamed with their exact length, so httpx and h11 never copy the whole body.
-    Header values go as UTF-8 bytes: httpx would encode str values as ASCII and fail
-    on a token such as "é" (HTTP carries header bytes; UTF-8 is what other clients send)."""
-    headers = {name.encode("ascii"): value.encode("utf-8") for name, value in exchange.headers.items()}
+    streamed with their exact length, so h11 never copies the whole body.
+    Header values go as UTF-8 bytes (HTTP carries header bytes; UTF-8 is what other
+    clients send for a token such as "é")."""
+    headers = [(name.encode("ascii"), value.encode("utf-8")) for name, value in exchange.headers.items()]
     if len(exchange.body) == 1:
         return exchange.body[0], headers
     size = sum(len(piece) for piece in exchange.body)
-    return _Pieces(exchange.body), {**headers, b"Content-Length": str(size).encode("ascii")}
+    return _Pieces(exchange.body), [*headers, (b"Content-Length", str(size).encode("ascii"))]
 
 
 class _Pieces:
     """The pieces as a body that can be sent again (a stale kept-alive connection, evidence/h11_transport.py):
-    httpx refuses to iterate a generator twice, not an iterable."""
+    a generator cannot be iterated twice, an iterable can."""
 
     def __init__(self, pieces: tuple[bytes, ...]) -> None:
         self.pieces = pieces
@@ -249,6 +248,8 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     text = value.strip()
     if text.isascii() and text.isdigit():
         return float(text)
+    from email.utils import parsedate_to_datetime  # a date is rare: the email package stays out of start-up
+
     try:
         when = parsedate_to_datetime(text)
     except (TypeError, ValueError, IndexError):
@@ -258,13 +259,13 @@ def retry_after_seconds(value: str | None, now: datetime | None = None) -> float
     return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
-def _requests_name(exc: httpx.HTTPError, phase: str) -> str:
+def _requests_name(exc: http_model.HTTPError, phase: str) -> str:
     """The exception class name skylos (on requests) reports for the same failure."""
-    if isinstance(exc, httpx.DecodingError):
+    if isinstance(exc, http_model.DecodingError):
         return "ContentDecodingError"
-    if phase == "body" and isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+    if phase == "body" and isinstance(exc, http_model.RemoteProtocolError | http_model.ReadError):
         return "ChunkedEncodingError"
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, http_model.TransportError):
         return "ConnectionError"
     return type(exc).__name__
 
@@ -272,7 +273,7 @@ def _requests_name(exc: httpx.HTTPError, phase: str) -> str:
 class _Decoder:
     """gzip/deflate decoding with bounded output; other encodings pass through. gzip is
     read as urllib3 reads it for skylos: every member in turn, and bytes after a whole
-    member that are not one dropped; a corrupt stream is httpx's DecodingError."""
+    member that are not one dropped; a corrupt stream is a DecodingError."""
 
     def __init__(self, encoding: str) -> None:
         encoding = encoding.strip().lower()
@@ -303,7 +304,7 @@ class _Decoder:
                 if self.members:  # bytes after a whole member that are not another: dropped
                     self.inflater = None
                     return out
-                raise httpx.DecodingError("the response body is not valid " + ("gzip" if self.gzip else "deflate")) from None
+                raise http_model.DecodingError("the response body is not valid " + ("gzip" if self.gzip else "deflate")) from None
             if self.inflater.unconsumed_tail:
                 return out + b"\0"  # more output than room: the body is too large
             if not (self.gzip and self.inflater.eof and self.inflater.unused_data):
@@ -314,7 +315,7 @@ class _Decoder:
             self.inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
 
 
-def _check_length(response: httpx.Response, limit: int) -> None:
+def _check_length(response: http_model.Response, limit: int) -> None:
     length = response.headers.get("Content-Length")
     if length is not None:
         try:
@@ -330,7 +331,7 @@ class _Counted:
     chunk framing included when the transport says) and as decoded, with a turn for
     the event loop every few milliseconds however much is already buffered."""
 
-    def __init__(self, response: httpx.Response, limit: int) -> None:
+    def __init__(self, response: http_model.Response, limit: int) -> None:
         _check_length(response, limit)
         self.response = response
         self.limit = limit
@@ -372,7 +373,7 @@ class _Counted:
             self.resting = time.monotonic() + _SLICE
 
 
-async def _read_bounded(response: httpx.Response, limit: int) -> tuple[bytes, int]:
+async def _read_bounded(response: http_model.Response, limit: int) -> tuple[bytes, int]:
     """The decoded body and the bytes it took (raw or decoded, whichever is more)."""
     counted = _Counted(response, limit)
     body = bytearray()
@@ -381,7 +382,7 @@ async def _read_bounded(response: httpx.Response, limit: int) -> tuple[bytes, in
     return bytes(body), counted.size
 
 
-async def _read_events(response: httpx.Response, limit: int, deadline: float) -> tuple[Any, int]:
+async def _read_events(response: http_model.Response, limit: int, deadline: float) -> tuple[Any, int]:
     """An event stream, fed to the assembly as it arrives: it stops at ``[DONE]`` (a
     server that keeps the connection open after it holds nothing up), and nothing
     but the line being read and the assembled deltas is kept."""
@@ -413,5 +414,5 @@ async def _drain(chunks: AsyncIterator[bytes], deadline: float) -> None:
                     return
     except UnsolicitedResponse:
         raise  # a second answer after this one: which one was this request's is not known
-    except (TimeoutError, httpx.HTTPError, OSError, EndpointError):
+    except (TimeoutError, http_model.HTTPError, OSError, EndpointError):
         return  # not reusable: the connection is closed with the response

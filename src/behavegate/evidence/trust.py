@@ -166,7 +166,7 @@ def _split(url: str, role: Role = AGENT) -> SplitResult:
     if url != url.strip():
         raise RunError(f"{who} must not contain surrounding whitespace")
     if not url.isascii() or not url.isprintable() or " " in url:
-        # httpx would refuse these only when the request is built, mid-run.
+        # the client would refuse these only when the request is built, mid-run.
         raise RunError(f"{who} must be printable ASCII without spaces (percent-encode anything else)")
     try:
         parts = urlsplit(url)
@@ -186,19 +186,19 @@ def _split(url: str, role: Role = AGENT) -> SplitResult:
         raise RunError(f"{who} contains an invalid port") from None
     if port is not None and not 1 <= port <= 65_535:
         raise RunError(f"{who} contains an invalid port")
-    _same_for_httpx(url, who)
+    _as_dialled(url, who)
     return parts
 
 
-def _same_for_httpx(url: str, who: str) -> None:
-    """The client reads the URL with httpx's parser, which refuses what urlsplit lets pass
-    (``http://[::1]evil.example/``: urlsplit drops the text after the bracket); refused here,
-    as the run starts, not as an internal error in the middle of it."""
-    from behavegate.evidence.lean_httpx import httpx  # here: the CLI's other commands start without it
+def _as_dialled(url: str, who: str) -> None:
+    """The URL as the client reads it (evidence/http_model.py), which refuses what urlsplit
+    lets pass (``http://[::1]evil.example/``: urlsplit drops the text after the bracket);
+    refused here, as the run starts, not as an internal error in the middle of it."""
+    from behavegate.evidence.http_model import InvalidURL, parse_url
 
     try:
-        httpx.URL(url)
-    except httpx.InvalidURL as exc:
+        parse_url(url)
+    except InvalidURL as exc:
         raise RunError(f"Invalid {who}: {exc}") from None
 
 
