@@ -40,6 +40,7 @@ NOT_IMPORTED = (
     "behavegate.evidence.shard",  # --shard only
     "behavegate.evidence.observation_file",
     "behavegate.commands.offline",
+    "behavegate.commands.stream_offline",  # observation files only
     "behavegate.evidence.mcp_server",
     "behavegate.evidence.traces.load",  # the trace readers
     "behavegate.evidence.traces.reader",
@@ -64,17 +65,34 @@ scenarios:
 
 RUN = """
 import json, sys
+import behavegate.evidence.h11_transport as wire
+first = []
+send = wire._send
+async def noted(connection, request):
+    first.append(first or sorted(sys.modules))
+    return await send(connection, request)
+wire._send = noted
 from behavegate.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+print(json.dumps({"code": code, "modules": sorted(sys.modules), "first": first[0] if first else []}))
 """
+
+# Needed only once answers come (judged on the judging thread) or after the run: each is
+# imported after the first request is written, not before.
+AFTER_THE_FIRST_REQUEST = (
+    "behavegate.judge.evaluate",
+    "behavegate.judge.assertions",
+    "behavegate.report.result",
+    "behavegate.report.build",
+    "behavegate.report.suite",
+)
 
 
 def _hello(request: Request) -> dict[str, Any]:
     return {"choices": [{"message": {"role": "assistant", "content": "hello", "tool_calls": []}, "finish_reason": "stop"}]}
 
 
-def _live_run_modules(tmp_path: Path, *flags: str) -> tuple[int, set[str]]:
+def _live_run_modules(tmp_path: Path, *flags: str) -> tuple[int, set[str], set[str]]:
     (tmp_path / "contract.yml").write_text(CONTRACT)
     with serve(_hello) as url:
         argv = ["test", "contract.yml", "--endpoint", url, "--no-artifacts", *flags]
@@ -83,18 +101,20 @@ def _live_run_modules(tmp_path: Path, *flags: str) -> tuple[int, set[str]]:
         )
     assert proc.stdout.strip(), proc.stderr
     facts = json.loads(proc.stdout.strip().splitlines()[-1])
-    return facts["code"], set(facts["modules"])
+    return facts["code"], set(facts["modules"]), set(facts["first"])
 
 
 def test_a_plain_live_run_imports_no_renderer_reader_or_library_it_does_not_use(tmp_path: Path) -> None:
-    code, modules = _live_run_modules(tmp_path)
+    code, modules, first = _live_run_modules(tmp_path)
     assert code == 0  # the run judged the agent's answer: the list below is a real run's
     assert {"behavegate.commands.live_run", "behavegate.evidence.h11_transport", "yaml", "h11"} <= modules
     assert sorted(name for name in NOT_IMPORTED if name in modules) == []
+    assert "behavegate.contract.load" in first and set(AFTER_THE_FIRST_REQUEST) <= modules
+    assert sorted(name for name in AFTER_THE_FIRST_REQUEST if name in first) == []
 
 
 def test_a_json_report_imports_its_own_renderer_and_still_not_the_others(tmp_path: Path) -> None:
-    code, modules = _live_run_modules(tmp_path, "--format", "json", "--output", "out.json")
+    code, modules, _ = _live_run_modules(tmp_path, "--format", "json", "--output", "out.json")
     assert code == 0 and json.loads((tmp_path / "out.json").read_text())["status"] == "pass"
     assert "behavegate.render.json" in modules
     assert sorted(name for name in NOT_IMPORTED if name in modules) == []

@@ -18,15 +18,12 @@ from behavegate.evidence.budgets import SpendLimit, spend_limits
 from behavegate.evidence.http_model import parse_url
 from behavegate.evidence.retry import RetryPolicy
 from behavegate.github.console import Console
-from behavegate.judge.assertions import requested_assertions
-from behavegate.judge.evaluate import evaluate, evaluate_scenario
 from behavegate.model import TOOL_SIDE, TOOL_SOURCE_MCP, Contract, Observation, Scenario, ScenarioResult, Timing
 from behavegate.render.progress import Progress
-from behavegate.report.build import build_report
-from behavegate.report.result import Report
 
 if TYPE_CHECKING:
     from behavegate.commands.invocation import TestCommand
+    from behavegate.report.result import Report
 
 
 def run_live(
@@ -197,7 +194,10 @@ def gather(
         schedule = SequentialSchedule(contract, options.runs)
 
     def attempt_done(job: live.Job, observation: Observation, timing: Timing) -> None:
-        # Judged once, here: progress shows this verdict and the report reuses it.
+        # Judged once, here: progress shows this verdict and the report reuses it. Imported
+        # with the first answer (on the judging thread), not before the first request.
+        from behavegate.judge.evaluate import evaluate_scenario
+
         result = evaluate_scenario(job.scenario, observation, contract.agent, contract.version)
         judged[(job.scenario.id, job.attempt)] = result
         if schedule is not None:
@@ -226,6 +226,9 @@ def gather(
         attempts[key][job.attempt] = observation
         prejudged[key][job.attempt] = judged[(key, job.attempt)]
         spans.setdefault(key, []).append(timing)
+    from behavegate.judge.evaluate import evaluate
+    from behavegate.report.build import build_report
+
     evaluation = evaluate(
         contract,
         {key: found[0] for key, group in attempts.items() if (found := [o for o in group if o is not None])},
@@ -295,6 +298,8 @@ def absent_calls_note(contract: Contract, observations: list[Observation]) -> st
     why that is the default, and the setting that changes it."""
     if contract.version < 2 or contract.agent.missing_tool_calls != "unobserved":
         return None
+    from behavegate.judge.assertions import requested_assertions
+
     # Only attempts with a tool check to leave incomplete: the note is about those checks.
     checked = {s.id for s in contract.scenarios if any(e.key.startswith("tools.") for e, _, _ in requested_assertions(s.expect))}
     absent = sum(

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from behavegate.commands.invocation import SuiteShare, TestCommand
 from behavegate.commands.request import run_seconds
@@ -21,8 +21,10 @@ from behavegate.errors import BehavegateError, RunIncomplete, UsageError
 from behavegate.frozen import replace
 from behavegate.github.console import Console
 from behavegate.model import Contract, GateResult, ObservationSet, Scenario
-from behavegate.report.result import Report
-from behavegate.report.suite import SuiteRun, exit_status
+
+if TYPE_CHECKING:
+    from behavegate.report.result import Report
+    from behavegate.report.suite import SuiteRun
 
 SUFFIXES = (".yml", ".yaml")
 
@@ -148,6 +150,8 @@ def _run_suite(command: TestCommand, files: list[Path], root: Path, console: Con
         own = _own(suite, path, left=left, spent=_spent(reports))
         with _naming(path, console):
             reports.append(judge(own, path, root, console, loaded=contract, others=_others(contracts, index)))
+    from behavegate.report.suite import SuiteRun, exit_status
+
     run = SuiteRun(tuple(reports), _oxy_gates(reports, oxy_floor))
     with _naming(files[-1], console, announce=False):  # an error delivering still names the last contract, as it ran last
         deliver_suite(command, run, root, console)

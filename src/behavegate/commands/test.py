@@ -20,8 +20,6 @@ from behavegate.gating import FailOn
 from behavegate.github.console import Console
 from behavegate.limits import CONSOLE_MAX_PROBLEMS, MAX_ASSERTIONS_CEILING
 from behavegate.model import Timing
-from behavegate.report.result import Report, RunIssue
-from behavegate.report.suite import exit_status
 from behavegate.text import path_text
 
 if TYPE_CHECKING:
@@ -30,6 +28,7 @@ if TYPE_CHECKING:
     from behavegate.github.views import Views
     from behavegate.model import Contract, ObservationSet, Scenario
     from behavegate.report.comparison import Baseline
+    from behavegate.report.result import Report
 
 
 def run(command: TestCommand, console: Console) -> int:
@@ -58,14 +57,17 @@ def run(command: TestCommand, console: Console) -> int:
             "--observations": root / observed if observed and "\x00" not in observed else None,
         }
         check_outputs(command.views.paths, root, inputs)
-        from behavegate.commands import stream_offline
+        if command.evidence.observations is not None:  # a live run never streams: not imported before its first request
+            from behavegate.commands import stream_offline
 
-        if stream_offline.streamable(command):  # JSON Lines in, one JSON report out: a part at a time
-            streamed = stream_offline.run_streaming(command, contract_path, root, console, lambda p: display_path(p, root))
-            if streamed is not None:
-                return streamed
+            if stream_offline.streamable(command):  # JSON Lines in, one JSON report out: a part at a time
+                streamed = stream_offline.run_streaming(command, contract_path, root, console, lambda p: display_path(p, root))
+                if streamed is not None:
+                    return streamed
         report = _judge(command, contract_path, root, console)
         deliver(command.views, report, root, console)
+        from behavegate.report.suite import exit_status
+
         # A shard's attempts are part of the evidence: `behavegate merge` gives the verdict.
         return exit_status(report)
     except (BehavegateError, OSError) as exc:
@@ -333,6 +335,7 @@ def load_baseline(path: str | None, root: Path) -> Baseline | None:
 def write_artifacts(report: Report, root: Path) -> Report:
     """Write the run directory; on failure the report says so (a pass becomes incomplete)."""
     from behavegate.report.artifacts import build_files, write_run
+    from behavegate.report.result import RunIssue
 
     try:
         write_run(root, report.facts.run_id, build_files(report))

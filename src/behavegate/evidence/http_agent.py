@@ -20,7 +20,6 @@ from typing import Any
 
 from behavegate.conversation import Conversation, ScriptedResult
 from behavegate.evidence.chat import first_messages, normalize, offered_tools
-from behavegate.evidence.traces.messages import arguments_of
 from behavegate.frozen import Frozen, replace
 from behavegate.http_mapping import PLACEHOLDER, FieldPath, HttpMapping, kind_of, lookup, select_items
 from behavegate.model import JSON, AgentTarget, Observation, Scenario, ToolCall
@@ -228,6 +227,8 @@ def _executed_calls(raw: Any, mapping: HttpMapping, turn: int) -> tuple[str | No
             return f"tool calls were not observed: {why} ({where}.name)", []
         arguments = None
         if paths.arguments is not None:
+            from behavegate.evidence.traces.messages import arguments_of  # agent.http with arguments only
+
             found, value_found, _ = lookup(item, paths.arguments, at)
             arguments = arguments_of(value_found) if found else None
         call_id = _found(item, paths.id) if paths.id is not None else None

@@ -20,7 +20,6 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from behavegate.evidence.answer_cache import CachedTransport
 from behavegate.evidence.budgets import AttemptBudget as AttemptBudget  # re-exported: the settings hold it
 from behavegate.evidence.budgets import Spent, spend_limits
 from behavegate.evidence.chat import (
@@ -83,12 +82,17 @@ async def _observe(
 
 
 def http_sender(
-    client: Client, settings: LiveSettings, contract: Contract | None = None, extra: Mapping[str, str] | None = None
+    client: Client,
+    settings: LiveSettings,
+    contract: Contract | None = None,
+    extra: Mapping[str, str] | None = None,
+    read: Callable[[], None] | None = None,
 ) -> Send:
     """Requests to the run's endpoint over ``client``. A version-2 contract's endpoint
     may answer with an event stream (asked for by ``agent.stream``, or sent unasked:
     known by its Content-Type); a version-1 answer is JSON, as skylos reads it.
-    ``extra``: the attempt's own headers (its MCP URL)."""
+    ``extra``: the attempt's own headers (its MCP URL); ``read``: called once an answer
+    was read without error (--cache keeps it)."""
     url, headers = endpoint_target(settings.endpoint, settings.credentials)
     headers = {**headers, **(extra or {})}
     # A custom agent (agent.http) answers JSON only: a stream from it is not read as Chat Completions deltas.
@@ -99,8 +103,8 @@ def http_sender(
     async def send(pieces: tuple[bytes, ...], deadline: float, limit: int) -> tuple[Any, int]:
         # The raw body lives only in here: what outlives the request is the parsed response.
         answer = await post_chat(client, Exchange(url, pieces, headers, deadline, limit), events)
-        if isinstance(client, CachedTransport):  # read without error: kept for the next run (--cache)
-            client.commit()
+        if read is not None:
+            read()
         return answer
 
     return send
@@ -126,9 +130,11 @@ async def http_connection(
         if cache is None:
             yield http_sender(client, settings, contract, extra)
             return
+        from behavegate.evidence.answer_cache import CachedTransport  # --cache only
+
         attempt, scenario_id = (job.attempt, job.scenario.id) if job is not None else (0, "")
         cached = CachedTransport(client, cache, attempt, cache.tally(scenario_id, attempt))
-        yield http_sender(cached, settings, contract, extra)
+        yield http_sender(cached, settings, contract, extra, read=cached.commit)
 
 
 async def _ask(client: Client, contract: Contract, scenario: Scenario, settings: LiveSettings) -> Observation:
