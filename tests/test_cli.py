@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import shutil
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 from helpers import EXAMPLE
 
-from behavegate.cli import main
+from behavegate.cli import COMMAND_NAMES, build_parser, main
 
 
 @pytest.fixture
@@ -210,3 +211,16 @@ def test_starters_link_only_what_exists() -> None:
         command = ["git", "grep", "-lF", "behavegate.dev", "--", ".", ":!tests"]
         tracked = subprocess.run(command, cwd=repo, capture_output=True, text=True).stdout
         assert tracked == "", f"placeholder domain in {tracked.split()}"
+
+
+@pytest.mark.parametrize("name", sorted(COMMAND_NAMES))
+def test_a_command_parsed_alone_has_the_same_options_and_help_as_in_the_whole_parser(name: str) -> None:
+    # A run builds only the parser of the command it names (start-up, issue 41): nothing may differ.
+    def helps(parser: argparse.ArgumentParser) -> dict[str, str]:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return {key: sub.format_help() for key, sub in action.choices.items()}
+        return {}
+
+    alone, whole = helps(build_parser(argv=[name])), helps(build_parser())
+    assert list(alone) == [name] and alone[name] == whole[name]

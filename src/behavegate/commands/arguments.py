@@ -12,6 +12,8 @@ from behavegate import limits
 from behavegate.gating import FailOn
 
 if TYPE_CHECKING:  # imported where used: `behavegate --version` starts without them
+    from collections.abc import Callable
+
     from behavegate.commands.invocation import Command, Gating, TestCommand
     from behavegate.commands.request import TestRequest
     from behavegate.github.console import ArgumentParser, Console
@@ -32,7 +34,16 @@ GROUPS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
+def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: Console, only: str | None = None) -> None:
+    """Every command's parser, in the order help lists them; ``only``: just that command's (the
+    one a run names: building the other nine cost about 10 ms of a live run's start-up, most of
+    it argparse's translation lookups)."""
+    for name, add in COMMANDS:
+        if only is None or name == only:
+            add(commands, console)
+
+
+def _add_test(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     test = commands.add_parser(
         "test",
         console=console,
@@ -41,6 +52,9 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         "1: a behavior was violated; 2: the contract, run or evidence was invalid or incomplete.",
     )
     _test_options(test)
+
+
+def _add_watch(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     watch = commands.add_parser(
         "watch",
         console=console,
@@ -68,6 +82,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         help="stop after N runs, exiting with the last run's status (default: until Ctrl-C)",
     )
 
+
+def _add_merge(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     merge = commands.add_parser(
         "merge",
         console=console,
@@ -100,6 +116,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     _gating(merged_gates)
     _views(merged_outputs)
 
+
+def _add_replay(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     replay = commands.add_parser(
         "replay",
         console=console,
@@ -111,6 +129,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     replay.add_argument("run_dir", metavar="RUN_DIR", help="the run directory")
     _format(replay)
 
+
+def _add_show(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     show = commands.add_parser(
         "show",
         console=console,
@@ -130,6 +150,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         help="table: show at most N characters of each response or text (default: 2000)",
     )
 
+
+def _add_listing(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     listing = commands.add_parser(
         "list",
         console=console,
@@ -140,6 +162,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     listing.add_argument("library", nargs="?", default=None, metavar="LIBRARY", help="a library, e.g. builtin:injection")
     _format(listing)
 
+
+def _add_traces(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     traces = commands.add_parser(
         "traces",
         console=console,
@@ -160,6 +184,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     _format(inspect)
     _trace_options(inspect, binding=False)
 
+
+def _add_validate(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     validate = commands.add_parser(
         "validate",
         console=console,
@@ -177,6 +203,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     )
     _format(validate)
 
+
+def _add_view(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     view = commands.add_parser(
         "view",
         console=console,
@@ -202,6 +230,8 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
     )
     view.add_argument("--html", default=None, metavar="FILE", help="with --compare: the HTML file to write")
 
+
+def _add_init(commands: argparse._SubParsersAction[ArgumentParser], console: Console) -> None:
     init = commands.add_parser(
         "init", console=console, help="write a starter contract", description="Write a starter behavior contract."
     )
@@ -215,6 +245,21 @@ def add_commands(commands: argparse._SubParsersAction[ArgumentParser], console: 
         default=1,
         help="contract version to start from (default: 1, the skylos-compatible format)",
     )
+
+
+COMMANDS: tuple[tuple[str, Callable[[argparse._SubParsersAction[ArgumentParser], Console], None]], ...] = (
+    ("test", _add_test),
+    ("watch", _add_watch),
+    ("merge", _add_merge),
+    ("replay", _add_replay),
+    ("show", _add_show),
+    ("list", _add_listing),
+    ("traces", _add_traces),
+    ("validate", _add_validate),
+    ("view", _add_view),
+    ("init", _add_init),
+)
+"""Every command: its name and what adds its parser."""
 
 
 def _test_options(test: argparse.ArgumentParser) -> None:
