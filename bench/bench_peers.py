@@ -129,8 +129,11 @@ def excludes_suite():
 
 
 def found(explicit: str | None, name: str, fallback: Path) -> list[str] | None:
+    """The command that runs a peer; None (skipped, and said so) when it is not there: an
+    explicit one that names no executable (``--inspect none`` leaves inspect_ai out)."""
     if explicit:
-        return explicit.split()
+        command = explicit.split()
+        return command if shutil.which(command[0]) else None
     if on_path := shutil.which(name):
         return [on_path]
     return [str(fallback)] if fallback.exists() else None
